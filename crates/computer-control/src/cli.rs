@@ -1,0 +1,157 @@
+//! Command-line interface (PROTOCOL §1).
+
+use std::process::ExitCode;
+
+use anyhow::{Context, bail};
+use clap::{Parser, Subcommand, ValueEnum};
+use serde_json::{Value, json};
+
+use cc_engine::config::{ConfigStack, config_json_schema, load_file};
+
+use crate::{check, manifest, platform, transports};
+
+/// Governed desktop automation for AI agents: observe and act on a desktop through a
+/// safety gate, as a dsh plugin (stdio JSON-RPC).
+#[derive(Debug, Parser)]
+#[command(name = "computer-control", version, about, long_about = None)]
+pub struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Debug, Subcommand)]
+enum Command {
+    /// Serve the protocol (stdio JSON-RPC by default).
+    Serve(ServeArgs),
+    /// Diagnose the desktop: display, XTest, SHM, RandR, accessibility bus, hotkey.
+    Check {
+        /// Print JSON instead of text.
+        #[arg(long)]
+        json: bool,
+    },
+    /// List the declared tools and events.
+    List {
+        /// Print JSON instead of text.
+        #[arg(long)]
+        json: bool,
+    },
+    /// Print manifest.json (the plugin manifest).
+    Manifest,
+    /// Print the JSON Schema of the configuration.
+    ConfigSchema,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+enum Transport {
+    Stdio,
+    Http,
+    Mcp,
+    McpHttp,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum Platform {
+    Auto,
+    X11,
+    Virtual,
+}
+
+#[derive(Debug, clap::Args)]
+struct ServeArgs {
+    /// Config file (JSON). Also COMPUTER_CONTROL_CONFIG; blank means none.
+    #[arg(long, env = "COMPUTER_CONTROL_CONFIG")]
+    config: Option<String>,
+    /// Transport.
+    #[arg(long, value_enum, default_value = "stdio")]
+    transport: Transport,
+    /// HTTP bind address.
+    #[arg(long, default_value = "127.0.0.1")]
+    host: String,
+    /// HTTP port.
+    #[arg(long, default_value_t = 8765)]
+    port: u16,
+    /// Desktop backend (overrides platform.name of the config).
+    #[arg(long, value_enum)]
+    platform: Option<Platform>,
+}
+
+/// Defaults, then the config file, then `--platform`.
+fn base_config(path: Option<&str>, platform: Option<Platform>) -> anyhow::Result<ConfigStack> {
+    let mut stack = ConfigStack::new();
+    if let Some(p) = path.filter(|p| !p.trim().is_empty()) {
+        let v = load_file(p).map_err(|e| anyhow::anyhow!("{e}"))?;
+        stack
+            .apply(&v)
+            .map_err(|e| anyhow::anyhow!("invalid config file {p}: {e}"))?;
+    }
+    if let Some(p) = platform {
+        let name = match p {
+            Platform::Auto => "auto",
+            Platform::X11 => "x11",
+            Platform::Virtual => "virtual",
+        };
+        stack
+            .apply(&json!({"platform": {"name": name}}))
+            .map_err(|e| anyhow::anyhow!("{e}"))?;
+    }
+    Ok(stack)
+}
+
+fn print_json(v: &Value) -> anyhow::Result<()> {
+    println!("{}", serde_json::to_string_pretty(v).context("serialize")?);
+    Ok(())
+}
+
+/// Runs the chosen command.
+pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
+    match cli.command {
+        Command::Serve(a) => {
+            let base = base_config(a.config.as_deref(), a.platform)?;
+            let driver = platform::select(&base)?;
+            let engine = cc_engine::Engine::new(driver, base);
+            match a.transport {
+                Transport::Stdio => transports::stdio::serve(engine)?,
+                other => bail!(
+                    "transport {other:?} is not available in this build yet (only stdio); host {} port {} unused",
+                    a.host,
+                    a.port
+                ),
+            }
+            Ok(ExitCode::SUCCESS)
+        }
+        Command::Check { json } => Ok(check::run(json)),
+        Command::List { json } => {
+            let m = manifest::manifest();
+            if json {
+                print_json(&json!({"tools": m["tools"], "events": m["events"]}))?;
+            } else {
+                println!("tools:");
+                for t in m["tools"].as_array().into_iter().flatten() {
+                    println!(
+                        "  {:<16} {:<9} {}",
+                        t["name"].as_str().unwrap_or_default(),
+                        t["risk"].as_str().unwrap_or_default(),
+                        t["summary"].as_str().unwrap_or_default()
+                    );
+                }
+                println!("events:");
+                for e in m["events"].as_array().into_iter().flatten() {
+                    println!(
+                        "  {:<30} {}",
+                        e["name"].as_str().unwrap_or_default(),
+                        e["summary"].as_str().unwrap_or_default()
+                    );
+                }
+            }
+            Ok(ExitCode::SUCCESS)
+        }
+        Command::Manifest => {
+            print_json(&manifest::manifest())?;
+            Ok(ExitCode::SUCCESS)
+        }
+        Command::ConfigSchema => {
+            print_json(&config_json_schema())?;
+            Ok(ExitCode::SUCCESS)
+        }
+    }
+}

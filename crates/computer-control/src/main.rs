@@ -1,0 +1,35 @@
+//! `computer-control`: the binary. CLI, platform selection and transports; all
+//! behaviour lives in the engine.
+
+mod check;
+mod cli;
+mod manifest;
+mod platform;
+mod transports;
+
+use std::process::ExitCode;
+
+use clap::Parser;
+
+fn main() -> ExitCode {
+    let args = cli::Cli::parse();
+    init_logging();
+    match cli::run(args) {
+        Ok(code) => code,
+        Err(e) => {
+            eprintln!("computer-control: {e:#}");
+            ExitCode::from(2)
+        }
+    }
+}
+
+/// Logs go to stderr only: stdout carries protocol traffic.
+fn init_logging() {
+    let filter = tracing_subscriber::EnvFilter::try_from_env("COMPUTER_CONTROL_LOG")
+        .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("info"));
+    let _ = tracing_subscriber::fmt()
+        .with_env_filter(filter)
+        .with_writer(std::io::stderr)
+        .with_ansi(false)
+        .try_init();
+}

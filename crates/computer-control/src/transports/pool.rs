@@ -1,0 +1,124 @@
+//! An elastic thread pool: a job never waits for another job to finish, because a new
+//! thread is started whenever no idle one is reserved. Threads idle for 30 s exit.
+
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::mpsc::{Receiver, RecvTimeoutError, Sender, channel};
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+type Job = Box<dyn FnOnce() + Send + 'static>;
+
+/// The pool.
+pub struct Pool {
+    tx: Sender<Job>,
+    rx: Arc<Mutex<Receiver<Job>>>,
+    idle: Arc<AtomicUsize>,
+    running: Arc<AtomicUsize>,
+}
+
+const IDLE_EXIT: Duration = Duration::from_secs(30);
+
+impl Pool {
+    /// An empty pool.
+    pub fn new() -> Pool {
+        let (tx, rx) = channel();
+        Pool {
+            tx,
+            rx: Arc::new(Mutex::new(rx)),
+            idle: Arc::new(AtomicUsize::new(0)),
+            running: Arc::new(AtomicUsize::new(0)),
+        }
+    }
+
+    /// Runs `job` on a pool thread, at once.
+    pub fn execute(&self, job: impl FnOnce() + Send + 'static) {
+        self.running.fetch_add(1, Ordering::SeqCst);
+        let mut job: Job = Box::new(job);
+        let reserved = self
+            .idle
+            .fetch_update(Ordering::SeqCst, Ordering::SeqCst, |n| n.checked_sub(1))
+            .is_ok();
+        if reserved {
+            match self.tx.send(job) {
+                Ok(()) => return,
+                Err(e) => job = e.0,
+            }
+        }
+        let (rx, idle, running) = (self.rx.clone(), self.idle.clone(), self.running.clone());
+        let first = job;
+        let spawned = std::thread::Builder::new()
+            .name("cc-rpc".into())
+            .spawn(move || {
+                first();
+                running.fetch_sub(1, Ordering::SeqCst);
+                loop {
+                    idle.fetch_add(1, Ordering::SeqCst);
+                    let next = {
+                        let guard = rx.lock().unwrap_or_else(|p| p.into_inner());
+                        guard.recv_timeout(IDLE_EXIT)
+                    };
+                    match next {
+                        Ok(job) => {
+                            job();
+                            running.fetch_sub(1, Ordering::SeqCst);
+                        }
+                        Err(RecvTimeoutError::Timeout) => {
+                            // Leave only if nobody reserved this thread meanwhile.
+                            if idle
+                                .fetch_update(Ordering::SeqCst, Ordering::SeqCst, |n| {
+                                    n.checked_sub(1)
+                                })
+                                .is_ok()
+                            {
+                                return;
+                            }
+                        }
+                        Err(RecvTimeoutError::Disconnected) => return,
+                    }
+                }
+            });
+        if let Err(e) = spawned {
+            tracing::error!("cannot start a request thread: {e}");
+            self.running.fetch_sub(1, Ordering::SeqCst);
+        }
+    }
+
+    /// Jobs submitted and not finished yet.
+    pub fn running(&self) -> usize {
+        self.running.load(Ordering::SeqCst)
+    }
+}
+
+impl Default for Pool {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::sync::mpsc::channel;
+
+    #[test]
+    fn a_blocked_job_never_blocks_the_next() {
+        let pool = Pool::new();
+        let (gate_tx, gate_rx) = channel::<()>();
+        let (done_tx, done_rx) = channel();
+        pool.execute(move || {
+            let _ = gate_rx.recv();
+        });
+        for i in 0..5 {
+            let d = done_tx.clone();
+            pool.execute(move || {
+                let _ = d.send(i);
+            });
+        }
+        let mut got: Vec<i32> = (0..5)
+            .map(|_| done_rx.recv_timeout(Duration::from_secs(5)).unwrap())
+            .collect();
+        got.sort();
+        assert_eq!(got, vec![0, 1, 2, 3, 4]);
+        gate_tx.send(()).unwrap();
+    }
+}

@@ -1,0 +1,229 @@
+//! The stdio transport (PROTOCOL §1): one JSON-RPC message per line on stdin, answers
+//! and event notifications one per line on stdout, logs only on stderr.
+
+use std::io::{BufRead, BufReader, Read, Write};
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use serde_json::{Value, json};
+
+use cc_engine::Engine;
+
+use super::jsonrpc::{self, INVALID_REQUEST, PARSE_ERROR};
+use super::pool::Pool;
+
+/// The largest accepted line (PROTOCOL §1: 10 MiB, as the HTTP body limit).
+pub const MAX_LINE: usize = 10 * 1024 * 1024;
+
+/// Stdout, shared; each message is written and flushed as one whole line.
+#[derive(Clone)]
+pub struct LineWriter {
+    out: Arc<Mutex<Box<dyn Write + Send>>>,
+}
+
+impl LineWriter {
+    /// Wraps a writer.
+    pub fn new(w: Box<dyn Write + Send>) -> Self {
+        LineWriter {
+            out: Arc::new(Mutex::new(w)),
+        }
+    }
+
+    /// Writes one message as one line.
+    pub fn send(&self, v: &Value) {
+        let mut line = match serde_json::to_vec(v) {
+            Ok(l) => l,
+            Err(e) => {
+                tracing::error!("cannot serialize an outgoing message: {e}");
+                return;
+            }
+        };
+        line.push(b'\n');
+        let mut g = self.out.lock().unwrap_or_else(|p| p.into_inner());
+        if let Err(e) = g.write_all(&line).and_then(|_| g.flush()) {
+            tracing::warn!("stdout write failed: {e}");
+        }
+    }
+}
+
+/// One line read from the input.
+#[derive(Debug, PartialEq, Eq)]
+pub enum Line {
+    Text(Vec<u8>),
+    TooLong,
+    Eof,
+}
+
+/// Reads one `\n`-terminated line of at most `max` bytes. A longer line is consumed to
+/// its end and reported as `TooLong`, without ever holding more than `max` bytes.
+pub fn read_line(r: &mut impl BufRead, max: usize) -> std::io::Result<Line> {
+    let mut buf = Vec::new();
+    let mut too_long = false;
+    loop {
+        let available = match r.fill_buf() {
+            Ok(b) => b,
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
+            Err(e) => return Err(e),
+        };
+        if available.is_empty() {
+            return Ok(if too_long {
+                Line::TooLong
+            } else if buf.is_empty() {
+                Line::Eof
+            } else {
+                Line::Text(buf)
+            });
+        }
+        let (chunk, done) = match available.iter().position(|&b| b == b'\n') {
+            Some(i) => (&available[..i], Some(i + 1)),
+            None => (available, None),
+        };
+        if !too_long {
+            if buf.len() + chunk.len() > max {
+                too_long = true;
+                buf = Vec::new();
+            } else {
+                buf.extend_from_slice(chunk);
+            }
+        }
+        let used = done.unwrap_or(available.len());
+        r.consume(used);
+        if done.is_some() {
+            return Ok(if too_long {
+                Line::TooLong
+            } else {
+                Line::Text(buf)
+            });
+        }
+    }
+}
+
+/// Serves until stdin closes; then ends the session (releasing anything held) and
+/// waits for answers still owed.
+pub fn serve(engine: Engine) -> anyhow::Result<()> {
+    serve_io(engine, std::io::stdin().lock(), Box::new(std::io::stdout()))
+}
+
+/// [`serve`] over any reader and writer.
+pub fn serve_io(
+    engine: Engine,
+    input: impl Read,
+    output: Box<dyn Write + Send>,
+) -> anyhow::Result<()> {
+    let writer = LineWriter::new(output);
+    // Subscribe before reading anything so no event of this connection is missed; the
+    // queue is large because stdio must not lose events a harness relies on.
+    let last = engine.bus_stats().last_seq;
+    let (_, sub) = engine.subscribe(65_536, Some(last));
+    let ew = writer.clone();
+    std::thread::Builder::new()
+        .name("cc-events".into())
+        .spawn(move || {
+            while let Ok(ev) = sub.rx.recv() {
+                ew.send(&json!({"jsonrpc": "2.0", "method": "event", "params": ev}));
+            }
+        })?;
+    // Three lanes. Control methods run inline on this thread, so an emergency stop or
+    // an approval is never queued behind an action. `session.stop` runs on the pool at
+    // once (it must refuse what is queued, not wait behind it). Everything else goes
+    // through one FIFO lane, so pipelined requests run in the order they were sent.
+    let pool = Pool::new();
+    let (fifo_tx, fifo_rx) = std::sync::mpsc::channel::<Value>();
+    let (fe, fw) = (engine.clone(), writer.clone());
+    let fifo = std::thread::Builder::new()
+        .name("cc-fifo".into())
+        .spawn(move || {
+            while let Ok(msg) = fifo_rx.recv() {
+                let resp = jsonrpc::handle_value(&fe, &msg);
+                if let Some(r) = resp {
+                    fw.send(&r);
+                }
+            }
+        })?;
+    let mut reader = BufReader::with_capacity(1 << 16, input);
+    loop {
+        let line = match read_line(&mut reader, MAX_LINE) {
+            Ok(l) => l,
+            Err(e) => {
+                tracing::error!("stdin read failed: {e}");
+                break;
+            }
+        };
+        let bytes = match line {
+            Line::Eof => break,
+            Line::TooLong => {
+                writer.send(&jsonrpc::error(
+                    Value::Null,
+                    INVALID_REQUEST,
+                    "line longer than 10 MiB",
+                ));
+                continue;
+            }
+            Line::Text(b) => b,
+        };
+        let Ok(text) = std::str::from_utf8(&bytes) else {
+            writer.send(&jsonrpc::error(
+                Value::Null,
+                PARSE_ERROR,
+                "parse error: the line is not valid UTF-8",
+            ));
+            continue;
+        };
+        let text = text.trim();
+        if text.is_empty() {
+            continue; // blank lines are keep-alives, never answered
+        }
+        let msg: Value = match serde_json::from_str(text) {
+            Ok(v) => v,
+            Err(e) => {
+                writer.send(&jsonrpc::error(
+                    Value::Null,
+                    PARSE_ERROR,
+                    &format!("parse error: {e}"),
+                ));
+                continue;
+            }
+        };
+        if jsonrpc::is_control(&msg) {
+            if let Some(resp) = jsonrpc::handle_message(&engine, &msg) {
+                writer.send(&resp);
+            }
+        } else if msg.get("method").and_then(Value::as_str) == Some("session.stop") {
+            let (e, w) = (engine.clone(), writer.clone());
+            pool.execute(move || {
+                if let Some(resp) = jsonrpc::handle_message(&e, &msg) {
+                    w.send(&resp);
+                }
+            });
+        } else if fifo_tx.send(msg).is_err() {
+            break;
+        }
+    }
+    drop(fifo_tx);
+    let _ = fifo.join();
+    while pool.running() > 0 {
+        std::thread::sleep(Duration::from_millis(5));
+    }
+    let stop = engine.stop();
+    if !stop.ok {
+        tracing::warn!("session.stop at shutdown failed: {:?}", stop.error);
+    }
+    // Let the event thread write what the stop emitted.
+    std::thread::sleep(Duration::from_millis(20));
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::io::Cursor;
+
+    #[test]
+    fn reads_lines_and_bounds_long_ones() {
+        let mut r = BufReader::with_capacity(4, Cursor::new(b"ab\n0123456789\nxyz".to_vec()));
+        assert_eq!(read_line(&mut r, 5).unwrap(), Line::Text(b"ab".to_vec()));
+        assert_eq!(read_line(&mut r, 5).unwrap(), Line::TooLong);
+        assert_eq!(read_line(&mut r, 5).unwrap(), Line::Text(b"xyz".to_vec()));
+        assert_eq!(read_line(&mut r, 5).unwrap(), Line::Eof);
+    }
+}

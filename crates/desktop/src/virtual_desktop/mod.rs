@@ -1,0 +1,315 @@
+//! The built-in virtual desktop: a small, deterministic desktop that renders real pixels.
+//!
+//! It is the default backend when no display server exists, so every feature of the
+//! product (capture, input, accessibility, verification by read-back) works anywhere.
+//! Three windows live on it: a sign-in form, a scrollable list and a display-settings
+//! window whose button adds or removes a second monitor. No clocks, randomness or
+//! threads: the same inputs always produce the same pixels.
+
+mod a11y;
+mod canvas;
+mod input;
+mod paint;
+mod render;
+mod scene;
+mod widgets;
+
+#[cfg(test)]
+mod testkit;
+
+use cc_protocol::{Key, PhysicalRect};
+
+use crate::{
+    Axis, Button, Capabilities, Driver, DriverError, DriverEvent, ElementHandle, ElementInfo,
+    HeldInputs, Layout, PhysicalDisplay, RawNode, SemanticAction, WindowInfo,
+};
+use input::Input;
+use render::Framebuffer;
+use scene::Scene;
+
+/// The monitors the virtual desktop starts with.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct VirtualConfig {
+    /// Physical displays; an empty list means the default single display.
+    pub displays: Vec<PhysicalDisplay>,
+}
+
+impl Default for VirtualConfig {
+    /// One 1920x1080 primary display at the origin, like a plain desktop machine.
+    fn default() -> Self {
+        VirtualConfig {
+            displays: vec![PhysicalDisplay {
+                id: "0".into(),
+                name: "VIRTUAL-1".into(),
+                rect: PhysicalRect {
+                    x: 0,
+                    y: 0,
+                    width: 1920,
+                    height: 1080,
+                },
+                primary: true,
+            }],
+        }
+    }
+}
+
+/// A deterministic desktop with real pixels, windows and an accessibility tree, used
+/// as the backend wherever no real desktop is available.
+pub struct VirtualDesktop {
+    scene: Scene,
+    input: Input,
+    frame: Framebuffer,
+    /// The layout generation the last `poll_events` reported.
+    polled_generation: u64,
+}
+
+impl VirtualDesktop {
+    /// Builds the desktop in its initial state: the form focused, the pointer centred
+    /// on the primary display.
+    pub fn new(config: VirtualConfig) -> Self {
+        let displays = if config.displays.is_empty() {
+            VirtualConfig::default().displays
+        } else {
+            config.displays
+        };
+        let scene = Scene::new(displays);
+        let at = scene.primary().map_or((0, 0), |d| {
+            let cx = i64::from(d.rect.x) + i64::from(d.rect.width / 2);
+            let cy = i64::from(d.rect.y) + i64::from(d.rect.height / 2);
+            (cx as i32, cy as i32)
+        });
+        let mut input = Input::new(at);
+        input.clamp_pointer(&scene);
+        VirtualDesktop {
+            polled_generation: scene.generation,
+            scene,
+            input,
+            frame: Framebuffer::new(),
+        }
+    }
+
+    /// Runs an input step, then keeps the pointer on the (possibly new) layout.
+    fn with_input(&mut self, f: impl FnOnce(&mut Input, &mut Scene)) -> Result<(), DriverError> {
+        f(&mut self.input, &mut self.scene);
+        self.input.clamp_pointer(&self.scene);
+        Ok(())
+    }
+}
+
+impl Default for VirtualDesktop {
+    fn default() -> Self {
+        VirtualDesktop::new(VirtualConfig::default())
+    }
+}
+
+impl Driver for VirtualDesktop {
+    fn platform(&self) -> &'static str {
+        "virtual"
+    }
+
+    fn capabilities(&self) -> Capabilities {
+        Capabilities {
+            capture: true,
+            input: true,
+            accessibility: true,
+            windows: true,
+            hotkey: false,
+        }
+    }
+
+    fn layout(&mut self) -> Result<Layout, DriverError> {
+        Ok(Layout {
+            displays: self.scene.displays.clone(),
+            generation: self.scene.generation,
+        })
+    }
+
+    fn capture(&mut self, rect: PhysicalRect) -> Result<crate::RgbImage, DriverError> {
+        self.frame.update(&self.scene);
+        self.frame.capture(rect)
+    }
+
+    fn pointer_position(&mut self) -> Result<(i32, i32), DriverError> {
+        Ok(self.input.pointer())
+    }
+
+    fn pointer_move(&mut self, x: i32, y: i32) -> Result<(), DriverError> {
+        self.with_input(|i, s| i.pointer_move(s, x, y))
+    }
+
+    fn button(&mut self, button: Button, down: bool) -> Result<(), DriverError> {
+        self.with_input(|i, s| i.button(s, button, down))
+    }
+
+    fn scroll(&mut self, axis: Axis, positive: bool) -> Result<(), DriverError> {
+        self.with_input(|i, s| i.scroll(s, axis, positive))
+    }
+
+    fn key(&mut self, key: Key, down: bool) -> Result<(), DriverError> {
+        self.with_input(|i, s| i.key(s, key, down))
+    }
+
+    fn type_char(&mut self, c: char) -> Result<(), DriverError> {
+        self.with_input(|i, s| i.type_char(s, c))
+    }
+
+    fn release_all(&mut self) -> Result<(), DriverError> {
+        self.with_input(|i, s| i.release_all(s))
+    }
+
+    fn held_inputs(&mut self) -> HeldInputs {
+        self.input.held()
+    }
+
+    fn windows(&mut self) -> Result<Vec<WindowInfo>, DriverError> {
+        let pid = std::process::id();
+        Ok(self
+            .scene
+            .windows
+            .iter()
+            .enumerate()
+            .map(|(z, w)| WindowInfo {
+                id: w.id,
+                app_id: w.app_id().into(),
+                pid: Some(pid),
+                title: w.title().into(),
+                rect: w.rect,
+                focused: z == 0,
+            })
+            .collect())
+    }
+
+    fn focus_window(&mut self, id: u64) -> Result<(), DriverError> {
+        if self.scene.raise(id) {
+            Ok(())
+        } else {
+            Err(DriverError::Failed(format!("no window {id:#x}")))
+        }
+    }
+
+    fn focused_is_password(&mut self) -> Result<bool, DriverError> {
+        Ok(self.scene.focused().map(|(_, w)| w) == Some(widgets::WidgetId::Password))
+    }
+
+    fn a11y_tree(
+        &mut self,
+        window: Option<u64>,
+        max_nodes: usize,
+    ) -> Result<Vec<RawNode>, DriverError> {
+        a11y::tree(&self.scene, window, max_nodes)
+    }
+
+    fn a11y_element(&mut self, handle: &ElementHandle) -> Result<Option<ElementInfo>, DriverError> {
+        a11y::element(&self.scene, handle)
+    }
+
+    fn a11y_perform(
+        &mut self,
+        handle: &ElementHandle,
+        action: SemanticAction,
+    ) -> Result<(), DriverError> {
+        a11y::perform(&mut self.scene, handle, action)?;
+        self.input.clamp_pointer(&self.scene);
+        Ok(())
+    }
+
+    fn a11y_set_text(&mut self, handle: &ElementHandle, text: &str) -> Result<(), DriverError> {
+        a11y::set_text(&mut self.scene, handle, text)
+    }
+
+    fn poll_events(&mut self) -> Vec<DriverEvent> {
+        if self.scene.generation == self.polled_generation {
+            return Vec::new();
+        }
+        self.polled_generation = self.scene.generation;
+        vec![DriverEvent::LayoutChanged]
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::testkit::*;
+    use super::*;
+
+    fn assert_send<T: Send>() {}
+
+    #[test]
+    fn is_send_and_describes_itself() {
+        assert_send::<VirtualDesktop>();
+        let d = desk();
+        assert_eq!(d.platform(), "virtual");
+        let c = d.capabilities();
+        assert!(c.capture && c.input && c.accessibility && c.windows && !c.hotkey);
+    }
+
+    #[test]
+    fn windows_start_in_z_order_with_one_focused() {
+        let mut d = desk();
+        let ws = d.windows().unwrap();
+        let titles: Vec<&str> = ws.iter().map(|w| w.title.as_str()).collect();
+        assert_eq!(titles, ["Sign in", "Items", "Displays"]);
+        assert_eq!(ws.iter().filter(|w| w.focused).count(), 1);
+        assert_eq!(ws[0].id, 0x0040_0001);
+        assert_eq!(ws[0].app_id, "cc-form");
+        assert_eq!(ws[0].pid, Some(std::process::id()));
+        assert_eq!(ws[1].rect, rect(820, 120, 420, 520));
+        d.focus_window(ws[2].id).unwrap();
+        let ws = d.windows().unwrap();
+        assert_eq!(ws[0].title, "Displays");
+        assert!(ws[0].focused && !ws[1].focused && !ws[2].focused);
+        assert!(
+            matches!(d.focus_window(42), Err(DriverError::Failed(m)) if m.contains("no window"))
+        );
+    }
+
+    #[test]
+    fn display_toggle_changes_the_layout_and_emits_one_event() {
+        let mut d = desk();
+        assert!(d.poll_events().is_empty());
+        let before = d.layout().unwrap();
+        assert_eq!(before.displays.len(), 1);
+        let button = find(&mut d, cc_protocol::Role::Button, "Add left display");
+        click_rect(&mut d, button.rect.unwrap());
+        let after = d.layout().unwrap();
+        assert_eq!(after.generation, before.generation + 1);
+        assert_eq!(after.displays.len(), 2);
+        let added = &after.displays[1];
+        assert_eq!((added.id.as_str(), added.name.as_str()), ("1", "VIRTUAL-2"));
+        assert_eq!(added.rect, rect(-1280, 0, 1280, 1024));
+        assert!(!added.primary);
+        assert_eq!(d.poll_events(), vec![DriverEvent::LayoutChanged]);
+        assert!(d.poll_events().is_empty(), "reported once");
+        // The framebuffer now covers the union, with a black gap under the new display.
+        let full = d.capture(rect(-1280, 0, 3200, 1080)).unwrap();
+        assert_eq!((full.width, full.height), (3200, 1080));
+        assert_eq!(full.get(10, 1070), Some([0, 0, 0]));
+        assert_ne!(full.get(10, 500), Some([0, 0, 0]));
+        // The pointer may now go left of zero.
+        d.pointer_move(-5000, 10).unwrap();
+        assert_eq!(d.pointer_position().unwrap(), (-1280, 10));
+        // The same button (same handle) now removes it.
+        let same = find(&mut d, cc_protocol::Role::Button, "Remove left display");
+        assert_eq!(same.handle, button.handle);
+        d.a11y_perform(&same.handle, SemanticAction::Invoke)
+            .unwrap();
+        let back = d.layout().unwrap();
+        assert_eq!(back.displays, before.displays);
+        assert_eq!(back.generation, before.generation + 2);
+        assert_eq!(d.poll_events(), vec![DriverEvent::LayoutChanged]);
+        assert_eq!(
+            d.pointer_position().unwrap(),
+            (0, 10),
+            "pointer kept on screen"
+        );
+        assert!(d.capture(rect(-1280, 0, 100, 100)).is_err());
+    }
+
+    #[test]
+    fn empty_config_falls_back_to_one_display() {
+        let mut d = VirtualDesktop::new(VirtualConfig { displays: vec![] });
+        assert_eq!(
+            d.layout().unwrap().displays,
+            VirtualConfig::default().displays
+        );
+    }
+}

@@ -1,0 +1,347 @@
+//! Layering (defaults < file < `session.start` < `session.configure`) with validation of
+//! every layer before it is applied, so a bad patch changes nothing.
+
+use serde_json::{Value, json};
+
+use super::{Config, config_spec, defaults};
+use crate::spec::{Issue, Ty, ValidateMode, validate};
+
+/// Why a config layer was refused; carries every issue.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ConfigError {
+    pub message: String,
+    pub issues: Vec<Issue>,
+}
+
+impl ConfigError {
+    fn new(message: impl Into<String>, issues: Vec<Issue>) -> Self {
+        ConfigError {
+            message: message.into(),
+            issues,
+        }
+    }
+
+    /// `data` for the `invalid_config` envelope.
+    pub fn data(&self) -> Value {
+        json!({ "issues": self.issues })
+    }
+}
+
+impl std::fmt::Display for ConfigError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{}", self.message)?;
+        for i in &self.issues {
+            write!(f, "; {}: {}", i.path, i.message)?;
+        }
+        Ok(())
+    }
+}
+
+impl std::error::Error for ConfigError {}
+
+/// An effective config and the value it came from.
+#[derive(Debug, Clone)]
+pub struct ConfigStack {
+    value: Value,
+    typed: Config,
+}
+
+fn merge(base: &mut Value, patch: &Value) {
+    match (base, patch) {
+        (Value::Object(b), Value::Object(p)) => {
+            for (k, v) in p {
+                match b.get_mut(k) {
+                    Some(slot) if slot.is_object() && v.is_object() => merge(slot, v),
+                    _ => {
+                        b.insert(k.clone(), v.clone());
+                    }
+                }
+            }
+        }
+        (b, p) => *b = p.clone(),
+    }
+}
+
+fn typed(value: &Value) -> Result<Config, ConfigError> {
+    serde_json::from_value(value.clone()).map_err(|e| {
+        ConfigError::new(
+            "config does not form a valid whole",
+            vec![Issue {
+                path: "$".into(),
+                message: e.to_string(),
+            }],
+        )
+    })
+}
+
+/// Checks what `Ty::Any` fields cannot: rule values per matcher (regexes compile,
+/// regions are rectangles, globs parse).
+fn check_rules(patch: &Value, issues: &mut Vec<Issue>) {
+    let Some(rules) = patch.pointer("/safety/rules").and_then(Value::as_array) else {
+        return;
+    };
+    for (i, rule) in rules.iter().enumerate() {
+        if let Some(tool) = rule.pointer("/match/tool").and_then(Value::as_str)
+            && let Err(e) = globset::Glob::new(tool)
+        {
+            issues.push(Issue {
+                path: format!("safety.rules[{i}].match.tool"),
+                message: format!("bad glob: {e}"),
+            });
+        }
+        for key in ["app", "title"] {
+            if let Some(g) = rule
+                .pointer(&format!("/match/window/{key}"))
+                .and_then(Value::as_str)
+                && let Err(e) = globset::Glob::new(g)
+            {
+                issues.push(Issue {
+                    path: format!("safety.rules[{i}].match.window.{key}"),
+                    message: format!("bad glob: {e}"),
+                });
+            }
+        }
+        let Some(arg) = rule.pointer("/match/argument") else {
+            continue;
+        };
+        let path = format!("safety.rules[{i}].match.argument.value");
+        let value = arg.get("value").unwrap_or(&Value::Null);
+        match arg.get("matcher").and_then(Value::as_str) {
+            Some("regex") => match value.as_str() {
+                Some(re) => {
+                    if let Err(e) = regex::RegexBuilder::new(re).size_limit(1 << 20).build() {
+                        issues.push(Issue {
+                            path,
+                            message: format!("bad regex: {e}"),
+                        });
+                    }
+                }
+                None => issues.push(Issue {
+                    path,
+                    message: "regex needs a string".into(),
+                }),
+            },
+            Some("glob") => match value.as_str() {
+                Some(g) => {
+                    if let Err(e) = globset::Glob::new(g) {
+                        issues.push(Issue {
+                            path,
+                            message: format!("bad glob: {e}"),
+                        });
+                    }
+                }
+                None => issues.push(Issue {
+                    path,
+                    message: "glob needs a string".into(),
+                }),
+            },
+            Some("in_region") => {
+                let ok = ["x", "y", "width", "height"].iter().all(|k| {
+                    value
+                        .get(k)
+                        .and_then(Value::as_f64)
+                        .is_some_and(f64::is_finite)
+                }) && value.as_object().is_some_and(|m| m.len() == 4);
+                if !ok {
+                    issues.push(Issue {
+                        path,
+                        message: "in_region needs {x, y, width, height} numbers".into(),
+                    });
+                }
+            }
+            _ => {}
+        }
+    }
+}
+
+/// Validates one layer as a patch.
+pub fn validate_patch(patch: &Value) -> Result<Value, ConfigError> {
+    let spec: &Ty = config_spec();
+    let normalized = validate(spec, patch, ValidateMode::Patch)
+        .map_err(|i| ConfigError::new("invalid config", i))?;
+    let mut issues = Vec::new();
+    check_rules(&normalized, &mut issues);
+    if !issues.is_empty() {
+        return Err(ConfigError::new("invalid config", issues));
+    }
+    Ok(normalized)
+}
+
+impl ConfigStack {
+    /// The built-in defaults.
+    pub fn new() -> Self {
+        let value = defaults();
+        let typed = typed(&value).unwrap_or_else(|e| panic!("built-in defaults are invalid: {e}"));
+        ConfigStack { value, typed }
+    }
+
+    /// Applies a layer (file or `session.start`): any key may be set.
+    pub fn apply(&mut self, patch: &Value) -> Result<(), ConfigError> {
+        let normalized = validate_patch(patch)?;
+        let mut next = self.value.clone();
+        merge(&mut next, &normalized);
+        let t = typed(&next)?;
+        self.value = next;
+        self.typed = t;
+        Ok(())
+    }
+
+    /// Applies a `session.configure` patch: only mutable sections and keys. Returns the
+    /// normalized patch that was applied.
+    pub fn configure(&mut self, patch: &Value) -> Result<Value, ConfigError> {
+        let normalized = validate_patch(patch)?;
+        let mut issues = Vec::new();
+        if let (Value::Object(p), Ty::Object(sections)) = (&normalized, config_spec()) {
+            for (section, keys) in p {
+                let Some(sf) = sections.iter().find(|f| f.name == section) else {
+                    continue;
+                };
+                if !sf.mutable {
+                    issues.push(Issue {
+                        path: section.clone(),
+                        message: "cannot be changed at runtime (set it in the config file)".into(),
+                    });
+                    continue;
+                }
+                if let (Value::Object(k), Ty::Object(fields)) = (keys, &sf.ty) {
+                    for key in k.keys() {
+                        if fields.iter().any(|f| f.name == key && !f.mutable) {
+                            issues.push(Issue {
+                                path: format!("{section}.{key}"),
+                                message: "cannot be changed at runtime (set it in the config file)"
+                                    .into(),
+                            });
+                        }
+                    }
+                }
+            }
+        }
+        if !issues.is_empty() {
+            return Err(ConfigError::new(
+                "immutable keys in session.configure",
+                issues,
+            ));
+        }
+        let mut next = self.value.clone();
+        merge(&mut next, &normalized);
+        let t = typed(&next)?;
+        self.value = next;
+        self.typed = t;
+        Ok(normalized)
+    }
+
+    /// The effective config as JSON (for config-driven tool defaults).
+    pub fn value(&self) -> &Value {
+        &self.value
+    }
+
+    /// The effective config, typed.
+    pub fn config(&self) -> &Config {
+        &self.typed
+    }
+}
+
+impl Default for ConfigStack {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+/// Reads a config file: JSON (`.json`) or JSON text; an empty path is no file.
+pub fn load_file(path: &str) -> Result<Value, ConfigError> {
+    let text = std::fs::read_to_string(path).map_err(|e| {
+        ConfigError::new(format!("cannot read config file {path}: {e}"), Vec::new())
+    })?;
+    let v: Value = serde_json::from_str(&text).map_err(|e| {
+        ConfigError::new(
+            format!("config file {path} is not valid JSON: {e}"),
+            Vec::new(),
+        )
+    })?;
+    if !v.is_object() {
+        return Err(ConfigError::new(
+            format!("config file {path} must hold a JSON object"),
+            Vec::new(),
+        ));
+    }
+    Ok(v)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn defaults_are_valid_and_complete() {
+        let s = ConfigStack::new();
+        assert_eq!(s.config().capture.default_width, 1920);
+        assert_eq!(
+            s.config().safety.emergency_hotkey,
+            vec!["ctrl", "alt", "f12"]
+        );
+        assert_eq!(s.config().runtime.batch_gap_ms, 150);
+    }
+
+    #[test]
+    fn unknown_keys_refused_at_every_depth() {
+        let mut s = ConfigStack::new();
+        for bad in [
+            json!({"bogus": {}}),
+            json!({"capture": {"bogus": 1}}),
+            json!({"safety": {"rules": [{"match": {"tool": "*", "bogus": 1}, "effect": "deny"}]}}),
+            json!({"safety": {"rules": [{"match": {"tool": "*", "argument": {"name": "x", "matcher": "equals", "value": 1, "extra": 0}}, "effect": "deny"}]}}),
+        ] {
+            let before = s.value().clone();
+            assert!(s.apply(&bad).is_err(), "{bad}");
+            assert_eq!(s.value(), &before, "a refused layer changed nothing");
+        }
+    }
+
+    #[test]
+    fn immutable_keys_refused_by_configure() {
+        let mut s = ConfigStack::new();
+        let err = s
+            .configure(&json!({"safety": {"emergency_hotkey": "ctrl+f1", "rules": []}}))
+            .unwrap_err();
+        assert_eq!(err.issues[0].path, "safety.emergency_hotkey");
+        assert!(
+            s.configure(&json!({"platform": {"name": "virtual"}}))
+                .is_err()
+        );
+        assert!(
+            s.configure(&json!({"capture": {"backend": "shm"}}))
+                .is_err()
+        );
+        assert!(s.configure(&json!({"http": {"token": "x"}})).is_err());
+        let applied = s
+            .configure(&json!({"runtime": {"batch_gap_ms": "5"}}))
+            .unwrap();
+        assert_eq!(applied, json!({"runtime": {"batch_gap_ms": 5}}));
+        assert_eq!(s.config().runtime.batch_gap_ms, 5);
+    }
+
+    #[test]
+    fn bad_rule_values_refused() {
+        let mut s = ConfigStack::new();
+        for bad in [
+            json!({"safety": {"rules": [{"match": {"tool": "*", "argument": {"name": "text", "matcher": "regex", "value": "("}}, "effect": "deny"}]}}),
+            json!({"safety": {"rules": [{"match": {"tool": "*", "argument": {"name": "x", "matcher": "in_region", "value": {"x": 1}}}, "effect": "deny"}]}}),
+            json!({"safety": {"rules": [{"match": {"tool": "[", }, "effect": "deny"}]}}),
+        ] {
+            assert!(s.apply(&bad).is_err(), "{bad}");
+        }
+    }
+
+    #[test]
+    fn layers_merge_and_later_wins() {
+        let mut s = ConfigStack::new();
+        s.apply(&json!({"capture": {"default_width": 1280}}))
+            .unwrap();
+        s.apply(&json!({"capture": {"grayscale": true}})).unwrap();
+        assert_eq!(s.config().capture.default_width, 1280);
+        assert!(s.config().capture.grayscale);
+        s.configure(&json!({"capture": {"default_width": 800}}))
+            .unwrap();
+        assert_eq!(s.config().capture.default_width, 800);
+    }
+}

@@ -1,0 +1,12 @@
+//! Configuration (PROTOCOL §9): one spec, layered sources, strict validation.
+
+mod layers;
+mod schema;
+mod types;
+
+pub use layers::{ConfigError, ConfigStack, load_file, validate_patch};
+pub use schema::{config_json_schema, config_spec, defaults};
+pub use types::{
+    A11yConfig, CaptureConfig, Config, DisplaySpec, Effect, Matcher, PlatformConfig, Rule,
+    RuleArgument, RuleMatch, RuleWindow, RuntimeConfig, SafetyConfig,
+};

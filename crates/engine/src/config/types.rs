@@ -1,0 +1,144 @@
+//! The typed view of a complete, validated config value.
+
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+use cc_protocol::Risk;
+
+/// The effective configuration of a session.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Config {
+    pub platform: PlatformConfig,
+    pub capture: CaptureConfig,
+    pub safety: SafetyConfig,
+    pub a11y: A11yConfig,
+    pub runtime: RuntimeConfig,
+    pub http: HttpConfig,
+}
+
+/// `platform`: fixed when the server starts.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct PlatformConfig {
+    pub name: String,
+    pub virtual_displays: Vec<DisplaySpec>,
+}
+
+/// One monitor of the virtual desktop.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct DisplaySpec {
+    pub id: String,
+    #[serde(default)]
+    pub name: Option<String>,
+    pub x: i32,
+    pub y: i32,
+    pub width: u32,
+    pub height: u32,
+    #[serde(default)]
+    pub primary: Option<bool>,
+}
+
+/// `capture`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct CaptureConfig {
+    pub default_width: u32,
+    pub default_format: String,
+    pub default_quality: u8,
+    pub grayscale: bool,
+    pub max_area: u64,
+    pub max_bytes: u64,
+    pub redact_sensitive: bool,
+    pub backend: String,
+}
+
+/// `safety`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct SafetyConfig {
+    pub emergency_hotkey: Vec<String>,
+    pub panic_file: String,
+    pub visual_indicator: bool,
+    pub confirm_threshold: Risk,
+    pub confirm_timeout_s: f64,
+    pub observe_while_confirming: bool,
+    pub idle_timeout_s: f64,
+    pub idle_action: String,
+    pub default_rule: Effect,
+    pub rules: Vec<Rule>,
+}
+
+/// `a11y`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct A11yConfig {
+    pub default_level: String,
+    pub max_name_len: usize,
+    pub include_rects: bool,
+    pub hard_walk_cap: usize,
+}
+
+/// `runtime`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct RuntimeConfig {
+    pub batch_gap_ms: u64,
+    pub max_wait_ms: u64,
+}
+
+/// `http`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct HttpConfig {
+    pub token: String,
+    pub operator_token: String,
+}
+
+/// A rule's effect.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Effect {
+    Allow,
+    Deny,
+    Confirm,
+}
+
+/// One policy rule (PROTOCOL §5.2).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Rule {
+    #[serde(rename = "match")]
+    pub matches: RuleMatch,
+    pub effect: Effect,
+}
+
+/// What a rule applies to.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct RuleMatch {
+    pub tool: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub argument: Option<RuleArgument>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub window: Option<RuleWindow>,
+}
+
+/// A match on one (dotted) argument.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct RuleArgument {
+    pub name: String,
+    pub matcher: Matcher,
+    pub value: Value,
+}
+
+/// Argument matchers.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Matcher {
+    Equals,
+    Glob,
+    Contains,
+    Regex,
+    InRegion,
+}
+
+/// A match on the window an action lands in.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct RuleWindow {
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub app: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub title: Option<String>,
+}

@@ -1,0 +1,654 @@
+//! The engine facade: the methods of PROTOCOL §2, callable from any transport and any
+//! thread. Every action goes to the worker, where the gate decides.
+
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::mpsc::{Sender, channel};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use cc_desktop::{Capabilities, Driver};
+use cc_protocol::{Envelope, ErrorCode, SessionState, ToolError};
+use serde_json::{Value, json};
+
+use crate::clock::{Clock, SystemClock, rfc3339};
+use crate::config::{ConfigError, ConfigStack};
+use crate::core::{Core, PanicSource};
+use crate::events::{BusStats, EventBus, Subscription};
+use crate::gate;
+use crate::rules::Policy;
+use crate::session::{Session, Shared};
+use crate::spec::{Field, Ty, ValidateMode, validate};
+use crate::tools::args::validate_args;
+use crate::tools::{Needs, find, tools};
+use crate::worker::{Job, Worker};
+
+/// A handle on the engine; cheap to clone, shared by every transport.
+#[derive(Clone)]
+pub struct Engine {
+    core: Arc<Core>,
+    jobs: Sender<Job>,
+    base: Arc<ConfigStack>,
+    lifecycle: Arc<Mutex<()>>,
+}
+
+fn invalid_args(issues: Vec<crate::spec::Issue>) -> ToolError {
+    let summary = issues
+        .iter()
+        .take(3)
+        .map(|i| format!("{}: {}", i.path, i.message))
+        .collect::<Vec<_>>()
+        .join("; ");
+    ToolError::with_data(
+        ErrorCode::InvalidArguments,
+        format!("invalid arguments: {summary}"),
+        json!({"issues": issues}),
+    )
+}
+
+fn invalid_config(e: ConfigError) -> ToolError {
+    ToolError::with_data(ErrorCode::InvalidConfig, e.to_string(), e.data())
+}
+
+/// Takes `{key: {...}}` or the bare object (`session.start {config}`, `configure {patch}`).
+fn unwrap_param(params: &Value, key: &str) -> Value {
+    match params {
+        Value::Object(m) if m.len() == 1 && m.get(key).is_some_and(Value::is_object) => {
+            m[key].clone()
+        }
+        Value::Null => json!({}),
+        other => other.clone(),
+    }
+}
+
+impl Engine {
+    /// Starts an engine over a driver, with `base` as the defaults-plus-file config.
+    pub fn new(driver: Box<dyn Driver>, base: ConfigStack) -> Engine {
+        Engine::with_clock(driver, base, Arc::new(SystemClock))
+    }
+
+    /// Same, with an injected clock.
+    pub fn with_clock(driver: Box<dyn Driver>, base: ConfigStack, clock: Arc<dyn Clock>) -> Engine {
+        let platform = driver.platform();
+        let caps = driver.capabilities();
+        let core = Arc::new(Core {
+            shared: Mutex::new(Shared::default()),
+            bus: Arc::new(EventBus::new(clock.clone())),
+            clock,
+            stop: AtomicBool::new(false),
+            frame: AtomicU64::new(0),
+            platform,
+            caps,
+        });
+        let (tx, rx) = channel();
+        let worker = Worker::new(core.clone(), driver);
+        let spawned = std::thread::Builder::new()
+            .name("cc-worker".into())
+            .spawn(move || worker.run(rx));
+        if let Err(e) = spawned {
+            tracing::error!("cannot start the worker thread: {e}");
+        }
+        Engine {
+            core,
+            jobs: tx,
+            base: Arc::new(base),
+            lifecycle: Arc::new(Mutex::new(())),
+        }
+    }
+
+    /// The event bus (transports subscribe here).
+    pub fn bus(&self) -> &Arc<EventBus> {
+        &self.core.bus
+    }
+
+    /// Counters for `/health`.
+    pub fn bus_stats(&self) -> BusStats {
+        self.core.bus.stats()
+    }
+
+    /// Subscribes to events (see [`EventBus::subscribe`]).
+    pub fn subscribe(
+        &self,
+        capacity: usize,
+        replay_after: Option<u64>,
+    ) -> (Vec<cc_protocol::Event>, Subscription) {
+        self.core.bus.subscribe(capacity, replay_after)
+    }
+
+    /// `"virtual"` or `"x11"`.
+    pub fn platform(&self) -> &'static str {
+        self.core.platform
+    }
+
+    /// The backend's capabilities as reported on the wire.
+    pub fn capabilities_json(&self) -> Value {
+        caps_json(&self.core.caps)
+    }
+
+    /// The config the server started with (defaults + file).
+    pub fn base_config(&self) -> &ConfigStack {
+        &self.base
+    }
+
+    fn state(&self) -> SessionState {
+        self.core.lock().state()
+    }
+
+    /// Dispatches a method by name; `None` when there is no such method (the transport
+    /// answers `-32601`).
+    pub fn call_method(&self, method: &str, params: &Value) -> Option<Envelope> {
+        Some(match method {
+            "session.start" => self.start(params),
+            "session.stop" => self.stop(),
+            "session.configure" => self.configure(params),
+            "session.confirm" => self.confirm(params),
+            "session.resume" => self.resume(),
+            "control.panic" => self.panic(params),
+            "tools.call" => self.tools_call(params),
+            "tools.call_batch" => self.call_tool("batch.execute", params),
+            "tools.list" => self.list_tools(),
+            "system.status" => self.status(),
+            _ => return None,
+        })
+    }
+
+    fn check_params(
+        &self,
+        method: &str,
+        started: Instant,
+        params: &Value,
+        fields: Vec<Field>,
+    ) -> Result<Value, Box<Envelope>> {
+        let p = if params.is_null() {
+            json!({})
+        } else {
+            params.clone()
+        };
+        validate(&Ty::Object(fields), &p, ValidateMode::Fill(&Value::Null))
+            .map_err(|i| Box::new(self.core.err(method, started, invalid_args(i))))
+    }
+
+    /// `session.start`.
+    pub fn start(&self, params: &Value) -> Envelope {
+        let m = "session.start";
+        let started = Instant::now();
+        let _life = self.lifecycle.lock().unwrap_or_else(|p| p.into_inner());
+        if self.core.lock().session.is_some() {
+            return self.core.err(
+                m,
+                started,
+                ToolError::new(ErrorCode::AlreadyStarted, "a session is already running"),
+            );
+        }
+        let patch = unwrap_param(params, "config");
+        if !patch.is_object() {
+            return self.core.err(
+                m,
+                started,
+                ToolError::new(ErrorCode::InvalidConfig, "the config must be an object"),
+            );
+        }
+        let mut stack = (*self.base).clone();
+        if let Err(e) = stack.apply(&patch) {
+            return self.core.err(m, started, invalid_config(e));
+        }
+        let fixed = |s: &ConfigStack| {
+            (
+                s.config().platform.clone(),
+                s.config().http.clone(),
+                s.config().capture.backend.clone(),
+            )
+        };
+        if fixed(&stack) != fixed(&self.base) {
+            let name_ok = matches!(stack.config().platform.name.as_str(), "auto")
+                || stack.config().platform.name == self.core.platform;
+            let only_name = stack.config().platform.virtual_displays
+                == self.base.config().platform.virtual_displays
+                && stack.config().http == self.base.config().http
+                && stack.config().capture.backend == self.base.config().capture.backend;
+            if !(name_ok && only_name) {
+                return self.core.err(
+                    m,
+                    started,
+                    ToolError::with_data(
+                        ErrorCode::InvalidConfig,
+                        "platform, http and capture.backend are fixed when the server starts (config file or --platform)",
+                        json!({"issues": [{"path": "platform", "message": "fixed at server start"}]}),
+                    ),
+                );
+            }
+        }
+        let config = Arc::new(stack);
+        let (tx, rx) = channel();
+        if self
+            .jobs
+            .send(Job::Start {
+                config: config.clone(),
+                reply: tx,
+            })
+            .is_err()
+        {
+            return self.core.err(
+                m,
+                started,
+                ToolError::new(ErrorCode::BackendUnavailable, "the driver thread is gone"),
+            );
+        }
+        let surface = match rx.recv() {
+            Ok(Ok(s)) => s,
+            Ok(Err(e)) => return self.core.err(m, started, e),
+            Err(_) => {
+                return self.core.err(
+                    m,
+                    started,
+                    ToolError::new(ErrorCode::BackendUnavailable, "the driver thread is gone"),
+                );
+            }
+        };
+        let now = self.core.clock.now();
+        let result = json!({
+            "state": "ready",
+            "platform": self.core.platform,
+            "surface": surface,
+            "capabilities": self.capabilities_json(),
+        });
+        {
+            let mut g = self.core.lock();
+            g.epoch += 1;
+            self.core.stop.store(false, Ordering::SeqCst);
+            g.session = Some(Session {
+                policy: Arc::new(Policy::compile(&config.config().safety.rules)),
+                config,
+                state: SessionState::Ready,
+                stopping: false,
+                started_at: rfc3339(self.core.clock.wall()),
+                action_count: 0,
+                last_activity: now,
+                idle_reported: false,
+                pending: None,
+            });
+            self.core.bus.emit("session.started", result.clone());
+        }
+        self.core.ok(m, started, result)
+    }
+
+    /// `session.stop`: refuses everything queued, lets the action in flight finish,
+    /// then ends the session. Idempotent.
+    pub fn stop(&self) -> Envelope {
+        let m = "session.stop";
+        let started = Instant::now();
+        let _life = self.lifecycle.lock().unwrap_or_else(|p| p.into_inner());
+        {
+            let mut g = self.core.lock();
+            let Some(s) = g.session.as_mut() else {
+                return self.core.ok(m, started, json!({"state": "idle"}));
+            };
+            s.stopping = true;
+            g.epoch += 1;
+            gate::cancel_pending(&mut g, &self.core.bus, "session stopped");
+        }
+        let (tx, rx) = channel();
+        if self.jobs.send(Job::End { reply: tx }).is_ok() {
+            let _ = rx.recv();
+        }
+        self.core.ok(m, started, json!({"state": "idle"}))
+    }
+
+    /// `session.configure`.
+    pub fn configure(&self, params: &Value) -> Envelope {
+        let m = "session.configure";
+        let started = Instant::now();
+        let patch = unwrap_param(params, "patch");
+        let mut g = self.core.lock();
+        let Some(s) = g.session.as_mut().filter(|s| !s.stopping) else {
+            drop(g);
+            return self.core.err(m, started, not_started());
+        };
+        let mut next = (*s.config).clone();
+        let applied = match next.configure(&patch) {
+            Ok(a) => a,
+            Err(e) => {
+                drop(g);
+                return self.core.err(m, started, invalid_config(e));
+            }
+        };
+        if applied.get("safety").is_some() {
+            s.policy = Arc::new(Policy::compile(&next.config().safety.rules));
+        }
+        s.config = Arc::new(next);
+        let state = s.reported_state();
+        self.core
+            .bus
+            .emit("session.configured", json!({"patch": applied}));
+        drop(g);
+        Envelope::success(
+            json!({"state": state, "applied": applied}),
+            self.core.meta_with(m, started, state),
+        )
+    }
+
+    /// `session.confirm`: answers at once; an approved action runs on the worker.
+    pub fn confirm(&self, params: &Value) -> Envelope {
+        let m = "session.confirm";
+        let started = Instant::now();
+        let p = match self.check_params(
+            m,
+            started,
+            params,
+            vec![
+                Field::req(
+                    "request_id",
+                    Ty::Str {
+                        max_chars: Some(64),
+                        non_empty: true,
+                    },
+                    "",
+                ),
+                Field::req("approve", Ty::Bool, ""),
+            ],
+        ) {
+            Ok(p) => p,
+            Err(e) => return *e,
+        };
+        let id = p["request_id"].as_str().unwrap_or_default().to_string();
+        let approve = p["approve"].as_bool().unwrap_or(false);
+        let mut g = self.core.lock();
+        gate::expire_due(&mut g, &self.core.bus, self.core.clock.as_ref());
+        let epoch = g.epoch;
+        let expired = g.expired.contains_key(&id);
+        let Some(s) = g.session.as_mut() else {
+            drop(g);
+            return self.core.err(m, started, not_started());
+        };
+        match s.pending.take_if(|p| p.request_id == id) {
+            Some(pending) => {
+                s.last_activity = self.core.clock.now();
+                s.idle_reported = false;
+                self.core.bus.emit(
+                    "safety.confirmation_resolved",
+                    json!({"request_id": id, "approve": approve, "tool": pending.tool}),
+                );
+                if approve {
+                    // Queued while still holding the lock, so nothing can slip between
+                    // the resolution and the approved action.
+                    let _ = self.jobs.send(Job::Action {
+                        tool: pending.tool.clone(),
+                        args: pending.arguments.clone(),
+                        approved: Some(id.clone()),
+                        epoch,
+                        reply: None,
+                    });
+                }
+                let state = s.reported_state();
+                drop(g);
+                let status = if approve { "approved" } else { "denied" };
+                Envelope::success(
+                    json!({"request_id": id, "status": status}),
+                    self.core.meta_with(m, started, state),
+                )
+            }
+            None => {
+                drop(g);
+                if expired {
+                    self.core.err(
+                        m,
+                        started,
+                        ToolError::new(
+                            ErrorCode::ConfirmationExpired,
+                            format!("{id} timed out and was denied"),
+                        ),
+                    )
+                } else {
+                    self.core.err(
+                        m,
+                        started,
+                        ToolError::new(
+                            ErrorCode::ConfirmationNotFound,
+                            format!("no pending confirmation {id}"),
+                        ),
+                    )
+                }
+            }
+        }
+    }
+
+    /// `session.resume`: leaves `stopped` or `standby`.
+    pub fn resume(&self) -> Envelope {
+        let m = "session.resume";
+        let started = Instant::now();
+        let from = match self.core.lock().session.as_ref() {
+            Some(s) if !s.stopping => s.state,
+            _ => return self.core.err(m, started, not_started()),
+        };
+        match from {
+            SessionState::Stopped => {
+                self.core.panic_off(PanicSource::Protocol);
+                self.core
+                    .bus
+                    .emit("session.resumed", json!({"from": "stopped"}));
+            }
+            SessionState::Standby => {
+                let mut g = self.core.lock();
+                let now = self.core.clock.now();
+                if let Some(s) = g.session.as_mut() {
+                    s.state = SessionState::Ready;
+                    s.last_activity = now;
+                    s.idle_reported = false;
+                }
+                self.core
+                    .bus
+                    .emit("session.resumed", json!({"from": "standby"}));
+            }
+            _ => {}
+        }
+        let state = self.state();
+        Envelope::success(
+            json!({"state": state}),
+            self.core.meta_with(m, started, state),
+        )
+    }
+
+    /// `control.panic {on}`.
+    pub fn panic(&self, params: &Value) -> Envelope {
+        let m = "control.panic";
+        let started = Instant::now();
+        let p = match self.check_params(m, started, params, vec![Field::req("on", Ty::Bool, "")]) {
+            Ok(p) => p,
+            Err(e) => return *e,
+        };
+        let on = p["on"].as_bool().unwrap_or(true);
+        let ok = if on {
+            self.core.panic_on(PanicSource::Protocol)
+        } else {
+            self.core.panic_off(PanicSource::Protocol)
+        };
+        if !ok {
+            return self.core.err(m, started, not_started());
+        }
+        let state = self.state();
+        Envelope::success(
+            json!({"panic": state == SessionState::Stopped, "state": state}),
+            self.core.meta_with(m, started, state),
+        )
+    }
+
+    fn tools_call(&self, params: &Value) -> Envelope {
+        let started = Instant::now();
+        let p = match self.check_params(
+            "tools.call",
+            started,
+            params,
+            vec![
+                Field::req(
+                    "tool",
+                    Ty::Str {
+                        max_chars: Some(128),
+                        non_empty: true,
+                    },
+                    "",
+                ),
+                Field::def("arguments", Ty::Any, json!({}), ""),
+            ],
+        ) {
+            Ok(p) => p,
+            Err(e) => return *e,
+        };
+        let tool = p["tool"].as_str().unwrap_or_default();
+        self.call_tool(tool, &p["arguments"])
+    }
+
+    /// `tools.call`: validates, then runs the tool through the gate on the worker.
+    pub fn call_tool(&self, tool: &str, arguments: &Value) -> Envelope {
+        let started = Instant::now();
+        let Some(def) = find(tool) else {
+            return self.core.err(
+                tool,
+                started,
+                ToolError::new(
+                    ErrorCode::UnknownTool,
+                    format!("no tool {tool:?}; tools.list lists them"),
+                ),
+            );
+        };
+        let (config, epoch) = {
+            let g = self.core.lock();
+            match g.session.as_ref() {
+                Some(s) if !s.stopping => (s.config.clone(), g.epoch),
+                Some(_) => {
+                    drop(g);
+                    return self.core.err(
+                        tool,
+                        started,
+                        ToolError::new(ErrorCode::SafetyStopped, "the session is stopping"),
+                    );
+                }
+                None => {
+                    drop(g);
+                    return self.core.err(tool, started, not_started());
+                }
+            }
+        };
+        let args = if arguments.is_null() {
+            json!({})
+        } else {
+            arguments.clone()
+        };
+        let args = match validate_args(def, &args, config.value()) {
+            Ok(a) => a,
+            Err(issues) => return self.core.err(tool, started, invalid_args(issues)),
+        };
+        let (tx, rx) = channel();
+        let job = Job::Action {
+            tool: def.name.to_string(),
+            args,
+            approved: None,
+            epoch,
+            reply: Some(tx),
+        };
+        if self.jobs.send(job).is_err() {
+            return self.core.err(
+                tool,
+                started,
+                ToolError::new(ErrorCode::BackendUnavailable, "the driver thread is gone"),
+            );
+        }
+        let wait =
+            Duration::from_millis(config.config().runtime.max_wait_ms) + Duration::from_secs(60);
+        match rx.recv_timeout(wait) {
+            Ok(env) => env,
+            Err(_) => self.core.err(
+                tool,
+                started,
+                ToolError::new(
+                    ErrorCode::Timeout,
+                    "no answer in time; the action may still have executed",
+                ),
+            ),
+        }
+    }
+
+    /// `tools.list`: works without a session.
+    pub fn list_tools(&self) -> Envelope {
+        let started = Instant::now();
+        let caps = self.core.caps;
+        let list: Vec<Value> = tools()
+            .iter()
+            .map(|t| {
+                let mut v = tool_json(t);
+                v["available"] = json!(match t.needs {
+                    Needs::Nothing => true,
+                    Needs::Capture => caps.capture,
+                    Needs::Input => caps.input,
+                    Needs::Accessibility => caps.accessibility,
+                    Needs::Windows => caps.windows,
+                });
+                v
+            })
+            .collect();
+        let state = self.state();
+        Envelope::success(
+            json!({"tools": list, "state": state}),
+            self.core.meta_with("tools.list", started, state),
+        )
+    }
+
+    /// `system.status`: works without a session.
+    pub fn status(&self) -> Envelope {
+        let started = Instant::now();
+        let mut g = self.core.lock();
+        gate::expire_due(&mut g, &self.core.bus, self.core.clock.as_ref());
+        let now = self.core.clock.now();
+        let state = g.state();
+        let s = g.session.as_ref();
+        let pending = s.and_then(|s| s.pending.as_ref()).map(|p| {
+            json!({
+                "request_id": p.request_id,
+                "tool": p.tool,
+                "arguments": p.shown_arguments,
+                "risk": p.risk,
+                "reason": p.reason,
+                "expires_at": p.expires_at,
+                "expires_in_s": p.deadline.saturating_duration_since(now).as_secs_f64(),
+            })
+        });
+        let result = json!({
+            "state": state,
+            "platform": self.core.platform,
+            "capabilities": self.capabilities_json(),
+            "surface": g.surface,
+            "started_at": s.map(|s| s.started_at.clone()),
+            "action_count": s.map(|s| s.action_count).unwrap_or(0),
+            "frame": self.core.frame.load(Ordering::Relaxed),
+            "pending_confirmation": pending,
+        });
+        drop(g);
+        Envelope::success(result, self.core.meta_with("system.status", started, state))
+    }
+}
+
+fn not_started() -> ToolError {
+    ToolError::new(
+        ErrorCode::NotStarted,
+        "no session; call session.start first",
+    )
+}
+
+fn caps_json(c: &Capabilities) -> Value {
+    json!({
+        "capture": c.capture,
+        "input": c.input,
+        "accessibility": c.accessibility,
+        "windows": c.windows,
+        "hotkey": c.hotkey,
+    })
+}
+
+/// A tool as `tools.list` and the manifest describe it.
+pub fn tool_json(t: &crate::tools::ToolDef) -> Value {
+    json!({
+        "name": t.name,
+        "summary": t.summary,
+        "risk": t.risk,
+        "parameters": crate::spec::to_json_schema(&t.params),
+        "examples": t.examples,
+    })
+}

@@ -1,0 +1,188 @@
+//! The safety gate: the one choke point every action passes, once per attempt and once
+//! per batch item, whatever transport it came from (PROTOCOL §5).
+
+use std::time::Duration;
+
+use cc_protocol::{ErrorCode, Risk, SessionState, ToolError};
+use serde_json::{Value, json};
+
+use crate::clock::{Clock, random_hex, rfc3339};
+use crate::config::Effect;
+use crate::events::EventBus;
+use crate::rules::Verdict;
+use crate::session::{Pending, Shared};
+
+/// What the gate decided.
+#[derive(Debug)]
+pub enum Decision {
+    /// Run it now.
+    Run,
+    /// Refused, with the envelope's error.
+    Reject(ToolError),
+    /// Parked until a human answers.
+    Confirm {
+        request_id: String,
+        risk: Risk,
+        reason: String,
+    },
+}
+
+/// One action as the gate sees it.
+pub struct Request<'a> {
+    pub tool: &'a str,
+    pub arguments: &'a Value,
+    /// Secrets redacted, for events.
+    pub shown_arguments: &'a Value,
+    pub risk: Risk,
+    pub verdict: &'a Verdict,
+    /// The request id of the approval this run carries, if any.
+    pub approved: Option<&'a str>,
+    pub epoch: u64,
+    /// A benign observation (may run while a confirmation is pending, if configured).
+    pub observation: bool,
+}
+
+/// Decides, and on `Confirm` records the pending confirmation and emits its event.
+pub fn decide(
+    shared: &mut Shared,
+    bus: &EventBus,
+    clock: &dyn Clock,
+    stop_flag: bool,
+    req: &Request<'_>,
+) -> Decision {
+    let epoch = shared.epoch;
+    let Some(session) = shared.session.as_mut() else {
+        return Decision::Reject(ToolError::new(
+            ErrorCode::NotStarted,
+            "no session; call session.start first",
+        ));
+    };
+    if session.stopping || req.epoch != epoch {
+        return Decision::Reject(ToolError::new(
+            ErrorCode::SafetyStopped,
+            "the session is stopping; the action was not run",
+        ));
+    }
+    if session.state == SessionState::Stopped || stop_flag {
+        return Decision::Reject(ToolError::new(
+            ErrorCode::SafetyStopped,
+            "the emergency stop is active; release it with control.panic {on:false} or session.resume",
+        ));
+    }
+    if session.state == SessionState::Standby {
+        return Decision::Reject(ToolError::new(
+            ErrorCode::SafetyStandby,
+            "the session is in idle standby; call session.resume",
+        ));
+    }
+    if let Some(p) = &session.pending {
+        let observe = session.config.config().safety.observe_while_confirming && req.observation;
+        if req.approved.is_none() && !observe {
+            return Decision::Reject(ToolError::with_data(
+                ErrorCode::Busy,
+                format!(
+                    "a confirmation is pending ({}); answer it first",
+                    p.request_id
+                ),
+                json!({"request_id": p.request_id}),
+            ));
+        }
+    }
+    let safety = &session.config.config().safety;
+    if let Some(i) = req.verdict.deny {
+        let rule = session.policy.rule_json(i);
+        return Decision::Reject(ToolError::with_data(
+            ErrorCode::PolicyDenied,
+            format!("rule {i} denies {}", req.tool),
+            json!({"rule": {"index": i, "rule": rule}}),
+        ));
+    }
+    if safety.default_rule == Effect::Deny
+        && req.verdict.allow.is_none()
+        && req.verdict.confirm.is_none()
+    {
+        return Decision::Reject(ToolError::with_data(
+            ErrorCode::PolicyDenied,
+            format!("allowlist mode: no rule allows {}", req.tool),
+            json!({"rule": "default_rule"}),
+        ));
+    }
+    let by_risk = req.risk >= safety.confirm_threshold;
+    let by_rule = req.verdict.confirm;
+    if (!by_risk && by_rule.is_none()) || req.approved.is_some() {
+        return Decision::Run;
+    }
+    let reason = match by_rule {
+        Some(i) => format!("rule {i} requires confirmation for {}", req.tool),
+        None => format!(
+            "{} is {} risk (threshold {})",
+            req.tool,
+            req.risk.as_str(),
+            safety.confirm_threshold.as_str()
+        ),
+    };
+    let timeout_s = safety.confirm_timeout_s;
+    let request_id = format!("cfm-{}", random_hex(6));
+    let expires_at = rfc3339(clock.wall() + Duration::from_secs_f64(timeout_s));
+    bus.emit(
+        "safety.confirmation_requested",
+        json!({
+            "request_id": request_id,
+            "tool": req.tool,
+            "arguments": req.shown_arguments,
+            "risk": req.risk,
+            "reason": reason,
+            "expires_at": expires_at,
+            "timeout_s": timeout_s,
+        }),
+    );
+    session.pending = Some(Pending {
+        request_id: request_id.clone(),
+        tool: req.tool.to_string(),
+        arguments: req.arguments.clone(),
+        shown_arguments: req.shown_arguments.clone(),
+        risk: req.risk,
+        reason: reason.clone(),
+        expires_at,
+        deadline: clock.now() + Duration::from_secs_f64(timeout_s),
+        timeout_s,
+    });
+    Decision::Confirm {
+        request_id,
+        risk: req.risk,
+        reason,
+    }
+}
+
+/// Expires a pending confirmation whose deadline passed: auto-deny, remembered 300 s.
+/// Called by the worker's tick and before any answer is taken, under the same lock, so
+/// an answer racing the deadline gets exactly one outcome.
+pub fn expire_due(shared: &mut Shared, bus: &EventBus, clock: &dyn Clock) {
+    let now = clock.now();
+    shared.expired.retain(|_, at| {
+        now.saturating_duration_since(*at) < Duration::from_secs(crate::session::EXPIRED_MEMORY_S)
+    });
+    let Some(session) = shared.session.as_mut() else {
+        return;
+    };
+    if session.pending.as_ref().is_some_and(|p| p.deadline <= now)
+        && let Some(p) = session.pending.take()
+    {
+        session.last_activity = now;
+        bus.emit(
+            "safety.confirmation_expired",
+            json!({"request_id": p.request_id}),
+        );
+        shared.expired.insert(p.request_id, now);
+    }
+}
+
+/// Cancels a pending confirmation (panic, stop).
+pub fn cancel_pending(shared: &mut Shared, bus: &EventBus, reason: &str) {
+    if let Some(p) = shared.session.as_mut().and_then(|s| s.pending.take()) {
+        bus.emit(
+            "safety.confirmation_resolved",
+            json!({"request_id": p.request_id, "approve": false, "tool": p.tool, "reason": reason}),
+        );
+    }
+}

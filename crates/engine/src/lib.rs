@@ -1,0 +1,26 @@
+//! The computer-control engine: sessions, tools, the safety gate, the coordinate
+//! contract, frames, snapshots and events.
+//!
+//! Architecture invariant: the engine knows no transport. It takes method names and
+//! JSON values and returns envelopes and events; stdio, HTTP and MCP are thin mappings
+//! onto [`Engine`]. Every action reaches the driver only through the worker, after the
+//! gate ([`gate::decide`]).
+
+pub mod clock;
+pub mod config;
+pub mod coords;
+mod core;
+pub mod encode;
+pub mod engine;
+pub mod events;
+pub mod frames;
+pub mod gate;
+pub mod risk;
+pub mod rules;
+pub mod session;
+pub mod snapshot;
+pub mod spec;
+pub mod tools;
+mod worker;
+
+pub use engine::{Engine, tool_json};

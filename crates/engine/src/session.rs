@@ -1,0 +1,79 @@
+//! Session state (PROTOCOL §5.1) shared between the callers and the worker.
+
+use std::collections::HashMap;
+use std::sync::Arc;
+use std::time::Instant;
+
+use cc_protocol::{Risk, SessionState, Surface};
+use serde_json::Value;
+
+use crate::config::ConfigStack;
+use crate::rules::Policy;
+
+/// How long an expired confirmation id is remembered (`confirmation_expired`).
+pub const EXPIRED_MEMORY_S: u64 = 300;
+
+/// A confirmation waiting for a human.
+#[derive(Debug, Clone)]
+pub struct Pending {
+    pub request_id: String,
+    pub tool: String,
+    /// Normalized arguments: exactly what will run once approved.
+    pub arguments: Value,
+    /// The arguments as shown to people (secrets redacted).
+    pub shown_arguments: Value,
+    pub risk: Risk,
+    pub reason: String,
+    pub expires_at: String,
+    pub deadline: Instant,
+    pub timeout_s: f64,
+}
+
+/// One running session.
+pub struct Session {
+    pub config: Arc<ConfigStack>,
+    pub policy: Arc<Policy>,
+    /// `Ready`, `Stopped` or `Standby` (`Confirming` is derived from `pending`).
+    pub state: SessionState,
+    /// `session.stop` was called: everything new is refused.
+    pub stopping: bool,
+    pub started_at: String,
+    pub action_count: u64,
+    pub last_activity: Instant,
+    pub idle_reported: bool,
+    pub pending: Option<Pending>,
+}
+
+impl Session {
+    /// The state as reported.
+    pub fn reported_state(&self) -> SessionState {
+        if self.stopping {
+            SessionState::Idle
+        } else if self.state == SessionState::Ready && self.pending.is_some() {
+            SessionState::Confirming
+        } else {
+            self.state
+        }
+    }
+}
+
+/// Everything behind the engine's one mutex.
+#[derive(Default)]
+pub struct Shared {
+    pub session: Option<Session>,
+    /// Session generation: jobs queued under an older one are refused.
+    pub epoch: u64,
+    /// Expired confirmation ids and when they expired.
+    pub expired: HashMap<String, Instant>,
+    pub surface: Option<Surface>,
+}
+
+impl Shared {
+    /// The reported state (`idle` without a session).
+    pub fn state(&self) -> SessionState {
+        self.session
+            .as_ref()
+            .map(Session::reported_state)
+            .unwrap_or(SessionState::Idle)
+    }
+}

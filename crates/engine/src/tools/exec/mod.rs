@@ -1,0 +1,129 @@
+//! Running one validated tool call on the driver, in small pre-emptible steps.
+//!
+//! Architecture invariant: nothing here decides *whether* an action may run; the gate
+//! did that before `run` was called. This module only decides *how*.
+
+mod a11y;
+mod capture;
+mod keyboard;
+mod pointer;
+mod window;
+
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::Duration;
+
+use cc_desktop::{Driver, DriverError};
+use cc_protocol::{ErrorCode, ToolError};
+use serde_json::Value;
+
+use crate::config::Config;
+use crate::coords::Canvas;
+use crate::frames::Frames;
+use crate::snapshot::Snapshots;
+
+/// Everything a tool may touch while it runs.
+pub struct Exec<'a> {
+    pub driver: &'a mut dyn Driver,
+    pub canvas: &'a Canvas,
+    pub config: &'a Config,
+    pub stop: &'a AtomicBool,
+    pub frames: &'a mut Frames,
+    pub snapshots: &'a mut Snapshots,
+}
+
+/// How an interrupted action reports itself.
+pub fn interrupted() -> ToolError {
+    ToolError::new(
+        ErrorCode::SafetyStopped,
+        "interrupted by the emergency stop; every held key and button was released",
+    )
+}
+
+/// Maps a driver failure to the envelope's codes.
+pub fn driver_error(e: DriverError) -> ToolError {
+    match e {
+        DriverError::Unavailable(m) => ToolError::new(ErrorCode::BackendUnavailable, m),
+        DriverError::Failed(m) => ToolError::new(ErrorCode::DriverFailed, m),
+    }
+}
+
+impl Exec<'_> {
+    /// Fails when the emergency stop engaged: called between every two steps.
+    pub fn check_stop(&self) -> Result<(), ToolError> {
+        if self.stop.load(Ordering::SeqCst) {
+            Err(interrupted())
+        } else {
+            Ok(())
+        }
+    }
+
+    /// Sleeps in slices of at most 5 ms, stopping early on panic.
+    pub fn sleep_ms(&self, ms: u64) -> Result<(), ToolError> {
+        let deadline = std::time::Instant::now() + Duration::from_millis(ms);
+        loop {
+            self.check_stop()?;
+            let now = std::time::Instant::now();
+            if now >= deadline {
+                return Ok(());
+            }
+            std::thread::sleep((deadline - now).min(Duration::from_millis(5)));
+        }
+    }
+}
+
+/// Lifts a driver result.
+pub fn drv<T>(r: Result<T, DriverError>) -> Result<T, ToolError> {
+    r.map_err(driver_error)
+}
+
+/// Runs one (non-batch) tool with normalized arguments. On any failure, every key and
+/// button the driver holds is released before returning.
+pub fn run(tool: &str, args: &Value, ex: &mut Exec<'_>) -> Result<Value, ToolError> {
+    let out = match tool {
+        "screen.capture" => capture::capture(args, ex),
+        "pointer.move" => pointer::move_to(args, ex),
+        "pointer.click" => pointer::click(args, ex),
+        "pointer.drag" => pointer::drag(args, ex),
+        "pointer.scroll" => pointer::scroll(args, ex),
+        "keyboard.press" => keyboard::press(args, ex),
+        "keyboard.combo" => keyboard::combo(args, ex),
+        "keyboard.type" => keyboard::type_text(args, ex),
+        "wait.pause" => wait(args, ex),
+        "a11y.snapshot" => a11y::snapshot(args, ex),
+        "a11y.activate" => a11y::activate(args, ex),
+        "a11y.input" => a11y::input(args, ex),
+        "window.list" => window::list(ex),
+        "window.focus" => window::focus(args, ex),
+        other => Err(ToolError::new(
+            ErrorCode::UnknownTool,
+            format!("no tool {other:?}"),
+        )),
+    };
+    if out.is_err() {
+        let _ = ex.driver.release_all();
+    }
+    out
+}
+
+fn wait(args: &Value, ex: &mut Exec<'_>) -> Result<Value, ToolError> {
+    let ms = u64_arg(args, "ms").min(ex.config.runtime.max_wait_ms);
+    if ms > 0 {
+        ex.sleep_ms(ms)?;
+    }
+    Ok(serde_json::json!({ "waited_ms": ms }))
+}
+
+/// Reads a validated unsigned integer argument (0 when absent).
+pub fn u64_arg(args: &Value, name: &str) -> u64 {
+    args.get(name).and_then(Value::as_u64).unwrap_or(0)
+}
+
+/// Reads a validated number argument.
+pub fn f64_arg(args: &Value, name: &str) -> Option<f64> {
+    args.get(name).and_then(Value::as_f64)
+}
+
+/// Reads a validated string argument.
+pub fn str_arg<'v>(args: &'v Value, name: &str) -> &'v str {
+    args.get(name).and_then(Value::as_str).unwrap_or_default()
+}

@@ -1,0 +1,55 @@
+//! Event notifications (PROTOCOL §6).
+
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+/// One event as every transport carries it: stdio wraps it in a JSON-RPC notification,
+/// SSE puts it in `data:` with `id: seq`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Event {
+    #[serde(rename = "type")]
+    pub kind: String,
+    pub payload: Value,
+    /// Per-server monotonic number: gaps tell a subscriber it lost events.
+    pub seq: u64,
+    /// RFC 3339 wall-clock time of emission.
+    pub at: String,
+}
+
+/// Every event type with a one-line summary, for `list` and the manifest.
+pub const EVENT_TYPES: &[(&str, &str)] = &[
+    (
+        "session.started",
+        "A session started: state, platform, surface, capabilities.",
+    ),
+    ("session.stopped", "The session ended."),
+    ("session.resumed", "The session left stopped or standby."),
+    (
+        "session.configured",
+        "Configuration changed (patch) or the screen layout changed (surface).",
+    ),
+    ("session.idle", "No action ran for safety.idle_timeout_s."),
+    (
+        "action.started",
+        "An action passed the safety gate and started.",
+    ),
+    (
+        "action.finished",
+        "An action finished; carries ok, duration and, for approved actions, the envelope.",
+    ),
+    ("batch.finished", "A batch finished."),
+    (
+        "safety.confirmation_requested",
+        "A risky action waits for a human decision.",
+    ),
+    (
+        "safety.confirmation_resolved",
+        "A pending confirmation was approved or denied.",
+    ),
+    (
+        "safety.confirmation_expired",
+        "A pending confirmation timed out and was denied.",
+    ),
+    ("safety.panic_triggered", "The emergency stop engaged."),
+    ("safety.panic_released", "The emergency stop was released."),
+];

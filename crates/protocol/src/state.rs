@@ -1,0 +1,28 @@
+//! Session states of PROTOCOL §5.1.
+
+use serde::{Deserialize, Serialize};
+
+/// Where the session is in its life. `confirming` is implicit: it is reported while a
+/// confirmation is pending, and is otherwise `ready`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum SessionState {
+    Idle,
+    Ready,
+    Confirming,
+    Stopped,
+    Standby,
+}
+
+impl SessionState {
+    /// The wire spelling.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            SessionState::Idle => "idle",
+            SessionState::Ready => "ready",
+            SessionState::Confirming => "confirming",
+            SessionState::Stopped => "stopped",
+            SessionState::Standby => "standby",
+        }
+    }
+}
