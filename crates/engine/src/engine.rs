@@ -280,6 +280,7 @@ impl Engine {
         {
             let mut g = self.core.lock();
             let Some(s) = g.session.as_mut() else {
+                drop(g);
                 return self.core.ok(m, started, json!({"state": "idle"}));
             };
             s.stopping = true;
@@ -415,9 +416,15 @@ impl Engine {
     pub fn resume(&self) -> Envelope {
         let m = "session.resume";
         let started = Instant::now();
-        let from = match self.core.lock().session.as_ref() {
-            Some(s) if !s.stopping => s.state,
-            _ => return self.core.err(m, started, not_started()),
+        let from = self
+            .core
+            .lock()
+            .session
+            .as_ref()
+            .filter(|s| !s.stopping)
+            .map(|s| s.state);
+        let Some(from) = from else {
+            return self.core.err(m, started, not_started());
         };
         match from {
             SessionState::Stopped => {

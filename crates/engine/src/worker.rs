@@ -200,8 +200,14 @@ impl Worker {
     /// removal are noticed here, every tick, not only on the next call. The file is only
     /// ever read, never deleted.
     fn watch_panic_file(&mut self) {
-        let path = match self.core.lock().session.as_ref() {
-            Some(s) => s.config.config().safety.panic_file.clone(),
+        let path = self
+            .core
+            .lock()
+            .session
+            .as_ref()
+            .map(|s| s.config.config().safety.panic_file.clone());
+        let path = match path {
+            Some(p) => p,
             None => {
                 self.panic_file_seen = false;
                 return;
@@ -283,8 +289,9 @@ impl Worker {
     fn action(&mut self, tool: &str, args: &Value, approved: Option<&str>, epoch: u64) -> Envelope {
         let started = Instant::now();
         self.refresh(&[]);
-        let policy = match self.core.lock().session.as_ref() {
-            Some(s) => s.policy.clone(),
+        let policy = self.core.lock().session.as_ref().map(|s| s.policy.clone());
+        let policy = match policy {
+            Some(p) => p,
             None => {
                 return self.core.err(
                     tool,
@@ -346,8 +353,9 @@ impl Worker {
             payload["request_id"] = json!(id);
         }
         self.core.bus.emit("action.started", payload);
-        let config = match self.core.lock().session.as_ref() {
-            Some(s) => s.config.clone(),
+        let config = self.core.lock().session.as_ref().map(|s| s.config.clone());
+        let config = match config {
+            Some(c) => c,
             None => {
                 return self.core.err(
                     tool,
@@ -510,10 +518,8 @@ impl Worker {
             }
             // Re-gate every item: a panic, a stop, standby or a new deny rule stops the
             // batch here. The batch gate already covered confirmation for every item.
-            let policy_now = match self.core.lock().session.as_ref() {
-                Some(s) => s.policy.clone(),
-                None => policy.clone(),
-            };
+            let policy_now = self.core.lock().session.as_ref().map(|s| s.policy.clone());
+            let policy_now = policy_now.unwrap_or_else(|| policy.clone());
             let (ctx, landing) = self.context(t, a, &policy_now);
             let r = risk::action_risk(t, a, &ctx);
             let v = policy_now.evaluate(t, a, &landing);
