@@ -42,12 +42,13 @@ impl Format {
     }
 }
 
-/// Pixels ready to encode: RGB, or one luma byte per pixel.
-pub struct Pixels {
+/// Pixels ready to encode: RGB, or one luma byte per pixel (borrowed: encoding never
+/// needs its own copy of a frame).
+pub struct Pixels<'a> {
     pub width: u32,
     pub height: u32,
     pub gray: bool,
-    pub data: Vec<u8>,
+    pub data: &'a [u8],
 }
 
 /// Resizes to `width`×`height` (a copy when the size already matches).
@@ -70,15 +71,14 @@ pub fn resize(img: RgbImage, width: u32, height: u32) -> Result<RgbImage, String
 }
 
 /// Converts to luma (ITU-R BT.601 weights, integer math).
-pub fn to_gray(img: &RgbImage) -> Vec<u8> {
-    img.pixels
-        .chunks_exact(3)
+pub fn to_gray(rgb: &[u8]) -> Vec<u8> {
+    rgb.chunks_exact(3)
         .map(|p| ((p[0] as u32 * 299 + p[1] as u32 * 587 + p[2] as u32 * 114 + 500) / 1000) as u8)
         .collect()
 }
 
 /// Encodes pixels.
-pub fn encode(px: &Pixels, format: Format, quality: u8) -> Result<Vec<u8>, String> {
+pub fn encode(px: &Pixels<'_>, format: Format, quality: u8) -> Result<Vec<u8>, String> {
     let mut out = Vec::with_capacity(px.data.len() / 4);
     match format {
         Format::Png => {
@@ -91,7 +91,7 @@ pub fn encode(px: &Pixels, format: Format, quality: u8) -> Result<Vec<u8>, Strin
             enc.set_depth(png::BitDepth::Eight);
             enc.set_compression(png::Compression::Fast);
             let mut w = enc.write_header().map_err(|e| format!("png: {e}"))?;
-            w.write_image_data(&px.data)
+            w.write_image_data(px.data)
                 .map_err(|e| format!("png: {e}"))?;
             w.finish().map_err(|e| format!("png: {e}"))?;
         }
@@ -105,7 +105,7 @@ pub fn encode(px: &Pixels, format: Format, quality: u8) -> Result<Vec<u8>, Strin
             } else {
                 jpeg_encoder::ColorType::Rgb
             };
-            enc.encode(&px.data, px.width as u16, px.height as u16, ct)
+            enc.encode(px.data, px.width as u16, px.height as u16, ct)
                 .map_err(|e| format!("jpeg: {e}"))?;
         }
         Format::Webp => {
@@ -115,7 +115,7 @@ pub fn encode(px: &Pixels, format: Format, quality: u8) -> Result<Vec<u8>, Strin
                 image_webp::ColorType::Rgb8
             };
             image_webp::WebPEncoder::new(&mut out)
-                .encode(&px.data, px.width, px.height, ct)
+                .encode(px.data, px.width, px.height, ct)
                 .map_err(|e| format!("webp: {e}"))?;
         }
     }
@@ -155,7 +155,7 @@ mod tests {
             width: 64,
             height: 48,
             gray: false,
-            data: img.pixels.clone(),
+            data: &img.pixels,
         };
         let bytes = encode(&px, Format::Png, 85).unwrap();
         let dec = png::Decoder::new(std::io::Cursor::new(bytes));
@@ -173,7 +173,7 @@ mod tests {
             width: 40,
             height: 30,
             gray: false,
-            data: img.pixels,
+            data: &img.pixels,
         };
         assert_eq!(&encode(&px, Format::Jpeg, 80).unwrap()[..2], &[0xFF, 0xD8]);
         assert_eq!(&encode(&px, Format::Webp, 80).unwrap()[..4], b"RIFF");

@@ -99,22 +99,22 @@ pub fn capture(args: &Value, ex: &mut Exec<'_>) -> Result<Value, ToolError> {
     for _attempt in 0..6 {
         let w = ((region.width as f64 * scale).round() as u32).max(1);
         let h = ((region.height as f64 * scale).round() as u32).max(1);
-        let sized =
-            resize(img.clone(), w, h).map_err(|e| ToolError::new(ErrorCode::DriverFailed, e))?;
-        let px = if grayscale {
-            Pixels {
-                width: w,
-                height: h,
-                gray: true,
-                data: to_gray(&sized),
-            }
+        // Resize only when the size changes; the common full-canvas capture encodes the
+        // grabbed frame in place.
+        let resized;
+        let rgb: &[u8] = if (w, h) == (img.width, img.height) {
+            &img.pixels
         } else {
-            Pixels {
-                width: w,
-                height: h,
-                gray: false,
-                data: sized.pixels,
-            }
+            resized = resize(img.clone(), w, h)
+                .map_err(|e| ToolError::new(ErrorCode::DriverFailed, e))?;
+            &resized.pixels
+        };
+        let gray_buf;
+        let px = if grayscale {
+            gray_buf = to_gray(rgb);
+            Pixels { width: w, height: h, gray: true, data: &gray_buf }
+        } else {
+            Pixels { width: w, height: h, gray: false, data: rgb }
         };
         let bytes =
             encode(&px, format, quality).map_err(|e| ToolError::new(ErrorCode::DriverFailed, e))?;
