@@ -136,7 +136,7 @@ fn main() {
         let t = Instant::now();
         let img = d.capture(full).expect("capture");
         grab.push(t.elapsed());
-        let px = Pixels { width: img.width, height: img.height, gray: false, data: img.pixels };
+        let px = Pixels { width: img.width, height: img.height, gray: false, data: &img.pixels };
         let t = Instant::now();
         let _ = encode(&px, Format::Png, 85).expect("png");
         png_t.push(t.elapsed());
