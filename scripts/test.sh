@@ -18,6 +18,25 @@ if [ ${#need[@]} -gt 0 ]; then
     openbox xterm imagemagick scrot x11-xserver-utils wmctrl >/dev/null
 fi
 
+# The operator console's browser test (tests/http_browser.rs): Debian's chromium and
+# playwright-core (no browser download: playwright-core drives the system chromium).
+pkgs=()
+command -v chromium >/dev/null 2>&1 || pkgs+=(chromium)
+command -v node >/dev/null 2>&1 || pkgs+=(nodejs)
+command -v npm >/dev/null 2>&1 || pkgs+=(npm)
+if [ ${#pkgs[@]} -gt 0 ]; then
+  echo "installing the browser test's prerequisites: ${pkgs[*]}"
+  if [ "$(id -u)" = 0 ]; then SUDO=""; else SUDO="sudo"; fi
+  export DEBIAN_FRONTEND=noninteractive
+  $SUDO apt-get update -qq
+  $SUDO apt-get install -y -qq "${pkgs[@]}" >/dev/null
+fi
+browser_dir=crates/computer-control/tests/browser
+if [ ! -d "$browser_dir/node_modules/playwright-core" ]; then
+  echo "installing playwright-core for the console's browser test"
+  (cd "$browser_dir" && PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD=1 npm install --no-save --no-audit --no-fund >/dev/null)
+fi
+
 cargo fmt --all -- --check
 cargo clippy --all-targets -- -D warnings
 cargo test --workspace

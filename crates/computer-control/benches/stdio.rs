@@ -31,13 +31,21 @@ impl Client {
             .expect("spawn");
         let stdin = child.stdin.take().expect("stdin");
         let out = BufReader::new(child.stdout.take().expect("stdout"));
-        Client { child, stdin, out, id: 0 }
+        Client {
+            child,
+            stdin,
+            out,
+            id: 0,
+        }
     }
 
     /// One request; skips event lines; returns the response.
     fn call(&mut self, method: &str, params: Value) -> Value {
         self.id += 1;
-        let mut line = serde_json::to_vec(&json!({"jsonrpc": "2.0", "id": self.id, "method": method, "params": params})).expect("json");
+        let mut line = serde_json::to_vec(
+            &json!({"jsonrpc": "2.0", "id": self.id, "method": method, "params": params}),
+        )
+        .expect("json");
         line.push(b'\n');
         self.stdin.write_all(&line).expect("write");
         self.stdin.flush().expect("flush");
@@ -72,13 +80,23 @@ fn stats(mut v: Vec<Duration>) -> (Duration, Duration) {
 }
 
 fn fmt(d: Duration) -> String {
-    if d < Duration::from_millis(1) { format!("{:.1} µs", d.as_secs_f64() * 1e6) } else { format!("{:.2} ms", d.as_secs_f64() * 1e3) }
+    if d < Duration::from_millis(1) {
+        format!("{:.1} µs", d.as_secs_f64() * 1e6)
+    } else {
+        format!("{:.2} ms", d.as_secs_f64() * 1e3)
+    }
 }
 
 fn main() {
     // `cargo bench` passes `--bench`; any other argument is ignored.
-    let n_pause: usize = std::env::var("BENCH_PAUSE_N").ok().and_then(|s| s.parse().ok()).unwrap_or(20_000);
-    let n_capture: usize = std::env::var("BENCH_CAPTURE_N").ok().and_then(|s| s.parse().ok()).unwrap_or(200);
+    let n_pause: usize = std::env::var("BENCH_PAUSE_N")
+        .ok()
+        .and_then(|s| s.parse().ok())
+        .unwrap_or(20_000);
+    let n_capture: usize = std::env::var("BENCH_CAPTURE_N")
+        .ok()
+        .and_then(|s| s.parse().ok())
+        .unwrap_or(200);
 
     let mut c = Client::start();
     let r = c.call("session.start", json!({}));
@@ -86,12 +104,18 @@ fn main() {
 
     // wait.pause {ms:0}: the full path (stdio, JSON-RPC, validation, gate, worker).
     for _ in 0..1000 {
-        c.call("tools.call", json!({"tool": "wait.pause", "arguments": {"ms": 0}}));
+        c.call(
+            "tools.call",
+            json!({"tool": "wait.pause", "arguments": {"ms": 0}}),
+        );
     }
     let mut pause = Vec::with_capacity(n_pause);
     for _ in 0..n_pause {
         let t = Instant::now();
-        let r = c.call("tools.call", json!({"tool": "wait.pause", "arguments": {"ms": 0}}));
+        let r = c.call(
+            "tools.call",
+            json!({"tool": "wait.pause", "arguments": {"ms": 0}}),
+        );
         pause.push(t.elapsed());
         debug_assert_eq!(r["result"]["ok"], json!(true));
     }
@@ -108,7 +132,10 @@ fn main() {
 
     // screen.capture, 1920-wide PNG, round trip including base64 and JSON.
     for _ in 0..10 {
-        c.call("tools.call", json!({"tool": "screen.capture", "arguments": {}}));
+        c.call(
+            "tools.call",
+            json!({"tool": "screen.capture", "arguments": {}}),
+        );
     }
     let mut cap = Vec::with_capacity(n_capture);
     let mut server_ms = Vec::with_capacity(n_capture);
@@ -116,27 +143,45 @@ fn main() {
     for i in 0..n_capture {
         // Change the desktop every other frame so both cached and fresh renders count.
         if i % 2 == 0 {
-            c.call("tools.call", json!({"tool": "pointer.click", "arguments": {"x": 250, "y": 278}}));
+            c.call(
+                "tools.call",
+                json!({"tool": "pointer.click", "arguments": {"x": 250, "y": 278}}),
+            );
         }
         let t = Instant::now();
-        let r = c.call("tools.call", json!({"tool": "screen.capture", "arguments": {}}));
+        let r = c.call(
+            "tools.call",
+            json!({"tool": "screen.capture", "arguments": {}}),
+        );
         cap.push(t.elapsed());
         bytes = r["result"]["result"]["bytes"].as_u64().unwrap_or(0);
-        server_ms.push(Duration::from_millis(r["result"]["meta"]["duration_ms"].as_u64().unwrap_or(0)));
+        server_ms.push(Duration::from_millis(
+            r["result"]["meta"]["duration_ms"].as_u64().unwrap_or(0),
+        ));
         assert_eq!(r["result"]["result"]["width"], json!(1920));
     }
     let (cap50, cap99) = stats(cap);
 
     // In-process stages of the same capture, for where the time goes.
     let mut d = VirtualDesktop::new(VirtualConfig::default());
-    let full = PhysicalRect { x: 0, y: 0, width: 1920, height: 1080 };
+    let full = PhysicalRect {
+        x: 0,
+        y: 0,
+        width: 1920,
+        height: 1080,
+    };
     let mut grab = Vec::new();
     let mut png_t = Vec::new();
     for _ in 0..50 {
         let t = Instant::now();
         let img = d.capture(full).expect("capture");
         grab.push(t.elapsed());
-        let px = Pixels { width: img.width, height: img.height, gray: false, data: &img.pixels };
+        let px = Pixels {
+            width: img.width,
+            height: img.height,
+            gray: false,
+            data: &img.pixels,
+        };
         let t = Instant::now();
         let _ = encode(&px, Format::Png, 85).expect("png");
         png_t.push(t.elapsed());
@@ -146,9 +191,27 @@ fn main() {
 
     println!("| measurement | p50 | p99 | note |");
     println!("|---|---|---|---|");
-    println!("| `tools.call wait.pause {{ms:0}}` over stdio ({n_pause} calls) | {} | {} | target < 100 µs p50 |", fmt(pause50), fmt(pause99));
-    println!("| process spawn floor (`/bin/true`), what any CLI-per-action tool pays | {} | | {:.0}× our round trip |", fmt(spawn50), spawn50.as_secs_f64() / pause50.as_secs_f64());
-    println!("| `screen.capture` 1920×1080 PNG over stdio ({n_capture} calls, {bytes} B) | {} | {} | target < 10 ms p50 |", fmt(cap50), fmt(cap99));
-    println!("| — of which: virtual desktop grab (in-process) | {} | | |", fmt(grab50));
-    println!("| — of which: PNG encode, fast compression (in-process) | {} | | |", fmt(png50));
+    println!(
+        "| `tools.call wait.pause {{ms:0}}` over stdio ({n_pause} calls) | {} | {} | target < 100 µs p50 |",
+        fmt(pause50),
+        fmt(pause99)
+    );
+    println!(
+        "| process spawn floor (`/bin/true`), what any CLI-per-action tool pays | {} | | {:.0}× our round trip |",
+        fmt(spawn50),
+        spawn50.as_secs_f64() / pause50.as_secs_f64()
+    );
+    println!(
+        "| `screen.capture` 1920×1080 PNG over stdio ({n_capture} calls, {bytes} B) | {} | {} | target < 10 ms p50 |",
+        fmt(cap50),
+        fmt(cap99)
+    );
+    println!(
+        "| — of which: virtual desktop grab (in-process) | {} | | |",
+        fmt(grab50)
+    );
+    println!(
+        "| — of which: PNG encode, fast compression (in-process) | {} | | |",
+        fmt(png50)
+    );
 }

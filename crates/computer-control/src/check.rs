@@ -1,26 +1,88 @@
 //! `computer-control check`: what this machine offers, so an operator knows before a
-//! session why a tool would be unavailable.
+//! session why a tool would be unavailable (and which backend `--platform auto` picks).
 
 use std::process::ExitCode;
 
-use serde_json::json;
+use serde_json::{Value, json};
+
+use cc_desktop::X11Desktop;
+
+fn status(ok: bool, detail: impl Into<String>) -> Value {
+    json!({"ok": ok, "detail": detail.into()})
+}
+
+/// Everything the X11 backend needs, probed on `$DISPLAY`.
+fn report() -> Value {
+    let display = std::env::var("DISPLAY").unwrap_or_default();
+    if display.trim().is_empty() {
+        let none = || status(false, "no X display ($DISPLAY is not set)");
+        return json!({
+            "platform_auto": "virtual",
+            "display": none(),
+            "xtest": none(),
+            "shm": none(),
+            "randr": none(),
+            "accessibility_bus": none(),
+            "hotkey_grab": none(),
+            "virtual_desktop": status(true, "built in"),
+        });
+    }
+    let mut d = match X11Desktop::connect(None) {
+        Ok(d) => d,
+        Err(e) => {
+            let down = || status(false, format!("not checked: {e}"));
+            return json!({
+                "platform_auto": "virtual",
+                "display": status(false, format!("{display}: {e}")),
+                "xtest": down(),
+                "shm": down(),
+                "randr": down(),
+                "accessibility_bus": down(),
+                "hotkey_grab": down(),
+                "virtual_desktop": status(true, "built in"),
+            });
+        }
+    };
+    let r = d.report();
+    let randr = if r.randr_monitors {
+        format!("RandR 1.5 monitors: {}", r.monitors)
+    } else if r.randr {
+        format!(
+            "RandR without monitors (< 1.5): whole screen, {} display",
+            r.monitors
+        )
+    } else {
+        "no RandR: whole screen as one display, no change notifications".to_string()
+    };
+    json!({
+        "platform_auto": if r.xtest { "x11" } else { "virtual" },
+        "display": status(true, format!(
+            "{} ({})",
+            r.display,
+            if r.window_manager { "EWMH window manager" } else { "no EWMH window manager: window list from the root's children" }
+        )),
+        "xtest": status(r.xtest, if r.xtest {
+            format!("input available ({} spare keycodes for any Unicode)", r.spare_keycodes)
+        } else {
+            "missing: no input, --platform auto uses the virtual desktop".to_string()
+        }),
+        "shm": status(r.shm, if r.shm { "MIT-SHM capture" } else { "no MIT-SHM: core GetImage capture (slower)" }),
+        "randr": status(r.randr, randr),
+        "accessibility_bus": match &r.accessibility {
+            Ok(()) => status(true, "AT-SPI bus joined"),
+            Err(e) => status(false, e.clone()),
+        },
+        "hotkey_grab": match &r.hotkey {
+            Ok(()) => status(true, format!("{} grabbed", cc_desktop::x11::DEFAULT_HOTKEY)),
+            Err(e) => status(false, e.clone()),
+        },
+        "virtual_desktop": status(true, "built in"),
+    })
+}
 
 /// Prints the diagnostics; exit 0 (the virtual desktop always works).
 pub fn run(as_json: bool) -> ExitCode {
-    let display = std::env::var("DISPLAY").unwrap_or_default();
-    let a11y_bus = std::env::var("AT_SPI_BUS_ADDRESS")
-        .ok()
-        .or_else(|| std::env::var("DBUS_SESSION_BUS_ADDRESS").ok());
-    let report = json!({
-        "platform_auto": "virtual",
-        "display": {"value": display, "x11_backend": "not in this build"},
-        "xtest": "not checked (no X11 backend in this build)",
-        "shm": "not checked (no X11 backend in this build)",
-        "randr": "not checked (no X11 backend in this build)",
-        "accessibility_bus": a11y_bus.map(|_| "session bus address set").unwrap_or("none"),
-        "hotkey_grab": "not available on the virtual desktop",
-        "virtual_desktop": "ok",
-    });
+    let report = report();
     if as_json {
         println!(
             "{}",
@@ -28,12 +90,18 @@ pub fn run(as_json: bool) -> ExitCode {
         );
     } else {
         for (k, v) in report.as_object().into_iter().flatten() {
-            println!(
-                "{k:<18} {}",
-                v.as_str()
+            let line = match (v.get("ok").and_then(Value::as_bool), v.get("detail")) {
+                (Some(ok), Some(detail)) => format!(
+                    "{} {}",
+                    if ok { "ok  " } else { "FAIL" },
+                    detail.as_str().unwrap_or_default()
+                ),
+                _ => v
+                    .as_str()
                     .map(str::to_string)
-                    .unwrap_or_else(|| v.to_string())
-            );
+                    .unwrap_or_else(|| v.to_string()),
+            };
+            println!("{k:<18} {line}");
         }
     }
     ExitCode::SUCCESS

@@ -111,8 +111,15 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
             let engine = cc_engine::Engine::new(driver, base);
             match a.transport {
                 Transport::Stdio => transports::stdio::serve(engine)?,
+                Transport::Http => transports::http::serve(
+                    engine,
+                    transports::http::Options {
+                        host: a.host,
+                        port: a.port,
+                    },
+                )?,
                 other => bail!(
-                    "transport {other:?} is not available in this build yet (only stdio); host {} port {} unused",
+                    "transport {other:?} is not available in this build yet (stdio, http); host {} port {} unused",
                     a.host,
                     a.port
                 ),

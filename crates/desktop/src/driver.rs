@@ -187,4 +187,16 @@ pub trait Driver: Send {
 
     /// Events since the last poll; called between actions and periodically when idle.
     fn poll_events(&mut self) -> Vec<DriverEvent>;
+
+    /// Sets the emergency hotkey (`safety.emergency_hotkey`, e.g. ctrl+alt+f12): one
+    /// non-modifier key plus modifiers. Backends without a global hotkey keep the
+    /// default, which says so; on failure `capabilities().hotkey` is false.
+    fn set_hotkey(&mut self, keys: &[Key]) -> Result<(), DriverError> {
+        let names: Vec<String> = keys.iter().map(Key::name).collect();
+        Err(DriverError::Unavailable(format!(
+            "the {} backend has no global hotkey ({})",
+            self.platform(),
+            names.join("+")
+        )))
+    }
 }

@@ -11,6 +11,7 @@
 pub mod driver;
 pub mod image;
 pub mod virtual_desktop;
+pub mod x11;
 
 pub use driver::{
     Axis, Button, Capabilities, Driver, DriverError, DriverEvent, ElementHandle, ElementInfo,
@@ -18,3 +19,4 @@ pub use driver::{
 };
 pub use image::RgbImage;
 pub use virtual_desktop::{VirtualConfig, VirtualDesktop};
+pub use x11::{X11Desktop, X11Options, X11Report};

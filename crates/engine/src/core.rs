@@ -95,13 +95,16 @@ impl Core {
         true
     }
 
-    /// Releases the emergency stop. Returns false without a session.
-    pub fn panic_off(&self, source: PanicSource) -> bool {
+    /// Releases the emergency stop. `None` without a session; `Some(false)` when the
+    /// stop stays on because `safety.panic_file` still exists (while it exists the
+    /// session is stopped, whatever else asks for a release); `Some(true)` otherwise.
+    pub fn panic_off(&self, source: PanicSource) -> Option<bool> {
         let mut g = self.lock();
         let now = self.clock.now();
-        let Some(s) = g.session.as_mut() else {
-            return false;
-        };
+        let s = g.session.as_mut()?;
+        if source != PanicSource::File && panic_file_present(&s.config.config().safety.panic_file) {
+            return Some(false);
+        }
         if s.state == SessionState::Stopped {
             self.stop.store(false, Ordering::SeqCst);
             s.state = SessionState::Ready;
@@ -110,6 +113,74 @@ impl Core {
             self.bus
                 .emit("safety.panic_released", json!({"source": source.as_str()}));
         }
-        true
+        Some(true)
     }
+
+    /// Leaves idle standby (`session.resume` or the hotkey); true when it did.
+    pub fn resume_standby(&self) -> bool {
+        let mut g = self.lock();
+        let now = self.clock.now();
+        match g.session.as_mut() {
+            Some(s) if s.state == SessionState::Standby && !s.stopping => {
+                s.state = SessionState::Ready;
+                s.last_activity = now;
+                s.idle_reported = false;
+                self.bus.emit("session.resumed", json!({"from": "standby"}));
+                true
+            }
+            _ => false,
+        }
+    }
+
+    /// The emergency hotkey was pressed: it releases a stop, leaves standby, and
+    /// otherwise engages the stop (PROTOCOL §5.1, §5.4).
+    pub fn hotkey(&self) {
+        let state = self.lock().session.as_ref().map(|s| s.state);
+        match state {
+            Some(SessionState::Stopped) => {
+                self.panic_off(PanicSource::Hotkey);
+            }
+            Some(SessionState::Standby) => {
+                self.resume_standby();
+            }
+            Some(_) => {
+                self.panic_on(PanicSource::Hotkey);
+            }
+            None => {}
+        }
+    }
+
+    /// Follows the session's panic file: its appearance engages the stop, its removal
+    /// releases it. Called by the watcher thread, at session start and before every
+    /// gate decision (so no action slips through between two looks of the watcher).
+    /// The transition is decided under the lock, so each one happens exactly once.
+    pub fn sync_panic_file(&self) {
+        let transition = {
+            let mut g = self.lock();
+            let Some(s) = g.session.as_mut().filter(|s| !s.stopping) else {
+                return;
+            };
+            let present = panic_file_present(&s.config.config().safety.panic_file);
+            let changed = present != s.panic_file_seen;
+            s.panic_file_seen = present;
+            changed.then_some(present)
+        };
+        match transition {
+            Some(true) => {
+                tracing::info!("panic file appeared: emergency stop");
+                self.panic_on(PanicSource::File);
+            }
+            Some(false) => {
+                tracing::info!("panic file removed: stop released");
+                self.panic_off(PanicSource::File);
+            }
+            None => {}
+        }
+    }
+}
+
+/// True when a panic file is configured and exists. The file is only ever looked at:
+/// the server never creates, reads or deletes it.
+pub fn panic_file_present(path: &str) -> bool {
+    !path.is_empty() && std::path::Path::new(path).exists()
 }

@@ -14,9 +14,10 @@ use crate::clock::{Clock, SystemClock, rfc3339};
 use crate::config::{ConfigError, ConfigStack};
 use crate::core::{Core, PanicSource};
 use crate::events::{BusStats, EventBus, Subscription};
+use crate::frames::{Shot, ShotSlot};
 use crate::gate;
 use crate::rules::Policy;
-use crate::session::{Session, Shared};
+use crate::session::{Queued, Reply, Session, Shared};
 use crate::spec::{Field, Ty, ValidateMode, validate};
 use crate::tools::args::validate_args;
 use crate::tools::{Needs, find, tools};
@@ -29,6 +30,8 @@ pub struct Engine {
     jobs: Sender<Job>,
     base: Arc<ConfigStack>,
     lifecycle: Arc<Mutex<()>>,
+    /// The latest capture's image, for an operator console.
+    shots: ShotSlot,
 }
 
 fn invalid_args(issues: Vec<crate::spec::Issue>) -> ToolError {
@@ -79,8 +82,10 @@ impl Engine {
             platform,
             caps,
         });
+        crate::panic_file::spawn(Arc::downgrade(&core));
         let (tx, rx) = channel();
         let worker = Worker::new(core.clone(), driver);
+        let shots = worker.shot_slot();
         let spawned = std::thread::Builder::new()
             .name("cc-worker".into())
             .spawn(move || worker.run(rx));
@@ -92,7 +97,14 @@ impl Engine {
             jobs: tx,
             base: Arc::new(base),
             lifecycle: Arc::new(Mutex::new(())),
+            shots,
         }
+    }
+
+    /// The image of the latest `screen.capture` (as the agent received it), if any:
+    /// what an operator console shows as the live screen.
+    pub fn latest_frame(&self) -> Option<Arc<Shot>> {
+        self.shots.lock().unwrap_or_else(|p| p.into_inner()).clone()
     }
 
     /// The event bus (transports subscribe here).
@@ -265,9 +277,12 @@ impl Engine {
                 last_activity: now,
                 idle_reported: false,
                 pending: None,
+                panic_file_seen: false,
             });
             self.core.bus.emit("session.started", result.clone());
         }
+        // While the panic file exists the session is stopped, from its first moment.
+        self.core.sync_panic_file();
         self.core.ok(m, started, result)
     }
 
@@ -277,7 +292,7 @@ impl Engine {
         let m = "session.stop";
         let started = Instant::now();
         let _life = self.lifecycle.lock().unwrap_or_else(|p| p.into_inner());
-        {
+        let queued = {
             let mut g = self.core.lock();
             let Some(s) = g.session.as_mut() else {
                 drop(g);
@@ -286,12 +301,32 @@ impl Engine {
             s.stopping = true;
             g.epoch += 1;
             gate::cancel_pending(&mut g, &self.core.bus, "session stopped");
+            std::mem::take(&mut g.queued)
+        };
+        // Actions still waiting for the worker are refused at once (§10).
+        for q in queued {
+            if q.reply.claim() {
+                let _ = q.reply.tx.send(self.refuse_stopping(&q.tool));
+            }
         }
         let (tx, rx) = channel();
         if self.jobs.send(Job::End { reply: tx }).is_ok() {
             let _ = rx.recv();
         }
         self.core.ok(m, started, json!({"state": "idle"}))
+    }
+
+    /// The answer to an action that was still queued in a transport when
+    /// `session.stop` came (PROTOCOL §10): refused at once, never run.
+    pub fn refuse_stopping(&self, tool: &str) -> Envelope {
+        self.core.err(
+            tool,
+            Instant::now(),
+            ToolError::new(
+                ErrorCode::SafetyStopped,
+                "session.stop came before this call ran; it was not run",
+            ),
+        )
     }
 
     /// `session.configure`.
@@ -427,23 +462,14 @@ impl Engine {
             return self.core.err(m, started, not_started());
         };
         match from {
-            SessionState::Stopped => {
-                self.core.panic_off(PanicSource::Protocol);
+            // While the panic file exists the stop stays on (and nothing resumes).
+            SessionState::Stopped if self.core.panic_off(PanicSource::Protocol) == Some(true) => {
                 self.core
                     .bus
                     .emit("session.resumed", json!({"from": "stopped"}));
             }
             SessionState::Standby => {
-                let mut g = self.core.lock();
-                let now = self.core.clock.now();
-                if let Some(s) = g.session.as_mut() {
-                    s.state = SessionState::Ready;
-                    s.last_activity = now;
-                    s.idle_reported = false;
-                }
-                self.core
-                    .bus
-                    .emit("session.resumed", json!({"from": "standby"}));
+                self.core.resume_standby();
             }
             _ => {}
         }
@@ -466,7 +492,8 @@ impl Engine {
         let ok = if on {
             self.core.panic_on(PanicSource::Protocol)
         } else {
-            self.core.panic_off(PanicSource::Protocol)
+            // Stays on while the panic file exists (the result then says so).
+            self.core.panic_off(PanicSource::Protocol).is_some()
         };
         if !ok {
             return self.core.err(m, started, not_started());
@@ -544,12 +571,24 @@ impl Engine {
             Err(issues) => return self.core.err(tool, started, invalid_args(issues)),
         };
         let (tx, rx) = channel();
+        let reply = Reply::new(tx);
+        {
+            let mut g = self.core.lock();
+            if g.epoch != epoch {
+                drop(g);
+                return self.refuse_stopping(def.name);
+            }
+            g.queued.push(Queued {
+                tool: def.name.to_string(),
+                reply: reply.clone(),
+            });
+        }
         let job = Job::Action {
             tool: def.name.to_string(),
             args,
             approved: None,
             epoch,
-            reply: Some(tx),
+            reply: Some(reply),
         };
         if self.jobs.send(job).is_err() {
             return self.core.err(
@@ -626,6 +665,7 @@ impl Engine {
             "action_count": s.map(|s| s.action_count).unwrap_or(0),
             "frame": self.core.frame.load(Ordering::Relaxed),
             "pending_confirmation": pending,
+            "held": held_json(&g.held),
         });
         drop(g);
         Envelope::success(result, self.core.meta_with("system.status", started, state))
@@ -637,6 +677,21 @@ fn not_started() -> ToolError {
         ErrorCode::NotStarted,
         "no session; call session.start first",
     )
+}
+
+/// What the driver holds down: `{keys:[…], buttons:[…]}` (empty after every action
+/// and after a panic).
+fn held_json(h: &cc_desktop::HeldInputs) -> Value {
+    let buttons: Vec<&str> = h
+        .buttons
+        .iter()
+        .map(|b| match b {
+            cc_desktop::Button::Left => "left",
+            cc_desktop::Button::Middle => "middle",
+            cc_desktop::Button::Right => "right",
+        })
+        .collect();
+    json!({"keys": h.keys, "buttons": buttons})
 }
 
 fn caps_json(c: &Capabilities) -> Value {

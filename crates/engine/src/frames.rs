@@ -1,7 +1,27 @@
 //! Frame numbers and layout generations: a coordinate computed from a capture taken
 //! before the layout changed is refused (`stale_frame`), never clicked.
 
-use cc_protocol::{ErrorCode, ToolError};
+use std::sync::{Arc, Mutex};
+
+use cc_protocol::{ErrorCode, Rect, ToolError};
+
+/// The latest encoded capture, exactly as the agent received it, kept so an operator
+/// console can show what the model is looking at (HTTP `GET /frame`).
+#[derive(Debug, Clone)]
+pub struct Shot {
+    pub frame: u64,
+    /// MIME type of `bytes` (`image/png`, `image/jpeg`, `image/webp`).
+    pub mime: &'static str,
+    pub bytes: Arc<[u8]>,
+    /// Image size in pixels.
+    pub width: u32,
+    pub height: u32,
+    /// The canvas rectangle the image shows.
+    pub region: Rect,
+}
+
+/// Shared between the worker (which writes it) and the engine facade (which reads it).
+pub type ShotSlot = Arc<Mutex<Option<Arc<Shot>>>>;
 
 /// Frame bookkeeping of one server.
 #[derive(Debug, Clone, Default)]
@@ -9,6 +29,8 @@ pub struct Frames {
     latest: u64,
     /// The first frame number of the current layout generation.
     generation_start: u64,
+    /// The latest capture's image.
+    shot: ShotSlot,
 }
 
 impl Frames {
@@ -23,6 +45,16 @@ impl Frames {
         self.latest
     }
 
+    /// Keeps a capture's image as the latest one (replacing the previous one).
+    pub fn publish(&self, shot: Shot) {
+        *self.shot.lock().unwrap_or_else(|p| p.into_inner()) = Some(Arc::new(shot));
+    }
+
+    /// The slot holding the latest capture's image.
+    pub fn shot_slot(&self) -> ShotSlot {
+        self.shot.clone()
+    }
+
     /// Records a layout change: every frame so far is stale.
     pub fn layout_changed(&mut self) {
         self.generation_start = self.latest + 1;
@@ -33,10 +65,12 @@ impl Frames {
         let Some(f) = cited else {
             return Ok(());
         };
-        if f > self.latest {
-            return Err(ToolError::new(
+        if f == 0 || f > self.latest {
+            let msg = format!("frame {f} was never captured (latest is {})", self.latest);
+            return Err(ToolError::with_data(
                 ErrorCode::InvalidArguments,
-                format!("frame {f} was never captured (latest is {})", self.latest),
+                msg.clone(),
+                serde_json::json!({"issues": [{"path": "frame", "message": msg}]}),
             ));
         }
         if f < self.generation_start {
@@ -68,5 +102,10 @@ mod tests {
             ErrorCode::InvalidArguments
         );
         assert!(f.check(None).is_ok());
+        assert_eq!(
+            f.check(Some(0)).unwrap_err().code,
+            ErrorCode::InvalidArguments,
+            "frame numbers start at 1"
+        );
     }
 }

@@ -37,6 +37,11 @@ pub struct Request<'a> {
     pub verdict: &'a Verdict,
     /// The request id of the approval this run carries, if any.
     pub approved: Option<&'a str>,
+    /// An item of a batch that already passed the gate as a whole: it is not `busy`
+    /// (the batch is the action in flight), and if it needs a confirmation the batch
+    /// did not get (the desktop changed since, e.g. a password field took the focus),
+    /// it is refused rather than parked.
+    pub batch_item: bool,
     pub epoch: u64,
     /// A benign observation (may run while a confirmation is pending, if configured).
     pub observation: bool,
@@ -75,17 +80,20 @@ pub fn decide(
             "the session is in idle standby; call session.resume",
         ));
     }
+    let busy = |p: &Pending| {
+        Decision::Reject(ToolError::with_data(
+            ErrorCode::Busy,
+            format!(
+                "a confirmation is pending ({}); answer it first",
+                p.request_id
+            ),
+            json!({"request_id": p.request_id}),
+        ))
+    };
     if let Some(p) = &session.pending {
         let observe = session.config.config().safety.observe_while_confirming && req.observation;
-        if req.approved.is_none() && !observe {
-            return Decision::Reject(ToolError::with_data(
-                ErrorCode::Busy,
-                format!(
-                    "a confirmation is pending ({}); answer it first",
-                    p.request_id
-                ),
-                json!({"request_id": p.request_id}),
-            ));
+        if req.approved.is_none() && !req.batch_item && !observe {
+            return busy(p);
         }
     }
     let safety = &session.config.config().safety;
@@ -121,6 +129,20 @@ pub fn decide(
             safety.confirm_threshold.as_str()
         ),
     };
+    if req.batch_item {
+        return Decision::Reject(ToolError::with_data(
+            ErrorCode::PolicyDenied,
+            format!(
+                "{reason}, but the batch was not confirmed (the desktop changed since it was gated); run it on its own"
+            ),
+            json!({"rule": "confirmation", "risk": req.risk, "reason": reason}),
+        ));
+    }
+    // One confirmation at a time: an observation let through while another is
+    // pending never replaces it.
+    if let Some(p) = &session.pending {
+        return busy(p);
+    }
     let timeout_s = safety.confirm_timeout_s;
     let request_id = format!("cfm-{}", random_hex(6));
     let expires_at = rfc3339(clock.wall() + Duration::from_secs_f64(timeout_s));

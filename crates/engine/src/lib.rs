@@ -15,6 +15,8 @@ pub mod engine;
 pub mod events;
 pub mod frames;
 pub mod gate;
+mod hotkey;
+mod panic_file;
 pub mod risk;
 pub mod rules;
 pub mod session;
@@ -22,5 +24,8 @@ pub mod snapshot;
 pub mod spec;
 pub mod tools;
 mod worker;
+
+#[cfg(test)]
+mod safety_tests;
 
 pub use engine::{Engine, tool_json};

@@ -7,30 +7,53 @@ use serde_json::Value;
 use cc_protocol::{Key, keys::ModifierFamily};
 
 use crate::config::{Effect, Matcher, Rule};
+use crate::tools::tools;
 
 /// Where an action lands: its canvas points and the window it reaches.
 #[derive(Debug, Clone, Default)]
 pub struct Landing {
     /// Canvas points the action touches (clamped).
     pub points: Vec<(i32, i32)>,
-    /// The window under the pointer (pointer tools) or focused (keyboard tools).
-    pub window: Option<(String, String)>,
+    /// `(app_id, title)` of the windows the action lands in: under each of its points
+    /// (pointer tools), the target (`window.focus`, accessibility tools), or the focused
+    /// one (keyboard tools). A window matcher matches when any of them does.
+    pub windows: Vec<(String, String)>,
 }
 
-/// A compiled argument matcher: path, matcher, value, and its compiled regex or glob.
-type ArgMatch = (
-    Vec<String>,
-    Matcher,
-    Value,
-    Option<Regex>,
-    Option<GlobMatcher>,
-);
+/// A compiled argument matcher.
+struct ArgMatch {
+    path: Vec<String>,
+    matcher: Matcher,
+    value: Value,
+    /// `regex`: the compiled regex (`None` if it failed: never matches).
+    re: Option<Regex>,
+    /// `glob`: the compiled case-insensitive glob (`None` if it failed).
+    glob: Option<GlobMatcher>,
+    /// `contains`: the lowercased needle and, for a generic modifier name, every
+    /// name of its family.
+    needle: Option<(String, Option<&'static [&'static str]>)>,
+}
+
+type WinGlob = Option<Option<GlobMatcher>>;
+
+fn win_match(g: &WinGlob, text: &str) -> bool {
+    match g {
+        None => true,
+        Some(None) => false,
+        Some(Some(g)) => g.is_match(text),
+    }
+}
 
 struct Compiled {
     /// `None` when the glob failed to compile: such a rule never matches.
     tool: Option<GlobMatcher>,
+    /// Which tools of the registry the glob matches (bit `i` = `tools()[i]`), so
+    /// evaluation does not run a glob per rule for a known tool.
+    known: u64,
     argument: Option<ArgMatch>,
-    window: Option<(Option<GlobMatcher>, Option<GlobMatcher>)>,
+    /// `(app, title)`: `None` = no constraint, `Some(None)` = a glob that failed to
+    /// compile (never matches).
+    window: Option<(WinGlob, WinGlob)>,
     effect: Effect,
 }
 
@@ -64,33 +87,40 @@ impl Policy {
             .iter()
             .map(|r| {
                 let tool = Glob::new(&r.matches.tool).ok().map(|g| g.compile_matcher());
+                let known = tools()
+                    .iter()
+                    .take(64)
+                    .enumerate()
+                    .filter(|(_, t)| tool.as_ref().is_some_and(|g| g.is_match(t.name)))
+                    .fold(0u64, |m, (i, _)| m | (1 << i));
                 let argument = r.matches.argument.as_ref().map(|a| {
-                    let re = (a.matcher == Matcher::Regex)
-                        .then(|| {
-                            a.value.as_str().and_then(|s| {
-                                regex::RegexBuilder::new(s).size_limit(1 << 20).build().ok()
-                            })
-                        })
-                        .flatten();
-                    let glob = (a.matcher == Matcher::Glob)
-                        .then(|| a.value.as_str().and_then(ci_glob))
-                        .flatten();
-                    (
-                        a.name.split('.').map(str::to_string).collect(),
-                        a.matcher,
-                        a.value.clone(),
-                        re,
-                        glob,
-                    )
+                    let text = a.value.as_str();
+                    ArgMatch {
+                        path: a.name.split('.').map(str::to_string).collect(),
+                        matcher: a.matcher,
+                        value: a.value.clone(),
+                        re: text.filter(|_| a.matcher == Matcher::Regex).and_then(|s| {
+                            regex::RegexBuilder::new(s).size_limit(1 << 20).build().ok()
+                        }),
+                        glob: text
+                            .filter(|_| a.matcher == Matcher::Glob)
+                            .and_then(ci_glob),
+                        needle: text.filter(|_| a.matcher == Matcher::Contains).map(|n| {
+                            let n = n.to_lowercase();
+                            let family = modifier_family(&n);
+                            (n, family)
+                        }),
+                    }
                 });
                 let window = r.matches.window.as_ref().map(|w| {
                     (
-                        w.app.as_deref().and_then(ci_glob),
-                        w.title.as_deref().and_then(ci_glob),
+                        w.app.as_deref().map(ci_glob),
+                        w.title.as_deref().map(ci_glob),
                     )
                 });
                 Compiled {
                     tool,
+                    known,
                     argument,
                     window,
                     effect: r.effect,
@@ -119,30 +149,26 @@ impl Policy {
     /// Evaluates every rule.
     pub fn evaluate(&self, tool: &str, args: &Value, landing: &Landing) -> Verdict {
         let mut v = Verdict::default();
+        let index = tools().iter().take(64).position(|t| t.name == tool);
         for (i, r) in self.rules.iter().enumerate() {
-            if !r.tool.as_ref().is_some_and(|g| g.is_match(tool)) {
+            let tool_hit = match index {
+                Some(t) => r.known & (1 << t) != 0,
+                None => r.tool.as_ref().is_some_and(|g| g.is_match(tool)),
+            };
+            if !tool_hit {
                 continue;
             }
-            if let Some((path, matcher, value, re, glob)) = &r.argument
-                && !argument_matches(
-                    args,
-                    path,
-                    *matcher,
-                    value,
-                    re.as_ref(),
-                    glob.as_ref(),
-                    landing,
-                )
+            if let Some(a) = &r.argument
+                && !argument_matches(args, a, landing)
             {
                 continue;
             }
             if let Some((app, title)) = &r.window {
-                let Some((wa, wt)) = &landing.window else {
-                    continue;
-                };
-                if app.as_ref().is_some_and(|g| !g.is_match(wa))
-                    || title.as_ref().is_some_and(|g| !g.is_match(wt))
-                {
+                let hit = landing
+                    .windows
+                    .iter()
+                    .any(|(wa, wt)| win_match(app, wa) && win_match(title, wt));
+                if !hit {
                     continue;
                 }
             }
@@ -161,14 +187,27 @@ fn lookup<'v>(args: &'v Value, path: &[String]) -> Option<&'v Value> {
     path.iter().try_fold(args, |cur, p| cur.get(p.as_str()))
 }
 
-fn strings(v: &Value) -> Vec<String> {
+/// True when `f` holds for a string form of `v` (a string, a number or a boolean, or
+/// any element of a list of them).
+fn any_string(v: &Value, f: &dyn Fn(&str) -> bool) -> bool {
     match v {
-        Value::String(s) => vec![s.clone()],
-        Value::Array(a) => a.iter().flat_map(strings).collect(),
-        Value::Number(n) => vec![n.to_string()],
-        Value::Bool(b) => vec![b.to_string()],
-        _ => Vec::new(),
+        Value::String(s) => f(s),
+        Value::Array(a) => a.iter().any(|e| any_string(e, f)),
+        Value::Number(n) => f(&n.to_string()),
+        Value::Bool(b) => f(if *b { "true" } else { "false" }),
+        _ => false,
     }
+}
+
+/// Every name of a generic modifier's family (`win` → `lwin rwin super meta cmd …`).
+fn modifier_family(needle: &str) -> Option<&'static [&'static str]> {
+    if !["win", "ctrl", "alt", "shift", "super", "meta", "cmd"].contains(&needle) {
+        return None;
+    }
+    Key::parse(needle)
+        .ok()
+        .and_then(|k| k.modifier_family())
+        .map(ModifierFamily::names)
 }
 
 fn equals(a: &Value, b: &Value) -> bool {
@@ -183,15 +222,8 @@ fn equals(a: &Value, b: &Value) -> bool {
 
 /// `contains`: case-insensitive substring on strings; on lists, any element equal.
 /// Modifier aware: `win` matches `lwin rwin super meta cmd`, `ctrl` `lctrl rctrl`, …
-fn contains(arg: &Value, needle: &str) -> bool {
-    let needle = needle.to_lowercase();
-    let family: Option<&[&str]> = Key::parse(&needle)
-        .ok()
-        .and_then(|k| k.modifier_family())
-        .filter(|_| {
-            ["win", "ctrl", "alt", "shift", "super", "meta", "cmd"].contains(&needle.as_str())
-        })
-        .map(|f: ModifierFamily| f.names());
+/// `needle` is lowercased already.
+fn contains(arg: &Value, needle: &str, family: Option<&[&str]>) -> bool {
     match arg {
         Value::Array(items) => items.iter().filter_map(Value::as_str).any(|s| {
             let s = s.to_lowercase();
@@ -199,15 +231,13 @@ fn contains(arg: &Value, needle: &str) -> bool {
         }),
         Value::String(s) => {
             let s = s.to_lowercase();
-            if s.contains(&needle) {
+            if s.contains(needle) {
                 return true;
             }
             // A combo written as a string: "ctrl+lwin+r".
             family.is_some_and(|f| Key::split_combo(&s).iter().any(|k| f.contains(&k.as_str())))
         }
-        other => strings(other)
-            .iter()
-            .any(|s| s.to_lowercase().contains(&needle)),
+        other => any_string(other, &|s| s.to_lowercase().contains(needle)),
     }
 }
 
@@ -219,35 +249,36 @@ fn in_region(points: &[(i32, i32)], region: &Value) -> bool {
     })
 }
 
-fn argument_matches(
-    args: &Value,
-    path: &[String],
-    matcher: Matcher,
-    value: &Value,
-    re: Option<&Regex>,
-    glob: Option<&GlobMatcher>,
-    landing: &Landing,
-) -> bool {
-    if matcher == Matcher::InRegion {
+fn argument_matches(args: &Value, a: &ArgMatch, landing: &Landing) -> bool {
+    if a.matcher == Matcher::InRegion {
         // The named argument if it is a point, else every point the action lands on.
-        if let Some(p) = lookup(args, path)
+        if let Some(p) = lookup(args, &a.path)
             && let (Some(x), Some(y)) = (
                 p.get("x").and_then(Value::as_f64),
                 p.get("y").and_then(Value::as_f64),
             )
         {
-            return in_region(&[(x.round() as i32, y.round() as i32)], value);
+            return in_region(&[(x.round() as i32, y.round() as i32)], &a.value);
         }
-        return in_region(&landing.points, value);
+        return in_region(&landing.points, &a.value);
     }
-    let Some(arg) = lookup(args, path) else {
+    let Some(arg) = lookup(args, &a.path) else {
         return false;
     };
-    match matcher {
-        Matcher::Equals => equals(arg, value),
-        Matcher::Contains => value.as_str().is_some_and(|n| contains(arg, n)),
-        Matcher::Regex => re.is_some_and(|re| strings(arg).iter().any(|s| re.is_match(s))),
-        Matcher::Glob => glob.is_some_and(|g| strings(arg).iter().any(|s| g.is_match(s))),
+    match a.matcher {
+        Matcher::Equals => equals(arg, &a.value),
+        Matcher::Contains => a
+            .needle
+            .as_ref()
+            .is_some_and(|(n, family)| contains(arg, n, *family)),
+        Matcher::Regex => {
+            a.re.as_ref()
+                .is_some_and(|re| any_string(arg, &|s| re.is_match(s)))
+        }
+        Matcher::Glob => a
+            .glob
+            .as_ref()
+            .is_some_and(|g| any_string(arg, &|s| g.is_match(s))),
         Matcher::InRegion => false,
     }
 }
@@ -280,6 +311,33 @@ mod tests {
                 .deny,
             None
         );
+    }
+
+    #[test]
+    fn the_precomputed_tool_match_agrees_with_the_glob() {
+        for pattern in [
+            "*",
+            "keyboard.*",
+            "pointer.?lick",
+            "*.list",
+            "batch.execute",
+            "x*",
+        ] {
+            let p = policy(json!([{"match": {"tool": pattern}, "effect": "deny"}]));
+            let g = Glob::new(pattern).unwrap().compile_matcher();
+            for t in tools() {
+                let hit = p
+                    .evaluate(t.name, &json!({}), &Landing::default())
+                    .deny
+                    .is_some();
+                assert_eq!(hit, g.is_match(t.name), "{pattern} vs {}", t.name);
+            }
+            // A name outside the registry still goes through the glob.
+            let hit = p
+                .evaluate("keyboard.x", &json!({}), &Landing::default())
+                .deny;
+            assert_eq!(hit.is_some(), g.is_match("keyboard.x"), "{pattern}");
+        }
     }
 
     #[test]
@@ -370,11 +428,11 @@ mod tests {
         );
         let inside = Landing {
             points: vec![(10, 10)],
-            window: None,
+            windows: vec![],
         };
         let outside = Landing {
             points: vec![(10, 60)],
-            window: None,
+            windows: vec![],
         };
         assert_eq!(
             p.evaluate("pointer.click", &json!({}), &inside).deny,
@@ -402,12 +460,12 @@ mod tests {
         );
         let l = Landing {
             points: vec![],
-            window: Some(("cc-form".into(), "Sign in".into())),
+            windows: vec![("cc-form".into(), "Sign in".into())],
         };
         assert_eq!(p.evaluate("keyboard.type", &json!({}), &l).confirm, Some(0));
         let other = Landing {
             points: vec![],
-            window: Some(("cc-list".into(), "Items".into())),
+            windows: vec![("cc-list".into(), "Items".into())],
         };
         assert_eq!(
             p.evaluate("keyboard.type", &json!({}), &other).confirm,

@@ -2,9 +2,12 @@
 
 use std::collections::HashMap;
 use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::mpsc::Sender;
 use std::time::Instant;
 
-use cc_protocol::{Risk, SessionState, Surface};
+use cc_desktop::HeldInputs;
+use cc_protocol::{Envelope, Risk, SessionState, Surface};
 use serde_json::Value;
 
 use crate::config::ConfigStack;
@@ -42,6 +45,8 @@ pub struct Session {
     pub last_activity: Instant,
     pub idle_reported: bool,
     pub pending: Option<Pending>,
+    /// The panic file existed at the last look (see `Core::sync_panic_file`).
+    pub panic_file_seen: bool,
 }
 
 impl Session {
@@ -57,6 +62,41 @@ impl Session {
     }
 }
 
+/// Where an action's answer goes. Exactly one party answers: the worker when it starts
+/// the action, or `session.stop` when the action was still queued.
+#[derive(Debug, Clone)]
+pub struct Reply {
+    pub tx: Sender<Envelope>,
+    answered: Arc<AtomicBool>,
+}
+
+impl Reply {
+    /// A fresh, unanswered reply.
+    pub fn new(tx: Sender<Envelope>) -> Reply {
+        Reply {
+            tx,
+            answered: Arc::new(AtomicBool::new(false)),
+        }
+    }
+
+    /// Claims the right to answer; false when someone already has.
+    pub fn claim(&self) -> bool {
+        !self.answered.swap(true, Ordering::SeqCst)
+    }
+
+    /// True when both are the same reply.
+    pub fn same(&self, other: &Reply) -> bool {
+        Arc::ptr_eq(&self.answered, &other.answered)
+    }
+}
+
+/// An action sent to the worker and not started yet.
+#[derive(Debug, Clone)]
+pub struct Queued {
+    pub tool: String,
+    pub reply: Reply,
+}
+
 /// Everything behind the engine's one mutex.
 #[derive(Default)]
 pub struct Shared {
@@ -66,6 +106,10 @@ pub struct Shared {
     /// Expired confirmation ids and when they expired.
     pub expired: HashMap<String, Instant>,
     pub surface: Option<Surface>,
+    /// What the driver held down after the last action or release (`system.status`).
+    pub held: HeldInputs,
+    /// Actions waiting for the worker (`session.stop` refuses them at once).
+    pub queued: Vec<Queued>,
 }
 
 impl Shared {

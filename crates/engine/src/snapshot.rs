@@ -207,9 +207,11 @@ impl Snapshots {
     pub fn entry(&self, snapshot_id: &str, node_id: u32) -> Result<&Entry, ToolError> {
         match &self.latest {
             Some((id, entries)) if id == snapshot_id => entries.get(&node_id).ok_or_else(|| {
-                ToolError::new(
+                let msg = format!("snapshot {snapshot_id} has no node {node_id}");
+                ToolError::with_data(
                     ErrorCode::InvalidArguments,
-                    format!("snapshot {snapshot_id} has no actionable node {node_id}"),
+                    msg.clone(),
+                    serde_json::json!({"issues": [{"path": "node_id", "message": msg}]}),
                 )
             }),
             _ => Err(ToolError::new(

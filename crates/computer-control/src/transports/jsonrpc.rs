@@ -18,6 +18,72 @@ pub fn error(id: Value, code: i64, message: &str) -> Value {
     json!({"jsonrpc": "2.0", "id": id, "error": {"code": code, "message": message}})
 }
 
+/// Parses one JSON message. A number literal too large for a double (`1e999`) is valid
+/// JSON syntax; instead of failing the whole message (and losing its `id`), such a
+/// literal is read as the string `"Infinity"` (or `"-Infinity"`), which argument
+/// validation then refuses as not finite (PROTOCOL §3), answering the request.
+pub fn parse(text: &str) -> Result<Value, serde_json::Error> {
+    match serde_json::from_str(text) {
+        Ok(v) => Ok(v),
+        Err(e) => match overflowing_numbers_as_strings(text) {
+            Some(fixed) => serde_json::from_str(&fixed).map_err(|_| e),
+            None => Err(e),
+        },
+    }
+}
+
+/// Rewrites number literals that overflow a double into strings; `None` when none do.
+fn overflowing_numbers_as_strings(text: &str) -> Option<String> {
+    let b = text.as_bytes();
+    let mut out = String::new();
+    let (mut i, mut copied, mut in_string) = (0, 0, false);
+    while i < b.len() {
+        let c = b[i];
+        if in_string {
+            match c {
+                b'\\' => i += 2,
+                b'"' => {
+                    in_string = false;
+                    i += 1;
+                }
+                _ => i += 1,
+            }
+            continue;
+        }
+        match c {
+            b'"' => {
+                in_string = true;
+                i += 1;
+            }
+            b'-' | b'0'..=b'9' => {
+                let start = i;
+                i += 1;
+                while i < b.len() && matches!(b[i], b'0'..=b'9' | b'.' | b'e' | b'E' | b'+' | b'-')
+                {
+                    i += 1;
+                }
+                if let Ok(f) = text[start..i].parse::<f64>()
+                    && f.is_infinite()
+                {
+                    out.push_str(&text[copied..start]);
+                    out.push_str(if f < 0.0 {
+                        "\"-Infinity\""
+                    } else {
+                        "\"Infinity\""
+                    });
+                    copied = i;
+                }
+            }
+            _ => i += 1,
+        }
+    }
+    if copied == 0 {
+        return None;
+    }
+    out.push_str(&text[copied..]);
+    Some(out)
+}
+
 /// Methods that never wait for the worker: a transport may run them inline, so an
 /// emergency stop or an approval is never queued behind a running action.
 pub fn is_control(message: &Value) -> bool {
@@ -105,5 +171,22 @@ pub fn handle_value(engine: &Engine, msg: &Value) -> Option<Value> {
             (!out.is_empty()).then_some(Value::Array(out))
         }
         one => handle_message(engine, one),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn overflowing_numbers_become_strings() {
+        let v = parse(r#"{"id":3,"a":[1e999,-1E+400,"1e999 \" 2e999",1.5,-0]}"#).unwrap();
+        assert_eq!(
+            v,
+            json!({"id": 3, "a": ["Infinity", "-Infinity", "1e999 \" 2e999", 1.5, -0.0]})
+        );
+        assert!(parse(r#"{"a":1e999"#).is_err(), "still broken JSON");
+        assert!(parse("{]").is_err());
+        assert_eq!(parse("1e999").unwrap(), json!("Infinity"));
     }
 }

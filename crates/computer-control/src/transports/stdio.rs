@@ -9,6 +9,7 @@ use serde_json::{Value, json};
 
 use cc_engine::Engine;
 
+use super::fifo::Fifo;
 use super::jsonrpc::{self, INVALID_REQUEST, PARSE_ERROR};
 use super::pool::Pool;
 
@@ -128,12 +129,12 @@ pub fn serve_io(
     // once (it must refuse what is queued, not wait behind it). Everything else goes
     // through one FIFO lane, so pipelined requests run in the order they were sent.
     let pool = Pool::new();
-    let (fifo_tx, fifo_rx) = std::sync::mpsc::channel::<Value>();
-    let (fe, fw) = (engine.clone(), writer.clone());
+    let lane = Fifo::new();
+    let (fe, fw, fl) = (engine.clone(), writer.clone(), lane.clone());
     let fifo = std::thread::Builder::new()
         .name("cc-fifo".into())
         .spawn(move || {
-            while let Ok(msg) = fifo_rx.recv() {
+            while let Some(msg) = fl.pop() {
                 let resp = jsonrpc::handle_value(&fe, &msg);
                 if let Some(r) = resp {
                     fw.send(&r);
@@ -173,7 +174,7 @@ pub fn serve_io(
         if text.is_empty() {
             continue; // blank lines are keep-alives, never answered
         }
-        let msg: Value = match serde_json::from_str(text) {
+        let msg: Value = match jsonrpc::parse(text) {
             Ok(v) => v,
             Err(e) => {
                 writer.send(&jsonrpc::error(
@@ -189,17 +190,21 @@ pub fn serve_io(
                 writer.send(&resp);
             }
         } else if msg.get("method").and_then(Value::as_str) == Some("session.stop") {
+            // Queued actions are refused at once, not after the action in flight.
+            for refused in lane.refuse_actions(&engine) {
+                writer.send(&refused);
+            }
             let (e, w) = (engine.clone(), writer.clone());
             pool.execute(move || {
                 if let Some(resp) = jsonrpc::handle_message(&e, &msg) {
                     w.send(&resp);
                 }
             });
-        } else if fifo_tx.send(msg).is_err() {
-            break;
+        } else {
+            lane.push(msg);
         }
     }
-    drop(fifo_tx);
+    lane.close();
     let _ = fifo.join();
     while pool.running() > 0 {
         std::thread::sleep(Duration::from_millis(5));

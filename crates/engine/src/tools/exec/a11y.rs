@@ -24,6 +24,16 @@ pub fn snapshot(args: &Value, ex: &mut Exec<'_>) -> Result<Value, ToolError> {
     let window = args.get("window").and_then(Value::as_u64);
     let cap = ex.config.a11y.hard_walk_cap;
     ex.check_stop()?;
+    if let Some(id) = window
+        && !drv(ex.driver.windows())?.iter().any(|w| w.id == id)
+    {
+        let msg = format!("no window with id {id}; call window.list");
+        return Err(ToolError::with_data(
+            ErrorCode::InvalidArguments,
+            msg.clone(),
+            json!({"issues": [{"path": "window", "message": msg}]}),
+        ));
+    }
     let roots = drv(ex.driver.a11y_tree(window, cap))?;
     let walked: usize = roots.iter().map(count).sum();
     let built = ex

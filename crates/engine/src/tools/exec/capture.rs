@@ -97,8 +97,13 @@ pub fn capture(args: &Value, ex: &mut Exec<'_>) -> Result<Value, ToolError> {
     }
     let max_bytes = ex.config.capture.max_bytes as usize;
     for _attempt in 0..6 {
-        let w = ((region.width as f64 * scale).round() as u32).max(1);
-        let h = ((region.height as f64 * scale).round() as u32).max(1);
+        let mut w = ((region.width as f64 * scale).round() as u32).max(1);
+        let mut h = ((region.height as f64 * scale).round() as u32).max(1);
+        if w as u64 * h as u64 > ex.config.capture.max_area {
+            // Rounding up must not push the image over the area budget.
+            w = ((region.width as f64 * scale).floor() as u32).max(1);
+            h = ((region.height as f64 * scale).floor() as u32).max(1);
+        }
         // Resize only when the size changes; the common full-canvas capture encodes the
         // grabbed frame in place.
         let resized;
@@ -112,9 +117,19 @@ pub fn capture(args: &Value, ex: &mut Exec<'_>) -> Result<Value, ToolError> {
         let gray_buf;
         let px = if grayscale {
             gray_buf = to_gray(rgb);
-            Pixels { width: w, height: h, gray: true, data: &gray_buf }
+            Pixels {
+                width: w,
+                height: h,
+                gray: true,
+                data: &gray_buf,
+            }
         } else {
-            Pixels { width: w, height: h, gray: false, data: rgb }
+            Pixels {
+                width: w,
+                height: h,
+                gray: false,
+                data: rgb,
+            }
         };
         let bytes =
             encode(&px, format, quality).map_err(|e| ToolError::new(ErrorCode::DriverFailed, e))?;
@@ -124,13 +139,23 @@ pub fn capture(args: &Value, ex: &mut Exec<'_>) -> Result<Value, ToolError> {
         }
         let frame = ex.frames.issue();
         let s = &ex.canvas.surface;
+        let url = data_url(format, &bytes);
+        let size = bytes.len();
+        ex.frames.publish(crate::frames::Shot {
+            frame,
+            mime: format.mime(),
+            bytes: bytes.into(),
+            width: w,
+            height: h,
+            region,
+        });
         return Ok(json!({
             "frame": frame,
             "format": format.name(),
             "width": w,
             "height": h,
-            "bytes": bytes.len(),
-            "data_url": data_url(format, &bytes),
+            "bytes": size,
+            "data_url": url,
             "canvas": {"display_width_px": s.display_width_px, "display_height_px": s.display_height_px},
             "region": region,
             "image_scale": w as f64 / region.width as f64,

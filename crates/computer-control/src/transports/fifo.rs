@@ -1,0 +1,131 @@
+//! The ordered lane of a JSON-RPC connection: requests that must run in the order
+//! they were sent wait here. `session.stop` takes the queued actions out and refuses
+//! them at once (`safety_stopped`, PROTOCOL §10) instead of letting them wait behind
+//! the action in flight.
+
+use std::collections::VecDeque;
+use std::sync::{Arc, Condvar, Mutex};
+
+use serde_json::{Value, json};
+
+use cc_engine::Engine;
+
+#[derive(Default)]
+struct State {
+    queue: VecDeque<Value>,
+    closed: bool,
+}
+
+/// A blocking FIFO of parsed messages, shared by the reader and the lane's thread.
+#[derive(Clone, Default)]
+pub struct Fifo {
+    inner: Arc<(Mutex<State>, Condvar)>,
+}
+
+/// The tool an action request names (`tools.call` or `tools.call_batch`), if it is one.
+fn action_tool(msg: &Value) -> Option<String> {
+    match msg.get("method").and_then(Value::as_str)? {
+        "tools.call" => Some(
+            msg.pointer("/params/tool")
+                .and_then(Value::as_str)
+                .unwrap_or("tools.call")
+                .to_string(),
+        ),
+        "tools.call_batch" => Some("batch.execute".to_string()),
+        _ => None,
+    }
+}
+
+impl Fifo {
+    /// An open, empty lane.
+    pub fn new() -> Fifo {
+        Fifo::default()
+    }
+
+    fn state(&self) -> std::sync::MutexGuard<'_, State> {
+        self.inner.0.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    /// Queues a message.
+    pub fn push(&self, msg: Value) {
+        self.state().queue.push_back(msg);
+        self.inner.1.notify_one();
+    }
+
+    /// The next message; `None` once closed and empty.
+    pub fn pop(&self) -> Option<Value> {
+        let mut g = self.state();
+        loop {
+            if let Some(m) = g.queue.pop_front() {
+                return Some(m);
+            }
+            if g.closed {
+                return None;
+            }
+            g = self.inner.1.wait(g).unwrap_or_else(|p| p.into_inner());
+        }
+    }
+
+    /// No more messages will come.
+    pub fn close(&self) {
+        self.state().closed = true;
+        self.inner.1.notify_all();
+    }
+
+    /// Refuses every queued action at once (`session.stop`): returns the responses
+    /// owed (notifications get none). Other queued requests keep their place.
+    pub fn refuse_actions(&self, engine: &Engine) -> Vec<Value> {
+        let taken: Vec<(Value, String)> = {
+            let mut g = self.state();
+            let (actions, rest): (Vec<Value>, Vec<Value>) =
+                g.queue.drain(..).partition(|m| action_tool(m).is_some());
+            g.queue = rest.into();
+            actions
+                .into_iter()
+                .filter_map(|m| action_tool(&m).map(|t| (m, t)))
+                .collect()
+        };
+        taken
+            .into_iter()
+            .filter_map(|(msg, tool)| {
+                let id = msg.get("id")?.clone();
+                let env = engine.refuse_stopping(&tool);
+                let result = serde_json::to_value(&env).ok()?;
+                Some(json!({"jsonrpc": "2.0", "id": id, "result": result}))
+            })
+            .collect()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn pops_in_order_and_ends_when_closed() {
+        let f = Fifo::new();
+        f.push(json!(1));
+        f.push(json!(2));
+        f.close();
+        assert_eq!(f.pop(), Some(json!(1)));
+        assert_eq!(f.pop(), Some(json!(2)));
+        assert_eq!(f.pop(), None);
+    }
+
+    #[test]
+    fn only_actions_are_taken() {
+        let f = Fifo::new();
+        f.push(json!({"jsonrpc": "2.0", "id": 1, "method": "tools.call", "params": {"tool": "pointer.move"}}));
+        f.push(json!({"jsonrpc": "2.0", "id": 2, "method": "session.start"}));
+        f.push(json!({"jsonrpc": "2.0", "method": "tools.call_batch", "params": {}}));
+        let actions: Vec<Option<String>> = f.state().queue.iter().map(action_tool).collect();
+        assert_eq!(
+            actions,
+            vec![
+                Some("pointer.move".into()),
+                None,
+                Some("batch.execute".into())
+            ]
+        );
+    }
+}

@@ -1,0 +1,358 @@
+//! Who may talk to the server (PROTOCOL §8): bearer tokens for the two roles, compared
+//! in constant time, and the Host/Origin checks that stop a web page served from
+//! anywhere else from reaching it through the browser (DNS rebinding, CSRF).
+
+use std::io::Write;
+use std::net::Ipv6Addr;
+use std::path::{Path, PathBuf};
+
+use axum::extract::{Request, State};
+use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
+use axum::middleware::Next;
+use axum::response::Response;
+use serde_json::json;
+
+use super::{AppState, Role, json_response};
+
+/// Random bytes in a generated token (hex-encoded: twice as many characters).
+const TOKEN_BYTES: usize = 32;
+
+/// The two tokens, and the file holding those that were generated.
+pub struct Tokens {
+    agent: String,
+    operator: String,
+    file: Option<PathBuf>,
+}
+
+impl Tokens {
+    /// Tokens from config `http.token` / `http.operator_token`; each one left empty is
+    /// generated, and the generated ones are written to a fresh 0600 file.
+    pub fn resolve(token: &str, operator_token: &str, url: &str) -> anyhow::Result<Tokens> {
+        let agent = match token.trim() {
+            "" => None,
+            t => Some(t.to_string()),
+        };
+        let operator = match operator_token.trim() {
+            "" => None,
+            t => Some(t.to_string()),
+        };
+        if agent.is_some() && agent == operator {
+            anyhow::bail!(
+                "http.token and http.operator_token are equal: the roles could not be told apart"
+            );
+        }
+        for (name, t) in [("http.token", &agent), ("http.operator_token", &operator)] {
+            if t.as_ref().is_some_and(|t| t.len() < 16) {
+                tracing::warn!("{name} is shorter than 16 characters; prefer a long random token");
+            }
+        }
+        let mut tokens = Tokens {
+            agent: agent.clone().map_or_else(generate, Ok)?,
+            operator: operator.clone().map_or_else(generate, Ok)?,
+            file: None,
+        };
+        if agent.is_none() || operator.is_none() {
+            let body = json!({
+                "url": url,
+                "agent": agent.is_none().then_some(&tokens.agent),
+                "operator": operator.is_none().then_some(&tokens.operator),
+            });
+            tokens.file = Some(write_private_file(&body.to_string())?);
+        }
+        Ok(tokens)
+    }
+
+    /// Tokens given directly (tests).
+    #[cfg(test)]
+    pub fn fixed(agent: &str, operator: &str) -> Tokens {
+        Tokens {
+            agent: agent.into(),
+            operator: operator.into(),
+            file: None,
+        }
+    }
+
+    /// The role a presented token grants. Both tokens are always compared, so the time
+    /// taken says nothing about which one was close.
+    pub fn role_of(&self, presented: &str) -> Option<Role> {
+        let is_operator = ct_eq(presented.as_bytes(), self.operator.as_bytes());
+        let is_agent = ct_eq(presented.as_bytes(), self.agent.as_bytes());
+        if is_operator {
+            Some(Role::Operator)
+        } else if is_agent {
+            Some(Role::Agent)
+        } else {
+            None
+        }
+    }
+
+    /// The file the generated tokens were written to.
+    pub fn file(&self) -> Option<&Path> {
+        self.file.as_deref()
+    }
+
+    /// Removes the token file (at shutdown): the tokens die with the server.
+    pub fn remove_file(&self) {
+        if let Some(p) = &self.file {
+            let _ = std::fs::remove_file(p);
+        }
+    }
+}
+
+/// 32 random bytes as 64 hex characters.
+fn generate() -> anyhow::Result<String> {
+    let mut buf = [0u8; TOKEN_BYTES];
+    getrandom::fill(&mut buf).map_err(|e| anyhow::anyhow!("no randomness for a token: {e}"))?;
+    Ok(buf.iter().map(|b| format!("{b:02x}")).collect())
+}
+
+/// Equality whose time depends only on the lengths (a token's length is no secret).
+fn ct_eq(a: &[u8], b: &[u8]) -> bool {
+    if a.len() != b.len() {
+        return false;
+    }
+    let diff = a.iter().zip(b).fold(0u8, |acc, (x, y)| acc | (x ^ y));
+    std::hint::black_box(diff) == 0
+}
+
+/// Writes `text` to a new file only the owner can read, in `$XDG_RUNTIME_DIR` (private
+/// to the user and cleared at logout) or else the temp directory. `create_new` refuses
+/// an existing path, so a planted file or symlink is never written through.
+fn write_private_file(text: &str) -> anyhow::Result<PathBuf> {
+    let dir = std::env::var_os("XDG_RUNTIME_DIR")
+        .map(PathBuf::from)
+        .filter(|d| d.is_dir())
+        .unwrap_or_else(std::env::temp_dir);
+    let mut suffix = [0u8; 4];
+    getrandom::fill(&mut suffix).map_err(|e| anyhow::anyhow!("no randomness: {e}"))?;
+    let name = format!(
+        "computer-control-http-{}-{}.json",
+        std::process::id(),
+        suffix
+            .iter()
+            .map(|b| format!("{b:02x}"))
+            .collect::<String>()
+    );
+    let path = dir.join(name);
+    let mut opts = std::fs::OpenOptions::new();
+    opts.write(true).create_new(true);
+    #[cfg(unix)]
+    std::os::unix::fs::OpenOptionsExt::mode(&mut opts, 0o600);
+    let mut f = opts
+        .open(&path)
+        .map_err(|e| anyhow::anyhow!("cannot create the token file {}: {e}", path.display()))?;
+    f.write_all(text.as_bytes())
+        .and_then(|_| f.write_all(b"\n"))
+        .map_err(|e| anyhow::anyhow!("cannot write the token file {}: {e}", path.display()))?;
+    Ok(path)
+}
+
+/// `host:port` as it appears in a URL (IPv6 addresses bracketed).
+pub fn authority(host: &str, port: u16) -> String {
+    match host.parse::<Ipv6Addr>() {
+        Ok(ip) => format!("[{ip}]:{port}"),
+        Err(_) => format!("{host}:{port}"),
+    }
+}
+
+/// The `Host` values this server answers to: the bound host and the loopback names,
+/// on the bound port.
+pub struct Authorities {
+    names: Vec<String>,
+    port: u16,
+}
+
+impl Authorities {
+    /// For a server bound to `host:port`.
+    pub fn new(host: &str, port: u16) -> Authorities {
+        let bound = match host.parse::<Ipv6Addr>() {
+            Ok(ip) => format!("[{ip}]"),
+            Err(_) => host.to_ascii_lowercase(),
+        };
+        let mut names = vec![
+            bound,
+            "localhost".to_string(),
+            "127.0.0.1".to_string(),
+            "[::1]".to_string(),
+        ];
+        names.dedup();
+        Authorities { names, port }
+    }
+
+    /// True for a `Host` header naming this server.
+    pub fn host_ok(&self, host: &str) -> bool {
+        split_authority(host).is_some_and(|(h, p)| p == self.port && self.names.contains(&h))
+    }
+}
+
+/// `(lowercased host, port)` of an authority; port 80 when absent (plain HTTP).
+fn split_authority(a: &str) -> Option<(String, u16)> {
+    let a = a.trim().to_ascii_lowercase();
+    if a.is_empty() || a.contains(['/', '@', ' ']) {
+        return None;
+    }
+    let (host, port) = if a.starts_with('[') {
+        let end = a.find(']')?;
+        let (h, rest) = a.split_at(end + 1);
+        match rest.strip_prefix(':') {
+            Some(p) => (h.to_string(), p.parse().ok()?),
+            None if rest.is_empty() => (h.to_string(), 80),
+            None => return None,
+        }
+    } else {
+        match a.rsplit_once(':') {
+            Some((h, p)) => (h.to_string(), p.parse().ok()?),
+            None => (a.clone(), 80),
+        }
+    };
+    (!host.is_empty()).then_some((host, port))
+}
+
+/// True when `origin` is this request's own origin: `http://` + its `Host`.
+fn same_origin(origin: &str, host: &str) -> bool {
+    let Some(rest) = origin
+        .get(..7)
+        .filter(|s| s.eq_ignore_ascii_case("http://"))
+        .and_then(|_| origin.get(7..))
+    else {
+        return false;
+    };
+    match (split_authority(rest), split_authority(host)) {
+        (Some(o), Some(h)) => o == h,
+        _ => false,
+    }
+}
+
+fn refuse(status: StatusCode, reason: &str, message: String) -> Response {
+    json_response(status, &json!({"error": reason, "message": message}))
+}
+
+/// Every route: the `Host` must name this server and an `Origin`, when present, must be
+/// this server's own. A page on another site, even one whose DNS name was rebound to
+/// 127.0.0.1, fails one of the two.
+pub async fn guard(State(st): State<AppState>, req: Request, next: Next) -> Response {
+    let headers = req.headers();
+    let host = headers.get(header::HOST).and_then(|v| v.to_str().ok());
+    let Some(host) = host.filter(|h| st.hosts.host_ok(h)) else {
+        return refuse(
+            StatusCode::FORBIDDEN,
+            "bad_host",
+            "the Host header does not name this server (DNS-rebinding protection)".into(),
+        );
+    };
+    if let Some(origin) = headers.get(header::ORIGIN) {
+        let ok = origin.to_str().is_ok_and(|o| same_origin(o, host));
+        if !ok {
+            return refuse(
+                StatusCode::FORBIDDEN,
+                "bad_origin",
+                "requests from another origin are refused".into(),
+            );
+        }
+    }
+    next.run(req).await
+}
+
+/// The bearer token of a request, if it has one.
+fn bearer(headers: &HeaderMap) -> Option<&str> {
+    let v = headers.get(header::AUTHORIZATION)?.to_str().ok()?;
+    let (scheme, token) = v.trim().split_once(' ')?;
+    scheme
+        .eq_ignore_ascii_case("bearer")
+        .then_some(token.trim())
+}
+
+/// Protected routes: a valid token, whose [`Role`] goes into the request extensions.
+pub async fn require_token(State(st): State<AppState>, mut req: Request, next: Next) -> Response {
+    let (role, message) = match bearer(req.headers()) {
+        None => (None, "missing Authorization: Bearer <token>"),
+        Some(t) => (st.tokens.role_of(t), "the bearer token is not valid"),
+    };
+    match role {
+        Some(role) => {
+            req.extensions_mut().insert(role);
+            next.run(req).await
+        }
+        None => {
+            let mut r = refuse(StatusCode::UNAUTHORIZED, "unauthorized", message.into());
+            r.headers_mut().insert(
+                header::WWW_AUTHENTICATE,
+                HeaderValue::from_static("Bearer realm=\"computer-control\""),
+            );
+            r
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn roles_from_tokens() {
+        let t = Tokens::fixed("agent-token-0123456789", "operator-token-012345");
+        assert_eq!(t.role_of("agent-token-0123456789"), Some(Role::Agent));
+        assert_eq!(t.role_of("operator-token-012345"), Some(Role::Operator));
+        assert_eq!(t.role_of("agent-token-012345678"), None);
+        assert_eq!(t.role_of(""), None);
+    }
+
+    #[test]
+    fn generated_tokens_are_long_hex_and_distinct() {
+        let (a, b) = (generate().unwrap(), generate().unwrap());
+        assert_eq!(a.len(), 64);
+        assert!(a.chars().all(|c| c.is_ascii_hexdigit()));
+        assert_ne!(a, b);
+    }
+
+    #[test]
+    fn hosts_and_origins() {
+        let a = Authorities::new("127.0.0.1", 8765);
+        for ok in [
+            "127.0.0.1:8765",
+            "localhost:8765",
+            "LOCALHOST:8765",
+            "[::1]:8765",
+        ] {
+            assert!(a.host_ok(ok), "{ok}");
+        }
+        for bad in [
+            "127.0.0.1:8766",
+            "evil.example:8765",
+            "127.0.0.1",
+            "",
+            "127.0.0.1:8765/x",
+            "user@127.0.0.1:8765",
+            "127.0.0.1.evil.example:8765",
+        ] {
+            assert!(!a.host_ok(bad), "{bad}");
+        }
+        let v6 = Authorities::new("::1", 9000);
+        assert!(v6.host_ok("[::1]:9000"));
+        assert!(same_origin("http://127.0.0.1:8765", "127.0.0.1:8765"));
+        assert!(same_origin("HTTP://LocalHost:8765", "localhost:8765"));
+        assert!(!same_origin("http://localhost:8765", "127.0.0.1:8765"));
+        assert!(!same_origin("https://127.0.0.1:8765", "127.0.0.1:8765"));
+        assert!(!same_origin("null", "127.0.0.1:8765"));
+        assert!(!same_origin("http://evil.example", "127.0.0.1:8765"));
+        assert_eq!(authority("::1", 80), "[::1]:80");
+    }
+
+    #[test]
+    fn bearer_parsing() {
+        let mut h = HeaderMap::new();
+        assert_eq!(bearer(&h), None);
+        h.insert(
+            header::AUTHORIZATION,
+            HeaderValue::from_static("Bearer abc"),
+        );
+        assert_eq!(bearer(&h), Some("abc"));
+        h.insert(
+            header::AUTHORIZATION,
+            HeaderValue::from_static("bearer  abc "),
+        );
+        assert_eq!(bearer(&h), Some("abc"));
+        h.insert(header::AUTHORIZATION, HeaderValue::from_static("Basic abc"));
+        assert_eq!(bearer(&h), None);
+    }
+}

@@ -1,0 +1,143 @@
+//! The two roles of PROTOCOL §8 and the methods only an operator may call.
+//!
+//! The agent (the model's harness) may drive the desktop and may stop itself; only the
+//! operator may undo a stop, approve its own risky actions or loosen the rules it runs
+//! under. The check is on the *effect* of a call, not only its name: `control.panic`
+//! engaging the stop is fine for an agent, releasing it is not.
+
+use serde_json::Value;
+
+/// Who a token belongs to.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Role {
+    /// `http.token`: `/rpc`, events, frames; no operator method.
+    Agent,
+    /// `http.operator_token`: everything.
+    Operator,
+}
+
+impl Role {
+    /// The wire name.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Role::Agent => "agent",
+            Role::Operator => "operator",
+        }
+    }
+}
+
+/// A refused message: which method, and why.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Refusal {
+    pub method: String,
+    pub id: Value,
+    pub why: &'static str,
+}
+
+/// The first message of a request (one message or a batch) that `role` may not send.
+pub fn refusal(role: Role, request: &Value) -> Option<Refusal> {
+    if role == Role::Operator {
+        return None;
+    }
+    match request {
+        Value::Array(items) => items.iter().find_map(agent_refusal),
+        one => agent_refusal(one),
+    }
+}
+
+fn agent_refusal(msg: &Value) -> Option<Refusal> {
+    let method = msg.get("method")?.as_str()?;
+    let params = msg.get("params").unwrap_or(&Value::Null);
+    let why = match method {
+        "session.confirm" => "approving or denying a confirmation needs the operator token",
+        "session.resume" => "resuming a stopped or standby session needs the operator token",
+        "control.panic" if !engages(params) => {
+            "an agent may engage the emergency stop ({\"on\": true}) but only the operator may release it"
+        }
+        "session.configure" if touches_safety(params, "patch") => {
+            "changing the safety section needs the operator token"
+        }
+        "session.start" if touches_safety(params, "config") => {
+            "starting a session with its own safety section needs the operator token (the server's configured safety applies)"
+        }
+        _ => return None,
+    };
+    Some(Refusal {
+        method: method.to_string(),
+        id: msg.get("id").cloned().unwrap_or(Value::Null),
+        why,
+    })
+}
+
+/// `on` is true as the engine reads booleans (`true`, `"true"`, `"1"`): anything else
+/// would release the stop or be rejected, so the agent is refused either way.
+fn engages(params: &Value) -> bool {
+    match params.get("on") {
+        Some(Value::Bool(b)) => *b,
+        Some(Value::String(s)) => s == "true" || s == "1",
+        _ => false,
+    }
+}
+
+/// A patch (bare, or wrapped as `{key: {...}}`) that names the `safety` section. Both
+/// shapes are checked, whichever one the engine would pick.
+fn touches_safety(params: &Value, key: &str) -> bool {
+    params.get("safety").is_some() || params.get(key).and_then(|p| p.get("safety")).is_some()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn req(method: &str, params: Value) -> Value {
+        json!({"jsonrpc": "2.0", "id": 1, "method": method, "params": params})
+    }
+
+    #[test]
+    fn agent_refusals() {
+        let refused = [
+            req(
+                "session.confirm",
+                json!({"request_id": "cfm-1", "approve": true}),
+            ),
+            req("session.resume", json!({})),
+            req("control.panic", json!({"on": false})),
+            req("control.panic", json!({"on": "0"})),
+            req("control.panic", json!({})),
+            req("session.configure", json!({"safety": {"rules": []}})),
+            req("session.configure", json!({"patch": {"safety": {}}})),
+            req("session.start", json!({"config": {"safety": {}}})),
+            req("session.start", json!({"safety": {}})),
+        ];
+        for r in refused {
+            assert!(refusal(Role::Agent, &r).is_some(), "{r}");
+            assert!(refusal(Role::Operator, &r).is_none(), "{r}");
+        }
+        let allowed = [
+            req("control.panic", json!({"on": true})),
+            req("control.panic", json!({"on": "1"})),
+            req(
+                "session.configure",
+                json!({"capture": {"default_format": "jpeg"}}),
+            ),
+            req("session.start", json!({})),
+            req(
+                "tools.call",
+                json!({"tool": "wait.pause", "arguments": {"ms": 0}}),
+            ),
+            json!({"not": "a request"}),
+        ];
+        for r in allowed {
+            assert!(refusal(Role::Agent, &r).is_none(), "{r}");
+        }
+        let batch = json!([
+            req("system.status", json!({})),
+            req("session.resume", Value::Null)
+        ]);
+        assert_eq!(
+            refusal(Role::Agent, &batch).map(|r| r.method),
+            Some("session.resume".to_string())
+        );
+    }
+}

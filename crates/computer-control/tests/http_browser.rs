@@ -1,0 +1,145 @@
+//! The operator console in a real browser (Debian's chromium, driven by playwright-core
+//! from `tests/browser/console_test.js`): the operator opens it, a high-risk action sent
+//! by the agent appears as a card, approving it in the page runs it and the trail shows
+//! it, and the panic button stops the session. Screenshots go to
+//! `target/console-screenshots/` (CI artifacts).
+//!
+//! Prerequisites (`scripts/test.sh` installs them): `/usr/bin/chromium`, and
+//! `npm install --no-save playwright-core` in `tests/browser`.
+
+mod http_support;
+
+use std::io::Read;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+use http_support::{AGENT, OPERATOR, Server};
+use serde_json::{Value, json};
+
+fn browser_dir() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/browser")
+}
+
+fn screenshots_dir() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../target/console-screenshots")
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn operator_approves_and_panics_in_the_console() {
+    let chromium = std::env::var("CHROMIUM").unwrap_or_else(|_| "/usr/bin/chromium".into());
+    assert!(
+        Path::new(&chromium).exists(),
+        "{chromium} is missing: run scripts/test.sh (apt-get install -y chromium)"
+    );
+    assert!(
+        browser_dir().join("node_modules/playwright-core").is_dir(),
+        "playwright-core is missing: run scripts/test.sh (npm install --no-save playwright-core in {})",
+        browser_dir().display()
+    );
+
+    let s = Server::start();
+    assert_eq!(s.call(AGENT, "session.start", json!({})).await["ok"], true);
+    let cap = s
+        .call(
+            AGENT,
+            "tools.call",
+            json!({"tool": "screen.capture", "arguments": {"format": "jpeg", "scale": 0.5}}),
+        )
+        .await;
+    assert_eq!(cap["ok"], true, "{cap}");
+
+    let shots = screenshots_dir();
+    let _ = std::fs::remove_dir_all(&shots);
+    let mut child = Command::new("node")
+        .arg("console_test.js")
+        .current_dir(browser_dir())
+        .env("CC_BASE", &s.base)
+        .env("CC_AGENT_TOKEN", AGENT)
+        .env("CC_OPERATOR_TOKEN", OPERATOR)
+        .env("CC_SCREENSHOTS", &shots)
+        .env("CHROMIUM", &chromium)
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("node is needed for the browser test");
+    let mut out = child.stdout.take().unwrap();
+    let mut err = child.stderr.take().unwrap();
+    let out_reader = std::thread::spawn(move || {
+        let mut s = String::new();
+        let _ = out.read_to_string(&mut s);
+        s
+    });
+    let err_reader = std::thread::spawn(move || {
+        let mut s = String::new();
+        let _ = err.read_to_string(&mut s);
+        s
+    });
+    let t = Instant::now();
+    let status = loop {
+        if let Some(st) = child.try_wait().unwrap() {
+            break Some(st);
+        }
+        if t.elapsed() > Duration::from_secs(240) {
+            let _ = child.kill();
+            let _ = child.wait();
+            break None;
+        }
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    };
+    let stdout = out_reader.join().unwrap();
+    let stderr = err_reader.join().unwrap();
+    let last = stdout.lines().last().unwrap_or_default();
+    let result: Value = serde_json::from_str(last).unwrap_or(Value::Null);
+    assert!(
+        status.is_some_and(|s| s.success()) && result["ok"] == true,
+        "browser test failed ({status:?}):\n{result:#}\nstdout:\n{stdout}\nstderr:\n{stderr}\nserver:\n{}",
+        s.stderr_text()
+    );
+
+    // What the page did, checked from outside it.
+    let id = result["request_id"].as_str().unwrap();
+    let status = s.call(AGENT, "system.status", json!({})).await;
+    assert_eq!(
+        status["result"]["state"], "ready",
+        "resumed at the end: {status}"
+    );
+    let mut sub = s.events(AGENT, None).await;
+    let last_seq = s.health().await["last_seq"].as_u64().unwrap();
+    let evs: Vec<Value> = sub
+        .until_seq(last_seq, Duration::from_secs(30))
+        .await
+        .into_iter()
+        .filter_map(|m| m.data)
+        .collect();
+    let approved = evs.iter().any(|e| {
+        e["type"] == "safety.confirmation_resolved"
+            && e["payload"]["request_id"] == id
+            && e["payload"]["approve"] == true
+    });
+    let ran = evs.iter().any(|e| {
+        e["type"] == "action.finished"
+            && e["payload"]["request_id"] == id
+            && e["payload"]["ok"] == true
+    });
+    let panicked = evs.iter().any(|e| e["type"] == "safety.panic_triggered");
+    assert!(
+        approved && ran && panicked,
+        "events: approved {approved}, ran {ran}, panic {panicked}"
+    );
+    for f in [
+        "1-pending-win-r.png",
+        "2-approved-trail.png",
+        "3-pending-click-marked.png",
+        "4-pending-type.png",
+        "5-stopped.png",
+    ] {
+        let p = shots.join(f);
+        assert!(
+            std::fs::metadata(&p).is_ok_and(|m| m.len() > 1000),
+            "{}",
+            p.display()
+        );
+    }
+}

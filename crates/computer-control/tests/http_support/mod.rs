@@ -1,0 +1,376 @@
+//! Test support for the HTTP transport: spawns the real binary with `--transport http
+//! --port 0`, learns its address from stderr, and talks to it with a real HTTP client.
+#![allow(dead_code)]
+
+use std::io::{BufRead, BufReader};
+use std::path::PathBuf;
+use std::process::{Child, Command, Stdio};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use serde_json::{Value, json};
+
+pub const AGENT: &str = "agent-token-0123456789abcdef0123456789abcdef";
+pub const OPERATOR: &str = "operator-token-fedcba9876543210fedcba98765432";
+
+/// A private temporary directory, removed on drop.
+pub struct TempDir(pub PathBuf);
+
+impl TempDir {
+    pub fn new() -> TempDir {
+        use std::sync::atomic::{AtomicU64, Ordering};
+        static N: AtomicU64 = AtomicU64::new(0);
+        let p = std::env::temp_dir().join(format!(
+            "cc-http-test-{}-{}-{}",
+            std::process::id(),
+            N.fetch_add(1, Ordering::Relaxed),
+            std::time::SystemTime::now()
+                .duration_since(std::time::UNIX_EPOCH)
+                .unwrap()
+                .as_nanos()
+        ));
+        std::fs::create_dir_all(&p).unwrap();
+        TempDir(p)
+    }
+}
+
+impl Drop for TempDir {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
+}
+
+/// A running `computer-control serve --transport http`.
+pub struct Server {
+    child: Child,
+    /// `http://127.0.0.1:PORT`.
+    pub base: String,
+    pub port: u16,
+    /// Every stderr line so far.
+    pub stderr: Arc<Mutex<Vec<String>>>,
+    pub dir: TempDir,
+}
+
+impl Server {
+    /// With the two test tokens in its config.
+    pub fn start() -> Server {
+        Server::start_with(Some(tokens_config()), &[], &[])
+    }
+
+    /// With a config (`None`: no config file at all), extra CLI args and env vars.
+    pub fn start_with(config: Option<Value>, extra: &[&str], envs: &[(&str, &str)]) -> Server {
+        let dir = TempDir::new();
+        let mut cmd = Command::new(env!("CARGO_BIN_EXE_computer-control"));
+        cmd.args([
+            "serve",
+            "--transport",
+            "http",
+            "--port",
+            "0",
+            "--platform",
+            "virtual",
+        ]);
+        if let Some(c) = config {
+            let path = dir.0.join("config.json");
+            std::fs::write(&path, serde_json::to_vec(&c).unwrap()).unwrap();
+            cmd.arg("--config").arg(&path);
+        }
+        cmd.args(extra)
+            .env_remove("COMPUTER_CONTROL_CONFIG")
+            .env("COMPUTER_CONTROL_LOG", "warn")
+            // Generated token files go to this test's own directory.
+            .env("XDG_RUNTIME_DIR", &dir.0)
+            .stdin(Stdio::null())
+            .stdout(Stdio::null())
+            .stderr(Stdio::piped());
+        for (k, v) in envs {
+            cmd.env(k, v);
+        }
+        let mut child = cmd.spawn().expect("spawn computer-control");
+        let stderr = child.stderr.take().expect("stderr");
+        let lines = Arc::new(Mutex::new(Vec::new()));
+        let (tx, rx) = std::sync::mpsc::channel();
+        let sink = lines.clone();
+        std::thread::spawn(move || {
+            for line in BufReader::new(stderr).lines() {
+                let Ok(line) = line else { break };
+                if let Some(url) = line.strip_prefix("computer-control: http listening on ") {
+                    let _ = tx.send(url.trim().to_string());
+                }
+                sink.lock().unwrap().push(line);
+            }
+        });
+        let base = match rx.recv_timeout(Duration::from_secs(60)) {
+            Ok(b) => b,
+            Err(_) => {
+                let _ = child.kill();
+                panic!(
+                    "the server did not start; stderr:\n{}",
+                    lines.lock().unwrap().join("\n")
+                );
+            }
+        };
+        let port = base.rsplit(':').next().unwrap().parse().unwrap();
+        Server {
+            child,
+            base,
+            port,
+            stderr: lines,
+            dir,
+        }
+    }
+
+    pub fn url(&self, path: &str) -> String {
+        format!("{}{}", self.base, path)
+    }
+
+    pub fn stderr_text(&self) -> String {
+        self.stderr.lock().unwrap().join("\n")
+    }
+
+    /// The process id (for signals).
+    pub fn pid(&self) -> u32 {
+        self.child.id()
+    }
+
+    /// Waits for the process to exit (after a signal).
+    pub fn wait_exit(&mut self, limit: Duration) -> Option<std::process::ExitStatus> {
+        let t = Instant::now();
+        while t.elapsed() < limit {
+            if let Ok(Some(s)) = self.child.try_wait() {
+                return Some(s);
+            }
+            std::thread::sleep(Duration::from_millis(20));
+        }
+        None
+    }
+
+    /// One JSON-RPC call; the JSON-RPC response (panics on a non-200).
+    pub async fn rpc(&self, token: &str, method: &str, params: Value) -> Value {
+        let (status, body) = self
+            .post_rpc(
+                token,
+                &json!({"jsonrpc": "2.0", "id": 1, "method": method, "params": params}),
+            )
+            .await;
+        assert_eq!(status, 200, "{method}: {body}");
+        body
+    }
+
+    /// The envelope of one call (`result` of the response).
+    pub async fn call(&self, token: &str, method: &str, params: Value) -> Value {
+        let r = self.rpc(token, method, params).await;
+        r.get("result")
+            .cloned()
+            .unwrap_or_else(|| panic!("{method}: no result: {r}"))
+    }
+
+    /// A raw `/rpc` POST; `(status, body as JSON or Null)`.
+    pub async fn post_rpc(&self, token: &str, body: &Value) -> (u16, Value) {
+        let res = client()
+            .post(self.url("/rpc"))
+            .bearer_auth(token)
+            .header("content-type", "application/json")
+            .body(serde_json::to_vec(body).unwrap())
+            .send()
+            .await
+            .expect("POST /rpc");
+        let status = res.status().as_u16();
+        let bytes = res.bytes().await.expect("body");
+        (
+            status,
+            serde_json::from_slice(&bytes).unwrap_or(Value::Null),
+        )
+    }
+
+    /// `GET /health`.
+    pub async fn health(&self) -> Value {
+        let res = client()
+            .get(self.url("/health"))
+            .send()
+            .await
+            .expect("health");
+        assert_eq!(res.status().as_u16(), 200);
+        serde_json::from_slice(&res.bytes().await.unwrap()).unwrap()
+    }
+
+    /// Opens `/events` (optionally resuming).
+    pub async fn events(&self, token: &str, last_event_id: Option<u64>) -> Sse {
+        let mut req = client().get(self.url("/events")).bearer_auth(token);
+        if let Some(id) = last_event_id {
+            req = req.header("last-event-id", id.to_string());
+        }
+        let res = req.send().await.expect("GET /events");
+        assert_eq!(res.status().as_u16(), 200, "GET /events");
+        let ct = res
+            .headers()
+            .get("content-type")
+            .and_then(|v| v.to_str().ok())
+            .unwrap_or_default()
+            .to_string();
+        assert!(ct.starts_with("text/event-stream"), "{ct}");
+        Sse {
+            res,
+            buf: String::new(),
+        }
+    }
+}
+
+impl Drop for Server {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+pub fn tokens_config() -> Value {
+    json!({"http": {"token": AGENT, "operator_token": OPERATOR}})
+}
+
+/// A plain-HTTP client that ignores any proxy settings of the environment.
+pub fn client() -> reqwest::Client {
+    reqwest::Client::builder()
+        .no_proxy()
+        .timeout(Duration::from_secs(120))
+        .build()
+        .expect("client")
+}
+
+/// One SSE message: its fields as sent.
+#[derive(Debug, Clone, Default)]
+pub struct SseMsg {
+    pub id: Option<u64>,
+    pub event: Option<String>,
+    pub data: Option<Value>,
+    pub comments: Vec<String>,
+}
+
+/// An open event stream.
+pub struct Sse {
+    res: reqwest::Response,
+    buf: String,
+}
+
+impl Sse {
+    /// The next message (events and comment-only blocks alike); `None` at the end or
+    /// after `limit`.
+    pub async fn next(&mut self, limit: Duration) -> Option<SseMsg> {
+        let deadline = tokio::time::Instant::now() + limit;
+        loop {
+            if let Some(i) = self.buf.find("\n\n") {
+                let block: String = self.buf[..i].to_string();
+                self.buf.drain(..i + 2);
+                return Some(parse_block(&block));
+            }
+            let chunk = tokio::time::timeout_at(deadline, self.res.chunk())
+                .await
+                .ok()?;
+            match chunk {
+                Ok(Some(bytes)) => self
+                    .buf
+                    .push_str(std::str::from_utf8(&bytes).expect("utf-8")),
+                _ => return None,
+            }
+        }
+    }
+
+    /// Reads to the end without parsing JSON, handing every line to `on_line`: for many
+    /// cheap readers at once.
+    pub async fn scan_lines(mut self, mut on_line: impl FnMut(&[u8])) {
+        let mut carry: Vec<u8> = Vec::new();
+        carry.extend_from_slice(self.buf.as_bytes());
+        while let Ok(Some(chunk)) = self.res.chunk().await {
+            carry.extend_from_slice(&chunk);
+            let mut start = 0;
+            while let Some(i) = carry[start..].iter().position(|b| *b == b'\n') {
+                on_line(&carry[start..start + i]);
+                start += i + 1;
+            }
+            carry.drain(..start);
+        }
+    }
+
+    /// The next event (skipping comments).
+    pub async fn next_event(&mut self, limit: Duration) -> Option<SseMsg> {
+        let deadline = Instant::now() + limit;
+        loop {
+            let left = deadline.checked_duration_since(Instant::now())?;
+            let m = self.next(left).await?;
+            if m.data.is_some() {
+                return Some(m);
+            }
+        }
+    }
+
+    /// Events until one with `seq >= last` (inclusive), or panics after `limit`.
+    pub async fn until_seq(&mut self, last: u64, limit: Duration) -> Vec<SseMsg> {
+        let mut out = Vec::new();
+        let deadline = Instant::now() + limit;
+        loop {
+            let left = deadline
+                .checked_duration_since(Instant::now())
+                .unwrap_or_else(|| panic!("no event {last} in time; got {}", out.len()));
+            let m = self
+                .next_event(left)
+                .await
+                .unwrap_or_else(|| panic!("stream ended before event {last}; got {}", out.len()));
+            let seq = m.id.unwrap();
+            out.push(m);
+            if seq >= last {
+                return out;
+            }
+        }
+    }
+}
+
+fn parse_block(block: &str) -> SseMsg {
+    let mut m = SseMsg::default();
+    for line in block.split('\n') {
+        if let Some(c) = line.strip_prefix(':') {
+            m.comments.push(c.trim().to_string());
+        } else if let Some(v) = line.strip_prefix("id: ") {
+            m.id = v.trim().parse().ok();
+        } else if let Some(v) = line.strip_prefix("event: ") {
+            m.event = Some(v.to_string());
+        } else if let Some(v) = line.strip_prefix("data: ") {
+            m.data = Some(serde_json::from_str(v).expect("data is JSON"));
+        }
+    }
+    m
+}
+
+/// A real, never-reading subscriber: a raw socket that sends the request and then
+/// never reads a byte.
+pub fn stalled_subscriber(server: &Server, token: &str) -> std::net::TcpStream {
+    use std::io::Write;
+    let mut s = std::net::TcpStream::connect(("127.0.0.1", server.port)).expect("connect");
+    write!(
+        s,
+        "GET /events HTTP/1.1\r\nHost: 127.0.0.1:{}\r\nAuthorization: Bearer {token}\r\nAccept: text/event-stream\r\n\r\n",
+        server.port
+    )
+    .unwrap();
+    s.flush().unwrap();
+    s
+}
+
+/// `n` `wait.pause {ms:0}` items as `tools.call_batch` calls of at most 100 items (2
+/// events per item, plus the batch's own).
+pub async fn pause_batch(server: &Server, n: usize) {
+    let mut left = n;
+    while left > 0 {
+        let k = left.min(100);
+        left -= k;
+        let items: Vec<Value> = (0..k)
+            .map(|_| json!({"tool": "wait.pause", "arguments": {"ms": 0}}))
+            .collect();
+        let env = server
+            .call(
+                AGENT,
+                "tools.call_batch",
+                json!({"items": items, "gap_ms": 0}),
+            )
+            .await;
+        assert_eq!(env["ok"], true, "{env}");
+    }
+}

@@ -1,0 +1,186 @@
+//! Accessibility over AT-SPI (D-Bus). The driver is blocking, so a small tokio runtime
+//! lives here and every call is `block_on`; one worker thread keeps the D-Bus
+//! connection serviced. The bus is joined lazily and re-tried, so an accessibility bus
+//! that starts after the driver is still found.
+
+mod actions;
+mod bus;
+mod matching;
+mod roles;
+mod snapshot;
+mod tree;
+
+use std::collections::HashMap;
+use std::future::Future;
+use std::time::{Duration, Instant};
+
+use tokio::runtime::Runtime;
+
+use crate::x11::windows::XWindow;
+use crate::{DriverError, ElementHandle, ElementInfo, RawNode, SemanticAction};
+use bus::Bus;
+
+/// How long a failed connection attempt is remembered before trying again.
+const RETRY: Duration = Duration::from_secs(30);
+/// The whole of one operation (a snapshot of many applications included).
+const OP_TIMEOUT: Duration = Duration::from_secs(10);
+/// Joining the bus at start.
+const CONNECT_TIMEOUT: Duration = Duration::from_secs(3);
+
+/// The accessibility side of the X11 driver.
+pub(crate) struct A11y {
+    // The bus is declared (so dropped) before the runtime it runs on.
+    bus: Option<Bus>,
+    rt: Option<Runtime>,
+    tried: Option<Instant>,
+    /// Why the bus is unavailable, for `check`.
+    pub error: Option<String>,
+    /// Process id per application bus name (names are never reused).
+    pids: HashMap<String, Option<u32>>,
+    /// The session bus to ask for the accessibility bus (else the environment's).
+    session: Option<String>,
+    /// The accessibility bus address published on the X root window, if any.
+    pub x_address: Option<String>,
+    /// Walk trees even where a bulk cache exists (see [`crate::X11Options`]).
+    walk_only: bool,
+}
+
+impl A11y {
+    /// Builds the runtime and tries the bus once.
+    pub fn new(session: Option<String>, x_address: Option<String>, walk_only: bool) -> A11y {
+        let rt = tokio::runtime::Builder::new_multi_thread()
+            .worker_threads(1)
+            .thread_name("cc-atspi")
+            .enable_all()
+            .build();
+        let mut a = A11y {
+            error: rt.as_ref().err().map(|e| format!("tokio runtime: {e}")),
+            rt: rt.ok(),
+            bus: None,
+            tried: None,
+            pids: HashMap::new(),
+            session,
+            x_address,
+            walk_only,
+        };
+        let _ = a.connect();
+        a
+    }
+
+    /// True when no connection attempt is due (joined, or failed moments ago).
+    pub fn settled(&self) -> bool {
+        self.bus.is_some() || self.tried.is_some_and(|t| t.elapsed() < RETRY)
+    }
+
+    /// True when the bus is joined.
+    pub fn available(&self) -> bool {
+        self.bus.is_some()
+    }
+
+    fn connect(&mut self) -> Result<(), DriverError> {
+        if self.bus.is_some() {
+            return Ok(());
+        }
+        if self.tried.is_some_and(|t| t.elapsed() < RETRY) {
+            return Err(DriverError::Unavailable(
+                self.error
+                    .clone()
+                    .unwrap_or_else(|| "no accessibility bus".into()),
+            ));
+        }
+        self.tried = Some(Instant::now());
+        let Some(rt) = self.rt.as_ref() else {
+            return Err(DriverError::Unavailable(
+                self.error.clone().unwrap_or_default(),
+            ));
+        };
+        let r = rt.block_on(async {
+            tokio::time::timeout(
+                CONNECT_TIMEOUT,
+                Bus::connect(self.session.as_deref(), self.x_address.as_deref()),
+            )
+            .await
+            .unwrap_or_else(|_| {
+                Err(DriverError::Unavailable(
+                    "accessibility bus: connection timed out".into(),
+                ))
+            })
+        });
+        match r {
+            Ok(mut b) => {
+                b.walk_only = self.walk_only;
+                self.bus = Some(b);
+                self.error = None;
+                Ok(())
+            }
+            Err(e) => {
+                self.error = Some(e.to_string());
+                Err(e)
+            }
+        }
+    }
+
+    /// Runs one operation on the bus with an overall timeout.
+    fn run<T>(
+        &mut self,
+        op: impl AsyncFnOnce(&Bus, &mut HashMap<String, Option<u32>>) -> Result<T, DriverError>,
+    ) -> Result<T, DriverError> {
+        self.connect()?;
+        let (Some(rt), Some(bus)) = (self.rt.as_ref(), self.bus.as_ref()) else {
+            return Err(DriverError::Unavailable("no accessibility bus".into()));
+        };
+        let pids = &mut self.pids;
+        let r = rt.block_on(timeout(op(bus, pids)));
+        if let Err(DriverError::Unavailable(_)) = &r {
+            // The bus went away (session ended): join again next time.
+            self.bus = None;
+        }
+        r
+    }
+
+    pub fn tree(
+        &mut self,
+        wins: &[XWindow],
+        window: Option<u64>,
+        max_nodes: usize,
+    ) -> Result<Vec<RawNode>, DriverError> {
+        self.run(async |bus, pids| snapshot::tree(bus, pids, wins, window, max_nodes).await)
+    }
+
+    pub fn element(
+        &mut self,
+        wins: &[XWindow],
+        handle: &ElementHandle,
+    ) -> Result<Option<ElementInfo>, DriverError> {
+        actions::parse_handle(handle)?;
+        self.run(async |bus, pids| actions::element(bus, pids, wins, handle).await)
+    }
+
+    pub fn perform(
+        &mut self,
+        handle: &ElementHandle,
+        action: SemanticAction,
+    ) -> Result<(), DriverError> {
+        actions::parse_handle(handle)?;
+        self.run(async |bus, _| actions::perform(bus, handle, action).await)
+    }
+
+    pub fn set_text(&mut self, handle: &ElementHandle, text: &str) -> Result<(), DriverError> {
+        actions::parse_handle(handle)?;
+        self.run(async |bus, _| actions::set_text(bus, handle, text).await)
+    }
+
+    pub fn focused_is_password(&mut self, wins: &[XWindow]) -> Result<bool, DriverError> {
+        self.run(async |bus, pids| actions::focused_is_password(bus, pids, wins).await)
+    }
+}
+
+async fn timeout<T>(fut: impl Future<Output = Result<T, DriverError>>) -> Result<T, DriverError> {
+    tokio::time::timeout(OP_TIMEOUT, fut)
+        .await
+        .unwrap_or_else(|_| {
+            Err(DriverError::Failed(
+                "accessibility: an application did not answer in time".into(),
+            ))
+        })
+}

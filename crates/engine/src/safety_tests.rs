@@ -1,0 +1,453 @@
+//! Engine-level tests of the safety layer where time or the desktop must be controlled:
+//! a manual clock for expiry memory and idleness, a driver that presses the hotkey.
+
+use std::sync::Arc;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::time::{Duration, Instant};
+
+use cc_desktop::{
+    Axis, Button, Capabilities, Driver, DriverError, DriverEvent, ElementHandle, ElementInfo,
+    HeldInputs, Layout, RawNode, SemanticAction, VirtualDesktop, WindowInfo,
+};
+use cc_protocol::{ErrorCode, Event, Key, PhysicalRect};
+use serde_json::{Value, json};
+
+use crate::Engine;
+use crate::clock::{ManualClock, SystemClock};
+use crate::config::ConfigStack;
+use crate::events::Subscription;
+
+fn engine_with(driver: Box<dyn Driver>, clock: Arc<dyn crate::clock::Clock>) -> Engine {
+    Engine::with_clock(driver, ConfigStack::new(), clock)
+}
+
+fn start(e: &Engine, config: Value) {
+    let env = e.start(&config);
+    assert!(env.ok, "{env:?}");
+}
+
+fn result(env: &cc_protocol::Envelope) -> Value {
+    env.result.clone().unwrap_or(Value::Null)
+}
+
+fn code(env: &cc_protocol::Envelope) -> Option<ErrorCode> {
+    env.error_code()
+}
+
+/// Waits (real time) for an event of this type.
+fn wait_for(sub: &Subscription, seen: &mut Vec<Event>, kind: &str) -> Event {
+    if let Some(e) = seen.iter().find(|e| e.kind == kind) {
+        return e.clone();
+    }
+    let deadline = Instant::now() + Duration::from_secs(10);
+    while Instant::now() < deadline {
+        if let Ok(e) = sub.rx.recv_timeout(Duration::from_millis(20)) {
+            seen.push(e.clone());
+            if e.kind == kind {
+                return e;
+            }
+        }
+    }
+    panic!(
+        "no {kind} event; got {:?}",
+        seen.iter().map(|e| &e.kind).collect::<Vec<_>>()
+    );
+}
+
+/// Collects events for a while (real time).
+fn drain(sub: &Subscription, seen: &mut Vec<Event>, d: Duration) {
+    let deadline = Instant::now() + d;
+    while Instant::now() < deadline {
+        if let Ok(e) = sub.rx.recv_timeout(Duration::from_millis(5)) {
+            seen.push(e);
+        }
+    }
+}
+
+fn count(seen: &[Event], kind: &str) -> usize {
+    seen.iter().filter(|e| e.kind == kind).count()
+}
+
+fn state(e: &Engine) -> Value {
+    result(&e.status())["state"].clone()
+}
+
+fn confirm(e: &Engine, id: &str, approve: bool) -> cc_protocol::Envelope {
+    e.confirm(&json!({"request_id": id, "approve": approve}))
+}
+
+/// §5.3.4: an expired id answers `confirmation_expired` for 300 s, then
+/// `confirmation_not_found`.
+#[test]
+fn expired_ids_are_remembered_for_300_s() {
+    let clock = Arc::new(ManualClock::new());
+    let e = engine_with(Box::new(VirtualDesktop::default()), clock.clone());
+    let (_, sub) = e.subscribe(1024, None);
+    let mut seen = Vec::new();
+    start(&e, json!({"safety": {"confirm_timeout_s": 30}}));
+    let env = e.call_tool("keyboard.combo", &json!({"keys": ["win", "r"]}));
+    let id = result(&env)["request_id"].as_str().unwrap().to_string();
+    // Real time passes, the manual clock does not: still pending.
+    drain(&sub, &mut seen, Duration::from_millis(60));
+    assert_eq!(state(&e), "confirming");
+    clock.advance(Duration::from_secs(29));
+    drain(&sub, &mut seen, Duration::from_millis(60));
+    assert_eq!(count(&seen, "safety.confirmation_expired"), 0);
+    clock.advance(Duration::from_secs(1));
+    let expired = wait_for(&sub, &mut seen, "safety.confirmation_expired");
+    assert_eq!(expired.payload, json!({"request_id": id}));
+    assert_eq!(state(&e), "ready");
+    assert_eq!(
+        code(&confirm(&e, &id, true)),
+        Some(ErrorCode::ConfirmationExpired)
+    );
+    clock.advance(Duration::from_secs(299));
+    assert_eq!(
+        code(&confirm(&e, &id, false)),
+        Some(ErrorCode::ConfirmationExpired)
+    );
+    clock.advance(Duration::from_secs(1));
+    assert_eq!(
+        code(&confirm(&e, &id, true)),
+        Some(ErrorCode::ConfirmationNotFound)
+    );
+    assert_eq!(count(&seen, "safety.confirmation_resolved"), 0);
+}
+
+/// §5.3.4: an answer that comes after the deadline, before any tick noticed it, is
+/// still `confirmation_expired` (the answer path expires first, under the same lock).
+#[test]
+fn an_answer_after_the_deadline_is_expired_even_before_a_tick() {
+    let clock = Arc::new(ManualClock::new());
+    let e = engine_with(Box::new(VirtualDesktop::default()), clock.clone());
+    start(&e, json!({"safety": {"confirm_timeout_s": 5}}));
+    let env = e.call_tool("keyboard.press", &json!({"key": "win"}));
+    let id = result(&env)["request_id"].as_str().unwrap().to_string();
+    clock.advance(Duration::from_secs(5));
+    assert_eq!(
+        code(&confirm(&e, &id, true)),
+        Some(ErrorCode::ConfirmationExpired)
+    );
+}
+
+/// §5.5: idle once after the timeout, standby refuses, resume; a pending confirmation
+/// holds the watchdog off however long it waits.
+#[test]
+fn idle_watchdog_on_a_manual_clock() {
+    let clock = Arc::new(ManualClock::new());
+    let e = engine_with(Box::new(VirtualDesktop::default()), clock.clone());
+    let (_, sub) = e.subscribe(1024, None);
+    let mut seen = Vec::new();
+    start(
+        &e,
+        json!({"safety": {"idle_timeout_s": 10, "confirm_timeout_s": 100}}),
+    );
+    clock.advance(Duration::from_secs(9));
+    drain(&sub, &mut seen, Duration::from_millis(60));
+    assert_eq!(count(&seen, "session.idle"), 0);
+    // An action resets the idle time.
+    assert!(e.call_tool("pointer.move", &json!({"x": 1, "y": 1})).ok);
+    clock.advance(Duration::from_secs(9));
+    drain(&sub, &mut seen, Duration::from_millis(60));
+    assert_eq!(count(&seen, "session.idle"), 0);
+    // A pending confirmation holds it off, for longer than the idle timeout.
+    let env = e.call_tool("keyboard.press", &json!({"key": "win"}));
+    let id = result(&env)["request_id"].as_str().unwrap().to_string();
+    clock.advance(Duration::from_secs(50));
+    drain(&sub, &mut seen, Duration::from_millis(60));
+    assert_eq!(count(&seen, "session.idle"), 0);
+    assert_eq!(state(&e), "confirming");
+    assert!(confirm(&e, &id, false).ok);
+    clock.advance(Duration::from_secs(10));
+    let idle = wait_for(&sub, &mut seen, "session.idle");
+    assert_eq!(idle.payload, json!({"after_s": 10.0}));
+    assert_eq!(state(&e), "standby");
+    assert_eq!(
+        code(&e.call_tool("pointer.move", &json!({"x": 1, "y": 1}))),
+        Some(ErrorCode::SafetyStandby)
+    );
+    clock.advance(Duration::from_secs(100));
+    drain(&sub, &mut seen, Duration::from_millis(60));
+    assert_eq!(count(&seen, "session.idle"), 1, "emitted once");
+    let r = e.resume();
+    assert_eq!(result(&r)["state"], "ready");
+    let resumed = wait_for(&sub, &mut seen, "session.resumed");
+    assert_eq!(resumed.payload, json!({"from": "standby"}));
+    assert!(e.call_tool("pointer.move", &json!({"x": 2, "y": 2})).ok);
+}
+
+/// A virtual desktop whose emergency hotkey the test presses, and whose captures the
+/// test may hold (to keep the worker busy at a known point).
+struct HotkeyDesk {
+    inner: VirtualDesktop,
+    presses: Arc<AtomicUsize>,
+    /// The hotkey the engine asked for.
+    grabbed: Grabbed,
+    /// `(entered, release)`: a capture says it started, then waits to be released.
+    hold: Option<(std::sync::mpsc::Sender<()>, std::sync::mpsc::Receiver<()>)>,
+}
+
+impl Driver for HotkeyDesk {
+    fn platform(&self) -> &'static str {
+        self.inner.platform()
+    }
+    fn capabilities(&self) -> Capabilities {
+        Capabilities {
+            hotkey: true,
+            ..self.inner.capabilities()
+        }
+    }
+    fn layout(&mut self) -> Result<Layout, DriverError> {
+        self.inner.layout()
+    }
+    fn capture(&mut self, rect: PhysicalRect) -> Result<cc_desktop::RgbImage, DriverError> {
+        if let Some((entered, release)) = &self.hold {
+            let _ = entered.send(());
+            let _ = release.recv_timeout(Duration::from_secs(10));
+        }
+        self.inner.capture(rect)
+    }
+    fn pointer_position(&mut self) -> Result<(i32, i32), DriverError> {
+        self.inner.pointer_position()
+    }
+    fn pointer_move(&mut self, x: i32, y: i32) -> Result<(), DriverError> {
+        self.inner.pointer_move(x, y)
+    }
+    fn button(&mut self, button: Button, down: bool) -> Result<(), DriverError> {
+        self.inner.button(button, down)
+    }
+    fn scroll(&mut self, axis: Axis, positive: bool) -> Result<(), DriverError> {
+        self.inner.scroll(axis, positive)
+    }
+    fn key(&mut self, key: Key, down: bool) -> Result<(), DriverError> {
+        self.inner.key(key, down)
+    }
+    fn type_char(&mut self, c: char) -> Result<(), DriverError> {
+        self.inner.type_char(c)
+    }
+    fn release_all(&mut self) -> Result<(), DriverError> {
+        self.inner.release_all()
+    }
+    fn held_inputs(&mut self) -> HeldInputs {
+        self.inner.held_inputs()
+    }
+    fn windows(&mut self) -> Result<Vec<WindowInfo>, DriverError> {
+        self.inner.windows()
+    }
+    fn focus_window(&mut self, id: u64) -> Result<(), DriverError> {
+        self.inner.focus_window(id)
+    }
+    fn focused_is_password(&mut self) -> Result<bool, DriverError> {
+        self.inner.focused_is_password()
+    }
+    fn a11y_tree(&mut self, w: Option<u64>, max: usize) -> Result<Vec<RawNode>, DriverError> {
+        self.inner.a11y_tree(w, max)
+    }
+    fn a11y_element(&mut self, h: &ElementHandle) -> Result<Option<ElementInfo>, DriverError> {
+        self.inner.a11y_element(h)
+    }
+    fn a11y_perform(&mut self, h: &ElementHandle, a: SemanticAction) -> Result<(), DriverError> {
+        self.inner.a11y_perform(h, a)
+    }
+    fn a11y_set_text(&mut self, h: &ElementHandle, text: &str) -> Result<(), DriverError> {
+        self.inner.a11y_set_text(h, text)
+    }
+    fn set_hotkey(&mut self, keys: &[Key]) -> Result<(), DriverError> {
+        *self.grabbed.lock().unwrap() = keys.iter().map(Key::name).collect();
+        Ok(())
+    }
+    fn poll_events(&mut self) -> Vec<DriverEvent> {
+        let mut events = self.inner.poll_events();
+        let n = self.presses.swap(0, Ordering::SeqCst);
+        events.extend(std::iter::repeat_n(DriverEvent::Hotkey, n));
+        events
+    }
+}
+
+type Grabbed = Arc<std::sync::Mutex<Vec<String>>>;
+
+fn hotkey_engine() -> (Engine, Arc<AtomicUsize>, Grabbed) {
+    let presses = Arc::new(AtomicUsize::new(0));
+    let grabbed = Grabbed::default();
+    let desk = HotkeyDesk {
+        inner: VirtualDesktop::default(),
+        presses: presses.clone(),
+        grabbed: grabbed.clone(),
+        hold: None,
+    };
+    let e = engine_with(Box::new(desk), Arc::new(SystemClock));
+    (e, presses, grabbed)
+}
+
+/// §5.3.3: an approved action that the re-gate refuses (a panic came between the
+/// approval and its turn on the worker) still reports its outcome, since nobody
+/// waits for its response: `action.finished {ok:false, request_id, envelope}`.
+#[test]
+fn an_approved_action_refused_at_its_turn_reports_action_finished() {
+    let (entered_tx, entered) = std::sync::mpsc::channel();
+    let (release, release_rx) = std::sync::mpsc::channel();
+    let desk = HotkeyDesk {
+        inner: VirtualDesktop::default(),
+        presses: Arc::default(),
+        grabbed: Grabbed::default(),
+        hold: Some((entered_tx, release_rx)),
+    };
+    let e = engine_with(Box::new(desk), Arc::new(SystemClock));
+    let (_, sub) = e.subscribe(1024, None);
+    let mut seen = Vec::new();
+    start(&e, json!({"safety": {"observe_while_confirming": true}}));
+    let env = e.call_tool("keyboard.combo", &json!({"keys": ["win", "r"]}));
+    let id = result(&env)["request_id"].as_str().unwrap().to_string();
+    // An observation occupies the worker (held inside the capture)...
+    let e2 = e.clone();
+    let capture = std::thread::spawn(move || e2.call_tool("screen.capture", &json!({})));
+    entered.recv_timeout(Duration::from_secs(10)).unwrap();
+    // ...while the approval queues the action and a panic comes before its turn.
+    assert!(confirm(&e, &id, true).ok);
+    assert!(e.panic(&json!({"on": true})).ok);
+    release.send(()).unwrap();
+    assert!(capture.join().unwrap().ok);
+    let fin = loop {
+        let ev = wait_for(&sub, &mut seen, "action.finished");
+        if ev.payload["request_id"] == id.as_str() {
+            break ev;
+        }
+        seen.retain(|e| e.seq != ev.seq);
+    };
+    assert_eq!(fin.payload["ok"], false, "{:?}", fin.payload);
+    assert_eq!(fin.payload["error_code"], "safety_stopped");
+    assert_eq!(fin.payload["envelope"]["error"]["code"], "safety_stopped");
+    assert!(
+        !seen
+            .iter()
+            .any(|e| e.kind == "action.started" && e.payload["request_id"] == id.as_str()),
+        "it never started"
+    );
+}
+
+/// §5.4: the hotkey engages the stop, pressed again it releases it; in standby it
+/// resumes (§5.1).
+#[test]
+fn the_hotkey_toggles_the_stop_and_leaves_standby() {
+    let (e, presses, grabbed) = hotkey_engine();
+    let (_, sub) = e.subscribe(1024, None);
+    let mut seen = Vec::new();
+    start(&e, json!({"safety": {"idle_timeout_s": 0.2}}));
+    // The configured hotkey was handed to the driver.
+    assert_eq!(*grabbed.lock().unwrap(), ["ctrl", "alt", "f12"]);
+    let idle = wait_for(&sub, &mut seen, "session.idle");
+    assert_eq!(idle.payload["after_s"], 0.2);
+    assert_eq!(state(&e), "standby");
+    presses.fetch_add(1, Ordering::SeqCst);
+    let resumed = wait_for(&sub, &mut seen, "session.resumed");
+    assert_eq!(resumed.payload, json!({"from": "standby"}));
+    assert_eq!(state(&e), "ready");
+    assert_eq!(count(&seen, "safety.panic_triggered"), 0);
+    e.configure(&json!({"safety": {"idle_timeout_s": 0}}));
+    presses.fetch_add(1, Ordering::SeqCst);
+    let t = wait_for(&sub, &mut seen, "safety.panic_triggered");
+    assert_eq!(t.payload, json!({"source": "hotkey"}));
+    assert_eq!(state(&e), "stopped");
+    assert_eq!(
+        code(&e.call_tool("pointer.move", &json!({"x": 1, "y": 1}))),
+        Some(ErrorCode::SafetyStopped)
+    );
+    presses.fetch_add(1, Ordering::SeqCst);
+    let r = wait_for(&sub, &mut seen, "safety.panic_released");
+    assert_eq!(r.payload, json!({"source": "hotkey"}));
+    assert_eq!(state(&e), "ready");
+    assert!(e.call_tool("pointer.move", &json!({"x": 1, "y": 1})).ok);
+}
+
+/// §5.4: the hotkey pre-empts the action in flight (it is polled between injection
+/// steps, not only between actions), and nothing stays held.
+#[test]
+fn the_hotkey_interrupts_an_action_in_flight() {
+    let (e, presses, _) = hotkey_engine();
+    start(&e, json!({}));
+    let e2 = e.clone();
+    let typing = std::thread::spawn(move || {
+        e2.call_tool(
+            "keyboard.type",
+            &json!({"text": "x".repeat(5000), "interval_ms": 1}),
+        )
+    });
+    std::thread::sleep(Duration::from_millis(150));
+    let pressed = Instant::now();
+    presses.fetch_add(1, Ordering::SeqCst);
+    let env = typing.join().unwrap();
+    let took = pressed.elapsed();
+    assert_eq!(code(&env), Some(ErrorCode::SafetyStopped), "{env:?}");
+    assert!(took < Duration::from_secs(1), "took {took:?}");
+    assert_eq!(state(&e), "stopped");
+    let held = result(&e.status())["held"].clone();
+    assert_eq!(held, json!({"keys": [], "buttons": []}));
+}
+
+/// §5.4: while the panic file exists, nothing releases the stop but its removal.
+#[test]
+fn the_panic_file_holds_the_stop_until_removed() {
+    let dir = std::env::temp_dir().join(format!("cc-engine-panic-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let file = dir.join("STOP");
+    let _ = std::fs::remove_file(&file);
+    let e = engine_with(Box::new(VirtualDesktop::default()), Arc::new(SystemClock));
+    let (_, sub) = e.subscribe(1024, None);
+    let mut seen = Vec::new();
+    std::fs::write(&file, b"stop").unwrap();
+    start(
+        &e,
+        json!({"safety": {"panic_file": file.to_str().unwrap()}}),
+    );
+    // Stopped from the first moment, before the watcher's first look.
+    assert_eq!(state(&e), "stopped");
+    let t = wait_for(&sub, &mut seen, "safety.panic_triggered");
+    assert_eq!(t.payload, json!({"source": "file"}));
+    let r = e.panic(&json!({"on": false}));
+    assert_eq!(result(&r)["state"], "stopped", "{r:?}");
+    assert_eq!(result(&r)["panic"], true);
+    assert_eq!(result(&e.resume())["state"], "stopped");
+    assert_eq!(count(&seen, "safety.panic_released"), 0);
+    std::fs::remove_file(&file).unwrap();
+    let rel = wait_for(&sub, &mut seen, "safety.panic_released");
+    assert_eq!(rel.payload, json!({"source": "file"}));
+    assert_eq!(state(&e), "ready");
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// §10 for concurrent transports: actions waiting for the worker when `session.stop`
+/// comes are refused at once; the one in flight runs to its end.
+#[test]
+fn stop_refuses_queued_actions_at_once() {
+    let e = engine_with(Box::new(VirtualDesktop::default()), Arc::new(SystemClock));
+    start(&e, json!({}));
+    let e1 = e.clone();
+    let running = std::thread::spawn(move || e1.call_tool("wait.pause", &json!({"ms": 700})));
+    std::thread::sleep(Duration::from_millis(100));
+    let queued: Vec<_> = (0..3)
+        .map(|i| {
+            let e2 = e.clone();
+            std::thread::spawn(move || {
+                let t = Instant::now();
+                (e2.call_tool("pointer.move", &json!({"x": i, "y": i})), t)
+            })
+        })
+        .collect();
+    std::thread::sleep(Duration::from_millis(100));
+    let e3 = e.clone();
+    let stop = std::thread::spawn(move || e3.stop());
+    for q in queued {
+        let (env, t) = q.join().unwrap();
+        assert_eq!(code(&env), Some(ErrorCode::SafetyStopped), "{env:?}");
+        assert!(
+            t.elapsed() < Duration::from_millis(450),
+            "not at once: {:?}",
+            t.elapsed()
+        );
+    }
+    let env = running.join().unwrap();
+    assert!(env.ok, "the action in flight was cut: {env:?}");
+    assert_eq!(result(&env)["waited_ms"], 700);
+    assert!(stop.join().unwrap().ok);
+    assert_eq!(state(&e), "idle");
+}

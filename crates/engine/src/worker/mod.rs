@@ -1,0 +1,243 @@
+//! The worker: the one thread that owns the driver. Actions run here serially, each
+//! after the gate, in steps that the emergency stop pre-empts. Between jobs it ticks:
+//! confirmation expiry, the idle watchdog, and desktop events (layout; the hotkey is
+//! handled by [`HotkeyAware`] even while an action runs).
+
+mod action;
+mod batch;
+mod context;
+
+use std::sync::Arc;
+use std::sync::atomic::Ordering;
+use std::sync::mpsc::{Receiver, RecvTimeoutError, Sender};
+use std::time::Duration;
+
+use cc_desktop::{Driver, DriverEvent};
+use cc_protocol::{Key, SessionState, Surface, ToolError};
+use serde_json::{Value, json};
+
+use crate::config::ConfigStack;
+use crate::coords::Canvas;
+use crate::core::Core;
+use crate::frames::Frames;
+use crate::gate;
+use crate::hotkey::HotkeyAware;
+use crate::session::Reply;
+use crate::snapshot::Snapshots;
+use crate::tools::exec;
+
+/// Work for the worker.
+pub enum Job {
+    /// A session starts: read the layout under this config.
+    Start {
+        config: Arc<ConfigStack>,
+        reply: Sender<Result<Surface, ToolError>>,
+    },
+    /// One action (possibly a batch), already validated.
+    Action {
+        tool: String,
+        args: Value,
+        approved: Option<String>,
+        epoch: u64,
+        reply: Option<Reply>,
+    },
+    /// The session ends after everything before it.
+    End { reply: Sender<()> },
+}
+
+/// The worker's own state; only its thread touches it.
+pub struct Worker {
+    core: Arc<Core>,
+    driver: Box<dyn Driver>,
+    canvas: Option<Canvas>,
+    frames: Frames,
+    snapshots: Snapshots,
+    /// The emergency hotkey last handed to the driver.
+    hotkey: Option<Vec<String>>,
+}
+
+const TICK: Duration = Duration::from_millis(20);
+
+impl Worker {
+    /// A worker over a driver (wrapped so the hotkey is noticed during actions).
+    pub fn new(core: Arc<Core>, driver: Box<dyn Driver>) -> Worker {
+        let driver: Box<dyn Driver> = Box::new(HotkeyAware::new(driver, core.clone()));
+        Worker {
+            core,
+            driver,
+            canvas: None,
+            frames: Frames::default(),
+            snapshots: Snapshots::default(),
+            hotkey: None,
+        }
+    }
+
+    /// Where the latest capture's image is kept (read by `Engine::latest_frame`).
+    pub fn shot_slot(&self) -> crate::frames::ShotSlot {
+        self.frames.shot_slot()
+    }
+
+    /// Runs until every sender is gone.
+    pub fn run(mut self, rx: Receiver<Job>) {
+        loop {
+            match rx.recv_timeout(TICK) {
+                Ok(job) => self.handle(job),
+                Err(RecvTimeoutError::Timeout) => {}
+                Err(RecvTimeoutError::Disconnected) => break,
+            }
+            self.tick();
+        }
+        self.release();
+    }
+
+    fn handle(&mut self, job: Job) {
+        match job {
+            Job::Start { config, reply } => {
+                self.snapshots.clear();
+                self.set_hotkey(&config.config().safety.emergency_hotkey);
+                let r = self.read_layout(config.config().capture.default_width);
+                let _ = reply.send(r);
+            }
+            Job::Action {
+                tool,
+                args,
+                approved,
+                epoch,
+                reply,
+            } => {
+                if let Some(r) = &reply {
+                    let claimed = r.claim();
+                    self.core.lock().queued.retain(|q| !q.reply.same(r));
+                    if !claimed {
+                        return; // refused while queued (session.stop)
+                    }
+                }
+                let env = self.action(&tool, &args, approved.as_deref(), epoch);
+                if let Some(r) = reply {
+                    let _ = r.tx.send(env);
+                }
+            }
+            Job::End { reply } => {
+                self.release();
+                self.snapshots.clear();
+                {
+                    let mut g = self.core.lock();
+                    g.session = None;
+                    self.core.stop.store(false, Ordering::SeqCst);
+                }
+                self.core.bus.emit("session.stopped", json!({}));
+                let _ = reply.send(());
+            }
+        }
+    }
+
+    /// Hands `safety.emergency_hotkey` to the driver (a passive grab on X11) when it
+    /// differs from the one it has. A backend without a global hotkey says so once.
+    fn set_hotkey(&mut self, names: &[String]) {
+        if self.hotkey.as_deref() == Some(names) {
+            return;
+        }
+        let keys: Vec<Key> = names.iter().filter_map(|k| Key::parse(k).ok()).collect();
+        match self.driver.set_hotkey(&keys) {
+            Ok(()) => tracing::info!("emergency hotkey: {}", names.join("+")),
+            Err(e) => tracing::debug!("no global emergency hotkey: {e}"),
+        }
+        self.hotkey = Some(names.to_vec());
+    }
+
+    /// Releases every key and button, and publishes what is still held.
+    fn release(&mut self) {
+        if let Err(e) = self.driver.release_all() {
+            tracing::warn!("release_all failed: {e}");
+        }
+        self.publish_held();
+    }
+
+    /// Publishes what the driver holds (`system.status.held`).
+    fn publish_held(&mut self) {
+        let held = self.driver.held_inputs();
+        self.core.lock().held = held;
+    }
+
+    fn read_layout(&mut self, width: u32) -> Result<Surface, ToolError> {
+        let layout = self.driver.layout().map_err(exec::driver_error)?;
+        let canvas = Canvas::new(&layout, width);
+        let surface = canvas.surface.clone();
+        if self.canvas.as_ref().is_some_and(|c| c.surface != surface) {
+            self.frames.layout_changed();
+        }
+        self.canvas = Some(canvas);
+        self.core.lock().surface = Some(surface.clone());
+        Ok(surface)
+    }
+
+    /// Re-reads the surface when the desktop says the layout changed or the canvas
+    /// width was reconfigured; emits `session.configured {surface}`.
+    fn refresh(&mut self, events: &[DriverEvent]) {
+        let width = {
+            let g = self.core.lock();
+            match g.session.as_ref() {
+                Some(s) => s.config.config().capture.default_width,
+                None => return,
+            }
+        };
+        let changed = events.contains(&DriverEvent::LayoutChanged);
+        let width_changed = self
+            .canvas
+            .as_ref()
+            .is_none_or(|c| c.surface.display_width_px != width);
+        if !changed && !width_changed {
+            return;
+        }
+        let before = self.canvas.as_ref().map(|c| c.surface.clone());
+        if let Ok(surface) = self.read_layout(width)
+            && before.as_ref() != Some(&surface)
+        {
+            self.core
+                .bus
+                .emit("session.configured", json!({"surface": surface}));
+        }
+    }
+
+    fn tick(&mut self) {
+        // Hotkey presses are handled inside the wrapped driver's poll.
+        let events = self.driver.poll_events();
+        self.refresh(&events);
+        // Nothing may stay held while the stop is on, whatever pressed it.
+        if self.core.stop.load(Ordering::SeqCst) {
+            let held = self.driver.held_inputs();
+            if !held.keys.is_empty() || !held.buttons.is_empty() {
+                self.release();
+            }
+        }
+        self.idle_watchdog();
+    }
+
+    /// Confirmation expiry and the idle watchdog (PROTOCOL §5.3.4, §5.5).
+    fn idle_watchdog(&self) {
+        let mut g = self.core.lock();
+        gate::expire_due(&mut g, &self.core.bus, self.core.clock.as_ref());
+        let now = self.core.clock.now();
+        let Some(s) = g.session.as_mut() else {
+            return;
+        };
+        let safety = &s.config.config().safety;
+        let idle_s = safety.idle_timeout_s;
+        let standby = safety.idle_action == "standby";
+        if idle_s > 0.0
+            && s.state == SessionState::Ready
+            && !s.stopping
+            && s.pending.is_none()
+            && !s.idle_reported
+            && now.saturating_duration_since(s.last_activity) >= Duration::from_secs_f64(idle_s)
+        {
+            s.idle_reported = true;
+            self.core
+                .bus
+                .emit("session.idle", json!({"after_s": idle_s}));
+            if standby {
+                s.state = SessionState::Standby;
+            }
+        }
+    }
+}
