@@ -188,6 +188,11 @@ pub trait Driver: Send {
     /// Events since the last poll; called between actions and periodically when idle.
     fn poll_events(&mut self) -> Vec<DriverEvent>;
 
+    /// Gives a wrapper the chance to notice desktop events (the emergency hotkey) while
+    /// an action only waits (`wait.pause`, `hold_ms`, `interval_ms`). Events stay
+    /// queued for `poll_events`; a plain backend has nothing to do here.
+    fn pump(&mut self) {}
+
     /// Sets the emergency hotkey (`safety.emergency_hotkey`, e.g. ctrl+alt+f12): one
     /// non-modifier key plus modifiers. Backends without a global hotkey keep the
     /// default, which says so; on failure `capabilities().hotkey` is false.

@@ -140,4 +140,7 @@ impl Driver for HotkeyAware {
         self.poll();
         std::mem::take(&mut self.kept)
     }
+    fn pump(&mut self) {
+        self.poll();
+    }
 }

@@ -384,6 +384,21 @@ fn the_hotkey_interrupts_an_action_in_flight() {
     assert_eq!(held, json!({"keys": [], "buttons": []}));
 }
 
+/// §5.4: the hotkey also pre-empts an action that only waits (`wait.pause`, a long
+/// `hold_ms`): the wait polls the desktop between its slices.
+#[test]
+fn the_hotkey_interrupts_a_pure_wait() {
+    let (e, presses, _) = hotkey_engine();
+    start(&e, json!({}));
+    let e2 = e.clone();
+    let waiting = std::thread::spawn(move || e2.call_tool("wait.pause", &json!({"ms": 20_000})));
+    std::thread::sleep(Duration::from_millis(150));
+    presses.fetch_add(1, Ordering::SeqCst);
+    let env = waiting.join().unwrap();
+    assert_eq!(code(&env), Some(ErrorCode::SafetyStopped), "{env:?}");
+    assert_eq!(state(&e), "stopped");
+}
+
 /// §5.4: while the panic file exists, nothing releases the stop but its removal.
 #[test]
 fn the_panic_file_holds_the_stop_until_removed() {

@@ -57,10 +57,12 @@ impl Exec<'_> {
         }
     }
 
-    /// Sleeps in slices of at most 5 ms, stopping early on panic.
-    pub fn sleep_ms(&self, ms: u64) -> Result<(), ToolError> {
+    /// Sleeps in slices of at most 5 ms, stopping early on panic (hotkey included).
+    pub fn sleep_ms(&mut self, ms: u64) -> Result<(), ToolError> {
         let deadline = std::time::Instant::now() + Duration::from_millis(ms);
         loop {
+            // A hotkey pressed during a pure wait engages the stop here.
+            self.driver.pump();
             self.check_stop()?;
             let now = std::time::Instant::now();
             if now >= deadline {
