@@ -73,6 +73,28 @@ struct ServeArgs {
     /// Desktop backend (overrides platform.name of the config).
     #[arg(long, value_enum)]
     platform: Option<Platform>,
+    /// Governance journal (SQLite, WAL) of the MCP transport. Default:
+    /// `$XDG_STATE_HOME/computer-control/governance.db` (or `~/.local/state/…`).
+    #[arg(long, env = "COMPUTER_CONTROL_JOURNAL")]
+    journal: Option<std::path::PathBuf>,
+    /// The principal every governed operation acts for (`governance.principal_id`):
+    /// set by the host, never by tool arguments.
+    #[arg(long, env = "COMPUTER_CONTROL_PRINCIPAL", default_value = "local-user")]
+    principal_id: String,
+}
+
+/// The journal path: the flag, else the XDG state directory (created if needed).
+fn journal_path(flag: Option<std::path::PathBuf>) -> anyhow::Result<std::path::PathBuf> {
+    if let Some(p) = flag {
+        return Ok(p);
+    }
+    let state = std::env::var_os("XDG_STATE_HOME")
+        .map(std::path::PathBuf::from)
+        .or_else(|| std::env::var_os("HOME").map(|h| std::path::Path::new(&h).join(".local/state")))
+        .context("neither XDG_STATE_HOME nor HOME is set; pass --journal")?;
+    let dir = state.join("computer-control");
+    std::fs::create_dir_all(&dir).with_context(|| format!("create {}", dir.display()))?;
+    Ok(dir.join("governance.db"))
 }
 
 /// Defaults, then the config file, then `--platform`.
@@ -118,8 +140,21 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
                         port: a.port,
                     },
                 )?,
+                Transport::Mcp => {
+                    let journal = journal_path(a.journal)?;
+                    let governance =
+                        cc_governance::Governance::open(engine.clone(), &journal, a.principal_id)
+                            .map_err(|e| {
+                            anyhow::anyhow!(
+                                "governance journal {}: {}",
+                                journal.display(),
+                                e.message
+                            )
+                        })?;
+                    transports::mcp::serve(engine, governance)?
+                }
                 other => bail!(
-                    "transport {other:?} is not available in this build yet (stdio, http); host {} port {} unused",
+                    "transport {other:?} is not available in this build yet (stdio, http, mcp); host {} port {} unused",
                     a.host,
                     a.port
                 ),

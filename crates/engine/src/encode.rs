@@ -90,6 +90,9 @@ pub fn encode(px: &Pixels<'_>, format: Format, quality: u8) -> Result<Vec<u8>, S
             });
             enc.set_depth(png::BitDepth::Eight);
             enc.set_compression(png::Compression::Fast);
+            // `Fast` tries all five row filters per row; `Sub` alone encodes a 1080p
+            // screen about 3× faster for a file about 2× larger (still ~1/8 of raw).
+            enc.set_filter(png::Filter::Sub);
             let mut w = enc.write_header().map_err(|e| format!("png: {e}"))?;
             w.write_image_data(px.data)
                 .map_err(|e| format!("png: {e}"))?;

@@ -4,5 +4,6 @@
 pub mod fifo;
 pub mod http;
 pub mod jsonrpc;
+pub mod mcp;
 pub mod pool;
 pub mod stdio;

@@ -2,6 +2,7 @@
 //! holds down so that `release_all` can let go of exactly that.
 
 use std::collections::BTreeMap;
+use std::time::{Duration, Instant};
 
 use cc_protocol::Key;
 use x11rb::protocol::xproto::{
@@ -33,8 +34,11 @@ pub(super) fn scroll_button(axis: Axis, positive: bool) -> u8 {
     }
 }
 
-/// Sends one fake event and waits until the server processed it, so a failure is
-/// reported by the call that caused it and the next step sees its effect.
+/// Queues one fake event. `FakeInput` has no reply, so nothing waits here: a gesture
+/// is flushed when it holds something down ([`flush`]) and waited for once when it is
+/// complete ([`sync`]), one round trip per click or typed character instead of one
+/// per event. An X error on an unchecked request (none is expected: the values are
+/// checked here) arrives as an event and is dropped by `poll_events`.
 fn fake(conn: &Conn, kind: u8, detail: u8, x: i16, y: i16) -> Result<(), DriverError> {
     if !conn.ext.xtest {
         return Err(DriverError::Unavailable(
@@ -43,10 +47,24 @@ fn fake(conn: &Conn, kind: u8, detail: u8, x: i16, y: i16) -> Result<(), DriverE
     }
     conn.conn
         .xtest_fake_input(kind, detail, 0, conn.root, x, y, 0)
-        .map_err(cerr("XTest FakeInput"))?
-        .check()
-        .map_err(xerr("XTest FakeInput"))
+        .map_err(cerr("XTest FakeInput"))?;
+    Ok(())
 }
+
+/// Sends what is queued, without waiting: the server handles it before anything this
+/// connection asks later, and long before another client can look.
+fn flush(conn: &Conn) -> Result<(), DriverError> {
+    conn.flush()
+}
+
+/// Waits until the server processed everything queued (one round trip).
+fn sync(conn: &Conn) -> Result<(), DriverError> {
+    conn.sync()
+}
+
+/// How long the Caps Lock state read at the end of one typed character is trusted for
+/// the next one (the read doubles as that character's round trip).
+const CAPS_FRESH: Duration = Duration::from_millis(250);
 
 /// Keys and buttons this driver pressed and has not released.
 #[derive(Debug, Default)]
@@ -54,6 +72,8 @@ pub(super) struct Held {
     /// Canonical key name → keycode pressed.
     keys: BTreeMap<String, u8>,
     buttons: Vec<Button>,
+    /// Caps Lock as read at the end of the last typed character, and when.
+    caps: Option<(bool, Instant)>,
 }
 
 impl Held {
@@ -67,12 +87,14 @@ impl Held {
     }
 }
 
-/// Moves the pointer to root coordinates (clamped into the screen).
+/// Moves the pointer to root coordinates. The server clamps XTest motion into the
+/// screen itself, so this needs no geometry round trip; it is flushed, not waited for
+/// (the press or release that follows is).
 pub(super) fn motion(conn: &Conn, x: i32, y: i32) -> Result<(), DriverError> {
-    let (w, h) = conn.root_size()?;
-    let cx = x.clamp(0, i32::from(w).saturating_sub(1).max(0));
-    let cy = y.clamp(0, i32::from(h).saturating_sub(1).max(0));
-    fake(conn, MOTION_NOTIFY_EVENT, 0, cx as i16, cy as i16)
+    let cx = x.clamp(0, i32::from(i16::MAX));
+    let cy = y.clamp(0, i32::from(i16::MAX));
+    fake(conn, MOTION_NOTIFY_EVENT, 0, cx as i16, cy as i16)?;
+    flush(conn)
 }
 
 /// Where the pointer is, in root coordinates.
@@ -86,15 +108,16 @@ pub(super) fn pointer(conn: &Conn) -> Result<(i32, i32), DriverError> {
     Ok((i32::from(r.root_x), i32::from(r.root_y)))
 }
 
-/// True when caps lock is on (so a letter's case flips).
-fn caps_lock_on(conn: &Conn) -> bool {
-    conn.conn
+/// Waits for the server (one round trip) and reads whether Caps Lock is on (so a
+/// letter's case flips).
+fn sync_caps(conn: &Conn) -> Result<bool, DriverError> {
+    let r = conn
+        .conn
         .query_pointer(conn.root)
-        .ok()
-        .and_then(|c| c.reply().ok())
-        .is_some_and(|r| {
-            u16::from(r.mask) & u16::from(x11rb::protocol::xproto::KeyButMask::LOCK) != 0
-        })
+        .map_err(cerr("QueryPointer"))?
+        .reply()
+        .map_err(xerr("QueryPointer"))?;
+    Ok(u16::from(r.mask) & u16::from(x11rb::protocol::xproto::KeyButMask::LOCK) != 0)
 }
 
 impl Held {
@@ -105,6 +128,12 @@ impl Held {
             BUTTON_RELEASE_EVENT
         };
         fake(conn, kind, button_number(b), 0, 0)?;
+        // A press is sent; the release that completes the click is waited for.
+        if down {
+            flush(conn)?
+        } else {
+            sync(conn)?
+        }
         self.buttons.retain(|x| *x != b);
         if down {
             self.buttons.push(b);
@@ -115,7 +144,8 @@ impl Held {
     pub fn scroll(&mut self, conn: &Conn, axis: Axis, positive: bool) -> Result<(), DriverError> {
         let n = scroll_button(axis, positive);
         fake(conn, BUTTON_PRESS_EVENT, n, 0, 0)?;
-        fake(conn, BUTTON_RELEASE_EVENT, n, 0, 0)
+        fake(conn, BUTTON_RELEASE_EVENT, n, 0, 0)?;
+        sync(conn)
     }
 
     /// Presses or releases one key by its keysym in the current layout; a key the
@@ -128,6 +158,8 @@ impl Held {
         down: bool,
     ) -> Result<(), DriverError> {
         let name = key.name();
+        // Our own Caps Lock press changes what the next character needs.
+        self.caps = None;
         if !down {
             // Release what was pressed under this name, even if the mapping changed.
             let code = match self.keys.get(&name) {
@@ -135,12 +167,14 @@ impl Held {
                 None => self.code_for(conn, keymap, key)?,
             };
             fake(conn, KEY_RELEASE_EVENT, code, 0, 0)?;
+            sync(conn)?;
             self.keys.remove(&name);
             keymap.pin(code, false);
             return Ok(());
         }
         let code = self.code_for(conn, keymap, key)?;
         fake(conn, KEY_PRESS_EVENT, code, 0, 0)?;
+        flush(conn)?;
         keymap.pin(code, true);
         self.keys.insert(name, code);
         Ok(())
@@ -179,33 +213,44 @@ impl Held {
             None => (keymap.bind(conn, keysym)?, false, true),
         };
         let has_case = c.to_lowercase().ne(c.to_uppercase());
-        if !spare && has_case && caps_lock_on(conn) {
-            shift = !shift;
+        if !spare && has_case {
+            let caps = match self.caps {
+                Some((on, at)) if at.elapsed() < CAPS_FRESH => on,
+                _ => sync_caps(conn)?,
+            };
+            if caps {
+                shift = !shift;
+            }
         }
         let shift_code = if shift {
-            let s = keymap.shift_code().ok_or_else(|| {
+            Some(keymap.shift_code().ok_or_else(|| {
                 DriverError::Failed("the keyboard mapping has no shift key".into())
-            })?;
-            // Our own shift must not be left down if a later step fails.
-            fake(conn, KEY_PRESS_EVENT, s, 0, 0)?;
-            Some(s)
+            })?)
         } else {
             None
         };
-        let pressed = fake(conn, KEY_PRESS_EVENT, code, 0, 0);
-        let released = if pressed.is_ok() {
-            fake(conn, KEY_RELEASE_EVENT, code, 0, 0)
-        } else {
+        // Shift, press, release, unshift go out together; queuing cannot fail halfway
+        // short of a broken connection, which leaves nothing held on the server.
+        let queued = (|| {
+            if let Some(s) = shift_code {
+                fake(conn, KEY_PRESS_EVENT, s, 0, 0)?;
+            }
+            fake(conn, KEY_PRESS_EVENT, code, 0, 0)?;
+            fake(conn, KEY_RELEASE_EVENT, code, 0, 0)?;
+            if let Some(s) = shift_code {
+                fake(conn, KEY_RELEASE_EVENT, s, 0, 0)?;
+            }
             Ok(())
-        };
-        let unshifted = match shift_code {
-            Some(s) => fake(conn, KEY_RELEASE_EVENT, s, 0, 0),
-            None => Ok(()),
-        };
+        })();
         if spare {
             keymap.touch(code);
         }
-        pressed.and(released).and(unshifted)
+        queued?;
+        // One round trip per character: it waits for the server and reads Caps Lock
+        // for the next character.
+        let caps = sync_caps(conn)?;
+        self.caps = Some((caps, Instant::now()));
+        Ok(())
     }
 
     /// Releases every key and button this driver holds (keys in reverse name order,
@@ -228,6 +273,9 @@ impl Held {
             if let Err(e) = self.button(conn, b, false) {
                 first_err.get_or_insert(e);
             }
+        }
+        if let Err(e) = sync(conn) {
+            first_err.get_or_insert(e);
         }
         if first_err.is_some() && !conn.ext.xtest {
             // Nothing could have been pressed without XTest.

@@ -1,0 +1,146 @@
+//! Input schemas of the governed tools (GOVERNANCE.md Part A). Arguments are
+//! snake_case; the nested evidence objects (`target`, `postcondition`, `provenance`)
+//! are the contract's camelCase objects, passed back as received.
+
+use serde_json::{Value, json};
+
+fn obj(props: Value, required: &[&str]) -> Value {
+    json!({"type": "object", "properties": props, "required": required, "additionalProperties": false})
+}
+
+fn s() -> Value {
+    json!({"type": "string"})
+}
+
+fn strings() -> Value {
+    json!({"type": "array", "items": {"type": "string"}})
+}
+
+fn mode() -> Value {
+    json!({"type": "string", "enum": ["shadow", "background", "foreground"]})
+}
+
+fn ttl() -> Value {
+    json!({"type": "integer", "minimum": 1, "maximum": 300_000})
+}
+
+fn session_only() -> Value {
+    obj(json!({"session_id": s()}), &["session_id"])
+}
+
+/// `preview_action` / `execute_action` arguments (`execute` requires `action_id` and
+/// `lease_id`).
+fn action(execute: bool) -> Value {
+    let props = json!({
+        "session_id": s(),
+        "action_id": s(),
+        "attempt": {"type": "integer", "minimum": 1},
+        "execution_group_id": s(),
+        "agent_id": s(),
+        "tool": {"type": "string", "description": "a plain tool: pointer.click or pointer_click, …"},
+        "operation": s(),
+        "arguments": {"type": "object"},
+        "mode": mode(),
+        "target": {"type": "object", "description": "TargetEvidence (camelCase)"},
+        "postcondition": {"type": "object", "description": "ActionPostcondition, tagged by kind"},
+        "data_labels": {"type": "array", "items": {"type": "string",
+            "enum": ["public", "private", "credential", "payment", "health", "unknown"]}},
+        "provenance": {"type": "object"},
+        "expires_in_ms": ttl(),
+        "approval_grant_id": s(),
+        "lease_id": s(),
+    });
+    if execute {
+        obj(
+            props,
+            &["session_id", "action_id", "lease_id", "tool", "mode"],
+        )
+    } else {
+        obj(props, &["session_id", "tool", "mode"])
+    }
+}
+
+/// `(name, description, input schema)` of every governed tool.
+pub fn governed_tools() -> Vec<(&'static str, &'static str, Value)> {
+    vec![
+        (
+            "start_session",
+            "Start a governed session for the host's principal.",
+            obj(json!({"objective": s(), "execution_group_id": s()}), &[]),
+        ),
+        ("get_session", "Read a session.", session_only()),
+        ("pause_session", "Pause a running session.", session_only()),
+        ("resume_session", "Resume a paused session.", session_only()),
+        (
+            "stop_session",
+            "Stop a session; its leases are revoked, its reservations cancelled.",
+            obj(json!({"session_id": s(), "reason": s()}), &["session_id"]),
+        ),
+        (
+            "get_session_events",
+            "Export the session's hash-chained journal.",
+            obj(
+                json!({"session_id": s(), "after_sequence": {"type": "integer", "minimum": 0},
+                       "limit": {"type": "integer", "minimum": 1, "maximum": 1000}}),
+                &["session_id"],
+            ),
+        ),
+        (
+            "get_execution_capabilities",
+            "What a plain tool can do on this backend.",
+            obj(json!({"tool": s(), "app_id": s()}), &["tool"]),
+        ),
+        (
+            "preview_action",
+            "Preview a governed action: envelope, capability, policy, blocker.",
+            action(false),
+        ),
+        (
+            "execute_action",
+            "Execute a governed action under a control lease; answers its receipt.",
+            action(true),
+        ),
+        (
+            "acquire_control_lease",
+            "Acquire a control lease (budget, TTL, boundaries).",
+            obj(
+                json!({"session_id": s(), "agent_id": s(),
+                       "kind": {"type": "string", "enum": ["cooperative", "exclusive"]},
+                       "mode": mode(), "ttl_ms": ttl(),
+                       "action_budget": {"type": "integer", "minimum": 1, "maximum": 10_000},
+                       "app_ids": strings(), "window_ids": {"type": "array"}, "display_ids": strings()}),
+                &["session_id", "kind", "mode", "ttl_ms", "action_budget"],
+            ),
+        ),
+        (
+            "release_control_lease",
+            "Release a control lease.",
+            obj(
+                json!({"session_id": s(), "lease_id": s()}),
+                &["session_id", "lease_id"],
+            ),
+        ),
+        (
+            "reserve_target",
+            "Reserve a target (advisory; never authorizes a mutation).",
+            obj(
+                json!({"session_id": s(), "intent_id": s(), "execution_group_id": s(),
+                       "agent_id": s(), "app_id": s(), "window_id": {}, "ttl_ms": ttl()}),
+                &["session_id", "intent_id", "app_id", "ttl_ms"],
+            ),
+        ),
+        (
+            "release_target_reservation",
+            "Release a target reservation.",
+            obj(
+                json!({"session_id": s(), "reservation_id": s()}),
+                &["session_id", "reservation_id"],
+            ),
+        ),
+        (
+            "emergency_stop",
+            "Engage the panic and revoke every active lease.",
+            obj(json!({"reason": s()}), &[]),
+        ),
+    ]
+}

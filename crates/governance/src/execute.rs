@@ -1,0 +1,381 @@
+//! `execute_action`: the pipeline of GOVERNANCE.md Part A, steps 1–8.
+//!
+//! The journal lock is held for the whole pipeline, so governed executions are
+//! serialized: two actions can never race for one lease's budget or one receipt key.
+//! The emergency stop does not need that lock to pre-empt an action (it engages the
+//! engine's panic first).
+
+use cc_contract::{
+    Blocker, ContractError, ErrorCode, ExecutionReceipt, PolicyVerdict, ReceiptError,
+    ReceiptResult, ReceiptStatus, Verification,
+};
+use cc_protocol::ErrorCode as EngineCode;
+use rusqlite::{Connection, Transaction, params};
+use serde_json::{Map, Value, json};
+
+use crate::args::ActionArgs;
+use crate::error::{GovResult, db, fail, fail_with, invalid};
+use crate::grants;
+use crate::kernel::{Governance, in_tx, in_tx_keep};
+use crate::leases;
+use crate::preview::Prepared;
+use crate::sessions::{load_owned, require_running};
+use crate::store::{append_event, get_one, to_json};
+use crate::util::{new_id, now, ts};
+
+/// What performing the action through the engine came to.
+enum Outcome {
+    /// The engine ran it and answered this result.
+    Done(Map<String, Value>),
+    /// The engine refused before touching the desktop.
+    NoEffect {
+        status: ReceiptStatus,
+        code: ErrorCode,
+        message: String,
+    },
+    /// The effect is unknown (timeout, driver failure).
+    Unknown(String),
+}
+
+fn load_receipt(
+    conn: &Connection,
+    session_id: &str,
+    action_id: &str,
+) -> GovResult<Option<ExecutionReceipt>> {
+    get_one(
+        conn,
+        "SELECT data FROM receipts WHERE session_id = ?1 AND action_id = ?2",
+        params![session_id, action_id],
+    )
+}
+
+fn save_receipt(tx: &Transaction<'_>, r: &ExecutionReceipt) -> GovResult<()> {
+    tx.execute(
+        "INSERT INTO receipts (session_id, action_id, data) VALUES (?1, ?2, ?3)
+         ON CONFLICT(session_id, action_id) DO UPDATE SET data = excluded.data",
+        params![r.session_id, r.action_id, to_json(r)?],
+    )
+    .map_err(db)?;
+    Ok(())
+}
+
+/// The error a blocker turns into at execute time.
+fn blocker_error(b: Blocker) -> ContractError {
+    let code = match b {
+        Blocker::ShadowMutation => ErrorCode::ShadowMutation,
+        Blocker::ForegroundRequired => ErrorCode::ForegroundRequired,
+        Blocker::InputAttributionUnavailable => ErrorCode::InputAttributionUnavailable,
+        Blocker::PolicyDenied => ErrorCode::PolicyDenied,
+        // No target evidence: there is nothing to revalidate, so the action cannot be
+        // bound to what the agent saw.
+        Blocker::TargetEvidenceRequired => ErrorCode::StaleTarget,
+        Blocker::PostconditionUnavailable => ErrorCode::PostconditionUnavailable,
+        Blocker::ApprovalRequired => ErrorCode::ApprovalRequired,
+    };
+    fail_with(
+        code,
+        format!("the preview is blocked: {}", b.as_str()),
+        json!({"blocker": b.as_str()}),
+    )
+}
+
+impl Governance {
+    /// `execute_action`: answers the receipt (committed, rejected, interrupted or
+    /// indeterminate) or a contract error when nothing was attempted.
+    pub fn execute_action(&self, a: &ActionArgs) -> GovResult<ExecutionReceipt> {
+        let action_id = a
+            .action_id
+            .clone()
+            .ok_or_else(|| invalid("execute_action needs action_id"))?;
+        let lease_id = a
+            .lease_id
+            .clone()
+            .ok_or_else(|| invalid("execute_action needs lease_id"))?;
+        let mut conn = self.conn();
+        let session = load_owned(&conn, &a.session_id, &self.principal)?;
+        // 1. Re-preview from the same arguments: the digest is recomputed, never taken
+        //    from the client.
+        let prepared = self.prepare(&conn, a)?;
+        let digest = prepared.preview.envelope.args_digest.clone();
+        // 3 (looked up first, so a replay has no effect at all — not even a grant or
+        //    budget consumption).
+        if let Some(stored) = load_receipt(&conn, &a.session_id, &action_id)? {
+            if stored.action_digest != digest {
+                return Err(fail_with(
+                    ErrorCode::ActionIdConflict,
+                    format!("action {action_id} was already used for other arguments"),
+                    json!({"receiptId": stored.receipt_id}),
+                ));
+            }
+            if stored.status == ReceiptStatus::Pending {
+                return Err(fail_with(
+                    ErrorCode::Indeterminate,
+                    "a previous attempt of this action never finished; it is not retried",
+                    json!({"receiptId": stored.receipt_id}),
+                ));
+            }
+            return Ok(stored);
+        }
+        require_running(&session)?;
+        if let Some(b) = prepared.preview.blocker {
+            return Err(blocker_error(b));
+        }
+        // 4. The lease, checked before the desktop is read (its refusals — expiry, a
+        //    boundary escape — are committed with their events).
+        in_tx_keep(&mut conn, |tx| {
+            Ok(leases::check_for_action(
+                tx,
+                &lease_id,
+                &a.session_id,
+                &self.principal,
+                a.mode,
+                a.target.as_ref(),
+            )?
+            .map(drop))
+        })?;
+        // 5. Target revalidation (reads the desktop before anything is written).
+        if let Some(t) = &a.target {
+            self.revalidate(t)?;
+        }
+        // 2, 6 (bookkeeping) and 3 (receipt begin) in one transaction. The lease is
+        // checked again inside it: the journal lock was held all along, but time passed.
+        let (mut lease, receipt) = in_tx_keep(&mut conn, |tx| {
+            self.begin(tx, a, &prepared, &action_id, &lease_id)
+        })?;
+        // 6. Perform through the engine: its gate still applies, and a panic pre-empts it.
+        let outcome = self.perform(&prepared);
+        // 7, 8.
+        in_tx(&mut conn, |tx| {
+            self.finish(tx, receipt, &mut lease, outcome, a)
+        })
+    }
+
+    fn begin(
+        &self,
+        tx: &Transaction<'_>,
+        a: &ActionArgs,
+        prepared: &Prepared,
+        action_id: &str,
+        lease_id: &str,
+    ) -> GovResult<GovResult<(cc_contract::ControlLease, ExecutionReceipt)>> {
+        let envelope = &prepared.preview.envelope;
+        // 4. The lease.
+        let mut lease = match leases::check_for_action(
+            tx,
+            lease_id,
+            &a.session_id,
+            &self.principal,
+            a.mode,
+            a.target.as_ref(),
+        )? {
+            Ok(l) => l,
+            Err(e) => return Ok(Err(e)),
+        };
+        // 2. A confirm decision consumes a matching grant.
+        if prepared.preview.policy.decision == PolicyVerdict::Confirm {
+            let Some(grant) = grants::find_usable(
+                tx,
+                envelope,
+                &prepared.preview.policy.policy_digest,
+                a.approval_grant_id.as_deref(),
+            )?
+            else {
+                return Ok(Err(fail(
+                    ErrorCode::ApprovalRequired,
+                    "this action needs an operator's approval",
+                )));
+            };
+            grants::consume(tx, grant, action_id)?;
+        }
+        // 6. One budget unit, then the pending receipt and `action.started`.
+        leases::consume(tx, &mut lease)?;
+        let at = ts(now());
+        let receipt = ExecutionReceipt {
+            receipt_id: new_id("rcp"),
+            session_id: a.session_id.clone(),
+            action_id: action_id.to_string(),
+            action_digest: envelope.args_digest.clone(),
+            attempt: a.attempt.unwrap_or(1),
+            status: ReceiptStatus::Pending,
+            created_at: at.clone(),
+            updated_at: at,
+            result: None,
+            error: None,
+        };
+        save_receipt(tx, &receipt)?;
+        append_event(
+            tx,
+            &a.session_id,
+            Some(action_id),
+            "action.started",
+            Some(&self.principal),
+            json!({"actionId": action_id, "leaseId": lease.lease_id,
+                   "actionDigest": envelope.args_digest, "tool": envelope.tool}),
+        )?;
+        Ok(Ok((lease, receipt)))
+    }
+
+    fn perform(&self, prepared: &Prepared) -> Outcome {
+        self.ensure_engine_session();
+        let env = self.engine.call_tool(
+            prepared.def.name,
+            &Value::Object(prepared.arguments.clone()),
+        );
+        if env.ok {
+            let result = match env.result {
+                Some(Value::Object(m)) => m,
+                Some(other) => Map::from_iter([("value".to_string(), other)]),
+                None => Map::new(),
+            };
+            if result.get("status").and_then(Value::as_str) == Some("awaiting_confirmation") {
+                // The engine's own gate wants a confirmation. A governance grant never
+                // answers it on the engine's behalf: deny it there, so the action cannot
+                // run later outside this receipt.
+                if let Some(id) = result.get("request_id") {
+                    let _ = self
+                        .engine
+                        .confirm(&json!({"request_id": id, "approve": false}));
+                }
+                return Outcome::NoEffect {
+                    status: ReceiptStatus::Rejected,
+                    code: ErrorCode::ApprovalRequired,
+                    message: "the engine's safety gate requires its own confirmation".into(),
+                };
+            }
+            return Outcome::Done(result);
+        }
+        let (code, message) = env
+            .error
+            .map(|e| (e.code, e.message))
+            .unwrap_or((EngineCode::DriverFailed, "no answer".into()));
+        match code {
+            EngineCode::SafetyStopped => Outcome::NoEffect {
+                status: ReceiptStatus::Interrupted,
+                code: ErrorCode::Interrupted,
+                message,
+            },
+            EngineCode::PolicyDenied => Outcome::NoEffect {
+                status: ReceiptStatus::Rejected,
+                code: ErrorCode::PolicyDenied,
+                message,
+            },
+            EngineCode::Timeout | EngineCode::DriverFailed | EngineCode::BackendUnavailable => {
+                Outcome::Unknown(message)
+            }
+            _ => Outcome::NoEffect {
+                status: ReceiptStatus::Rejected,
+                code: ErrorCode::ExecutionFailed,
+                message,
+            },
+        }
+    }
+
+    fn finish(
+        &self,
+        tx: &Transaction<'_>,
+        mut receipt: ExecutionReceipt,
+        lease: &mut cc_contract::ControlLease,
+        outcome: Outcome,
+        a: &ActionArgs,
+    ) -> GovResult<ExecutionReceipt> {
+        receipt.updated_at = ts(now());
+        let (event, payload) = match outcome {
+            Outcome::NoEffect {
+                status,
+                code,
+                message,
+            } => {
+                receipt.status = status;
+                receipt.error = Some(ReceiptError {
+                    code: code.as_str().into(),
+                    message,
+                });
+                (
+                    format!("action.{}", status.as_str()),
+                    json!({"error": code.as_str()}),
+                )
+            }
+            Outcome::Unknown(message) => {
+                self.indeterminate(tx, &mut receipt, lease, message, None)?
+            }
+            Outcome::Done(tool_result) => {
+                // 7. Independent read-back of the postcondition.
+                let verification: Option<GovResult<Verification>> = a
+                    .postcondition
+                    .as_ref()
+                    .map(|p| self.verify(p, a.target.as_ref()));
+                match verification {
+                    Some(Err(e)) => self.indeterminate(
+                        tx,
+                        &mut receipt,
+                        lease,
+                        format!("the postcondition could not be read back: {}", e.message),
+                        Some(tool_result),
+                    )?,
+                    Some(Ok(v)) if !v.satisfied => {
+                        let message = "the postcondition does not hold after the action".into();
+                        // The evidence stays in the receipt: the client sees why.
+                        receipt.result = Some(ReceiptResult {
+                            tool_result,
+                            verification: Some(v),
+                        });
+                        self.indeterminate(tx, &mut receipt, lease, message, None)?
+                    }
+                    verified => {
+                        let verification = verified.and_then(Result::ok);
+                        receipt.status = ReceiptStatus::Committed;
+                        receipt.result = Some(ReceiptResult {
+                            tool_result,
+                            verification: verification.clone(),
+                        });
+                        (
+                            "action.committed".to_string(),
+                            json!({"verification": verification}),
+                        )
+                    }
+                }
+            }
+        };
+        save_receipt(tx, &receipt)?;
+        let mut payload = payload;
+        payload["receiptId"] = json!(receipt.receipt_id);
+        payload["status"] = json!(receipt.status.as_str());
+        append_event(
+            tx,
+            &receipt.session_id,
+            Some(&receipt.action_id),
+            &event,
+            Some(&self.principal),
+            payload,
+        )?;
+        Ok(receipt)
+    }
+
+    /// A failure after the effect: receipt `indeterminate`, lease revoked
+    /// (`action_indeterminate`).
+    fn indeterminate(
+        &self,
+        tx: &Transaction<'_>,
+        receipt: &mut ExecutionReceipt,
+        lease: &mut cc_contract::ControlLease,
+        message: String,
+        tool_result: Option<Map<String, Value>>,
+    ) -> GovResult<(String, Value)> {
+        receipt.status = ReceiptStatus::Indeterminate;
+        receipt.error = Some(ReceiptError {
+            code: ErrorCode::Indeterminate.as_str().into(),
+            message,
+        });
+        if let Some(tool_result) = tool_result {
+            receipt.result = Some(ReceiptResult {
+                tool_result,
+                verification: None,
+            });
+        }
+        leases::revoke(tx, lease, "action_indeterminate")?;
+        Ok((
+            "action.indeterminate".to_string(),
+            json!({"leaseId": lease.lease_id, "leaseRevoked": "action_indeterminate"}),
+        ))
+    }
+}

@@ -1,0 +1,164 @@
+//! The kernel handle: the engine, the host's principal and the journal connection.
+
+use std::path::Path;
+use std::sync::{Mutex, MutexGuard};
+
+use cc_contract::ErrorCode;
+use cc_engine::Engine;
+use rusqlite::{Connection, Transaction};
+use serde::Serialize;
+use serde_json::Value;
+
+use crate::args::{self, parse};
+use crate::error::{GovResult, db, fail, storage};
+use crate::store;
+
+/// The governed MCP tools, served beside the plain tools (GOVERNANCE.md Part A).
+/// Approval is deliberately absent: it is never a model tool.
+pub const GOVERNED_TOOLS: &[&str] = &[
+    "start_session",
+    "get_session",
+    "pause_session",
+    "resume_session",
+    "stop_session",
+    "get_session_events",
+    "get_execution_capabilities",
+    "preview_action",
+    "execute_action",
+    "acquire_control_lease",
+    "release_control_lease",
+    "reserve_target",
+    "release_target_reservation",
+    "emergency_stop",
+];
+
+/// The governed kernel. One per server; operations serialize on the journal
+/// connection, which also serializes governed executions (two actions can never race
+/// for one lease's budget).
+pub struct Governance {
+    pub(crate) engine: Engine,
+    pub(crate) principal: String,
+    conn: Mutex<Connection>,
+}
+
+impl Governance {
+    /// Opens the journal at `db_path` for the host's `principal_id` (config
+    /// `governance.principal_id`, or the identity of an HTTP token): never taken from
+    /// tool arguments.
+    pub fn open(
+        engine: Engine,
+        db_path: &Path,
+        principal_id: impl Into<String>,
+    ) -> GovResult<Self> {
+        let principal = principal_id.into();
+        if principal.is_empty() {
+            return Err(fail(ErrorCode::InvalidArguments, "principal_id is empty"));
+        }
+        Ok(Governance {
+            engine,
+            principal,
+            conn: Mutex::new(store::open(db_path)?),
+        })
+    }
+
+    /// The principal every operation acts for.
+    pub fn principal(&self) -> &str {
+        &self.principal
+    }
+
+    /// The engine underneath.
+    pub fn engine(&self) -> &Engine {
+        &self.engine
+    }
+
+    /// Dispatches a governed tool by name; `None` when `tool` is not one. Results
+    /// follow upstream v8: `{session}`, `{lease}`, `{reservation}`, `{receipt}`, the
+    /// preview itself, and the audit-export page for events.
+    pub fn call(&self, tool: &str, arguments: &Value) -> Option<GovResult<Value>> {
+        Some(match tool {
+            "start_session" => {
+                parse(arguments).and_then(|a| wrap("session", self.start_session(&a)))
+            }
+            "get_session" => parse::<args::SessionRef>(arguments)
+                .and_then(|a| wrap("session", self.get_session(&a.session_id))),
+            "pause_session" => parse::<args::SessionRef>(arguments)
+                .and_then(|a| wrap("session", self.pause_session(&a.session_id))),
+            "resume_session" => parse::<args::SessionRef>(arguments)
+                .and_then(|a| wrap("session", self.resume_session(&a.session_id))),
+            "stop_session" => parse(arguments).and_then(|a| wrap("session", self.stop_session(&a))),
+            "get_session_events" => parse(arguments).and_then(|a| self.get_session_events(&a)),
+            "get_execution_capabilities" => self.get_execution_capabilities(arguments),
+            "preview_action" => parse(arguments).and_then(|a| json(self.preview_action(&a))),
+            "execute_action" => {
+                parse(arguments).and_then(|a| wrap("receipt", self.execute_action(&a)))
+            }
+            "acquire_control_lease" => {
+                parse(arguments).and_then(|a| wrap("lease", self.acquire_lease(&a)))
+            }
+            "release_control_lease" => {
+                parse(arguments).and_then(|a| wrap("lease", self.release_lease(&a)))
+            }
+            "reserve_target" => {
+                parse(arguments).and_then(|a| wrap("reservation", self.reserve_target(&a)))
+            }
+            "release_target_reservation" => {
+                parse(arguments).and_then(|a| wrap("reservation", self.release_reservation(&a)))
+            }
+            "emergency_stop" => parse(arguments).and_then(|a| self.emergency_stop(&a)),
+            _ => return None,
+        })
+    }
+
+    /// The journal connection (poisoning is ignored: every write is transactional, so
+    /// a panic mid-operation left nothing half-written).
+    pub(crate) fn conn(&self) -> MutexGuard<'_, Connection> {
+        self.conn.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    /// Runs `f` in one transaction, committed only when `f` succeeds.
+    pub(crate) fn with_tx<T>(
+        &self,
+        f: impl FnOnce(&Transaction<'_>) -> GovResult<T>,
+    ) -> GovResult<T> {
+        let mut conn = self.conn();
+        in_tx(&mut conn, f)
+    }
+}
+
+/// Runs `f` in one transaction on an already locked connection.
+pub(crate) fn in_tx<T>(
+    conn: &mut Connection,
+    f: impl FnOnce(&Transaction<'_>) -> GovResult<T>,
+) -> GovResult<T> {
+    let tx = conn.transaction().map_err(db)?;
+    let out = f(&tx)?;
+    tx.commit().map_err(db)?;
+    Ok(out)
+}
+
+/// Runs `f` in one transaction that is committed even when `f`'s inner result is an
+/// error: for refusals that must leave a trace (a lease revoked for a boundary escape,
+/// an expired lease marked expired).
+pub(crate) fn in_tx_keep<T>(
+    conn: &mut Connection,
+    f: impl FnOnce(&Transaction<'_>) -> GovResult<GovResult<T>>,
+) -> GovResult<T> {
+    let tx = conn.transaction().map_err(db)?;
+    let out = f(&tx)?;
+    tx.commit().map_err(db)?;
+    out
+}
+
+/// `{key: object}`: the upstream v8 result shape (`structuredContent.session`,
+/// `.lease`, `.reservation`, `.receipt`), so existing clients read the same paths.
+fn wrap<T: Serialize>(key: &str, r: GovResult<T>) -> GovResult<Value> {
+    json(r).map(|v| {
+        let mut m = serde_json::Map::new();
+        m.insert(key.to_string(), v);
+        Value::Object(m)
+    })
+}
+
+fn json<T: Serialize>(r: GovResult<T>) -> GovResult<Value> {
+    r.and_then(|v| serde_json::to_value(v).map_err(storage))
+}

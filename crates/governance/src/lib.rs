@@ -1,0 +1,32 @@
+//! The server-side governed-action kernel (GOVERNANCE.md Part A) over the engine.
+//!
+//! The engine stays the only way to touch the desktop: every governed action is
+//! performed through [`cc_engine::Engine::call_tool`], so the engine's safety gate still
+//! applies on top of the governance checks. This crate adds what the engine does not
+//! know: who acts (the host's principal), under which session, control lease and
+//! reservation, with which approval, and what the receipt of each action is — all
+//! journaled in one SQLite database with a hash chain of events per session.
+//!
+//! Entry point: [`Governance`]; [`Governance::call`] dispatches the governed MCP tools
+//! by name with their JSON arguments.
+
+pub mod args;
+pub mod audit;
+pub mod error;
+mod execute;
+mod grants;
+mod kernel;
+mod leases;
+mod policy;
+mod preview;
+mod reservations;
+pub mod sessions;
+pub mod store;
+mod util;
+mod verify;
+
+pub use error::GovResult;
+pub use kernel::{GOVERNED_TOOLS, Governance};
+pub use policy::{mcp_tool_name, resolve_tool};
+pub use sessions::Recovery;
+pub use store::verify_chain;

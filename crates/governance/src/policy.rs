@@ -1,0 +1,171 @@
+//! The policy decision of a preview, derived from the engine's own rules and risk
+//! without acting, and the capability of a plain tool.
+//!
+//! Mapping (it mirrors `cc_engine::gate::decide`, so the preview predicts what the
+//! gate will do when the action is performed):
+//!
+//! | engine                                                     | decision  |
+//! |------------------------------------------------------------|-----------|
+//! | a `deny` rule matches                                      | `deny`    |
+//! | `default_rule: deny` and no `allow`/`confirm` rule matches | `deny`    |
+//! | risk ≥ `confirm_threshold`, or a `confirm` rule matches     | `confirm` |
+//! | otherwise                                                  | `allow`   |
+//!
+//! The rules are the base configuration's (`Engine::base_config`): a governed session
+//! never reconfigures the engine, so they are the rules the gate applies.
+
+use cc_contract::{
+    ActionClass, CanonValue, ExecutionCapability, ExecutionMode, InterferenceLevel, PolicyVerdict,
+    VerificationSource, canonical_string, sha256_hex,
+};
+use cc_engine::Engine;
+use cc_engine::config::Effect;
+use cc_engine::risk::{Context, action_risk};
+use cc_engine::rules::{Landing, Policy};
+use cc_engine::tools::{ToolDef, find, tools};
+use cc_protocol::Risk;
+use serde_json::{Value, json};
+
+use crate::error::{GovResult, invalid};
+
+/// The MCP-safe name of a plain tool (`pointer.click` → `pointer_click`).
+pub fn mcp_tool_name(tool: &str) -> String {
+    tool.replace('.', "_")
+}
+
+/// Resolves `pointer.click` or `pointer_click` to the engine's tool.
+pub fn resolve_tool(name: &str) -> Option<&'static ToolDef> {
+    find(name).or_else(|| tools().iter().find(|t| mcp_tool_name(t.name) == name))
+}
+
+/// Resolves a tool or answers `invalid_arguments`.
+pub(crate) fn tool_or_invalid(name: &str) -> GovResult<&'static ToolDef> {
+    resolve_tool(name).ok_or_else(|| invalid(format!("no plain tool {name:?}")))
+}
+
+/// Whether the tool changes the desktop (anything but a benign observation).
+/// `batch.execute` counts as mutating: its items are not inspected here.
+pub(crate) fn is_mutation(def: &ToolDef) -> bool {
+    def.risk != Risk::Benign || def.name == "batch.execute"
+}
+
+/// The action class of a concrete action: observations, window focus (navigation),
+/// shell-level combos (high risk: a privilege change of the session), and every other
+/// input as a reversible edit.
+pub(crate) fn action_class(def: &ToolDef, risk: Risk) -> ActionClass {
+    if !is_mutation(def) {
+        ActionClass::Observe
+    } else if risk == Risk::High {
+        ActionClass::PrivilegeChange
+    } else if def.name == "window.focus" {
+        ActionClass::Navigate
+    } else {
+        ActionClass::EditReversible
+    }
+}
+
+/// What the tool can do on this backend. The desktop drivers inject real input into
+/// the focused session, so a mutation is foreground-only; observations run in every
+/// mode.
+pub(crate) fn capability(engine: &Engine, def: &ToolDef, app_id: &str) -> ExecutionCapability {
+    let (modes, interference) = if is_mutation(def) {
+        let interference = if def.name.starts_with("pointer.") {
+            InterferenceLevel::MovesPhysicalPointer
+        } else if def.name == "window.focus" {
+            InterferenceLevel::MayRaiseWindow
+        } else {
+            InterferenceLevel::TakesForeground
+        };
+        (vec![ExecutionMode::Foreground], interference)
+    } else {
+        (
+            vec![
+                ExecutionMode::Shadow,
+                ExecutionMode::Background,
+                ExecutionMode::Foreground,
+            ],
+            InterferenceLevel::None,
+        )
+    };
+    ExecutionCapability {
+        app_id: app_id.to_string(),
+        operation: def.name.to_string(),
+        backend: engine.platform().to_string(),
+        supported_modes: modes,
+        interference,
+        confidence: 1.0,
+        verified_at: None,
+        verification_source: VerificationSource::PlatformRule,
+        certification: None,
+    }
+}
+
+/// The decision, its reasons and the policy digest (SHA-256 of the canonical JSON of
+/// the safety configuration that produced it, so a grant issued under one policy does
+/// not carry over to another).
+pub(crate) struct Decided {
+    pub verdict: PolicyVerdict,
+    pub reasons: Vec<String>,
+    pub policy_digest: String,
+    pub risk: Risk,
+}
+
+/// Evaluates the engine's rules and risk for one action.
+pub(crate) fn decide(engine: &Engine, def: &ToolDef, args: &Value, landing: &Landing) -> Decided {
+    let config = engine.base_config().config();
+    let safety = &config.safety;
+    let policy = Policy::compile(&safety.rules);
+    let verdict = policy.evaluate(def.name, args, landing);
+    let risk = action_risk(def.name, args, &Context::default());
+    let safety_json = engine
+        .base_config()
+        .value()
+        .get("safety")
+        .cloned()
+        .unwrap_or(Value::Null);
+    let policy_digest = sha256_hex(&canonical_string(&CanonValue::from(&json!({
+        "rules": safety_json.get("rules"),
+        "defaultRule": safety_json.get("default_rule"),
+        "confirmThreshold": safety_json.get("confirm_threshold"),
+    }))));
+    let (verdict_out, reasons) = if let Some(i) = verdict.deny {
+        (
+            PolicyVerdict::Deny,
+            vec![format!("rule {i} denies {}", def.name)],
+        )
+    } else if safety.default_rule == Effect::Deny
+        && verdict.allow.is_none()
+        && verdict.confirm.is_none()
+    {
+        (
+            PolicyVerdict::Deny,
+            vec![format!("allowlist mode: no rule allows {}", def.name)],
+        )
+    } else if let Some(i) = verdict.confirm {
+        (
+            PolicyVerdict::Confirm,
+            vec![format!("rule {i} requires confirmation for {}", def.name)],
+        )
+    } else if risk >= safety.confirm_threshold {
+        (
+            PolicyVerdict::Confirm,
+            vec![format!(
+                "{} is {} risk (threshold {})",
+                def.name,
+                risk.as_str(),
+                safety.confirm_threshold.as_str()
+            )],
+        )
+    } else {
+        (
+            PolicyVerdict::Allow,
+            vec![format!("{} is {} risk", def.name, risk.as_str())],
+        )
+    };
+    Decided {
+        verdict: verdict_out,
+        reasons,
+        policy_digest,
+        risk,
+    }
+}

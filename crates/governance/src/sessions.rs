@@ -1,0 +1,277 @@
+//! Session lifecycle: start, get, pause, resume, stop, and the event export.
+
+use cc_contract::{ErrorCode, ReservationState, Session, SessionState};
+use rusqlite::{Transaction, params};
+use serde_json::{Value, json};
+
+use crate::args::{GetEvents, SessionRef, StartSession};
+use crate::error::{GovResult, db, fail, fail_with, invalid};
+use crate::kernel::Governance;
+use crate::store::{self, append_event, get_one, to_json};
+use crate::util::{new_id, now, ts};
+
+/// Largest page of `get_session_events`.
+const MAX_EVENTS: u32 = 1000;
+
+/// Loads a session and checks it belongs to `principal` (`session_not_found`,
+/// `principal_mismatch`). Every governed operation starts here.
+pub(crate) fn load_owned(
+    tx: &rusqlite::Connection,
+    session_id: &str,
+    principal: &str,
+) -> GovResult<Session> {
+    let session: Session = get_one(
+        tx,
+        "SELECT data FROM sessions WHERE session_id = ?1",
+        params![session_id],
+    )?
+    .ok_or_else(|| {
+        fail(
+            ErrorCode::SessionNotFound,
+            format!("no session {session_id}"),
+        )
+    })?;
+    if session.principal_id != principal {
+        return Err(fail(
+            ErrorCode::PrincipalMismatch,
+            format!("session {session_id} belongs to another principal"),
+        ));
+    }
+    Ok(session)
+}
+
+/// `session_not_running` unless the session is `running`.
+pub(crate) fn require_running(session: &Session) -> GovResult<()> {
+    if session.state != SessionState::Running {
+        return Err(fail_with(
+            ErrorCode::SessionNotRunning,
+            format!(
+                "session {} is {}",
+                session.session_id,
+                session.state.as_str()
+            ),
+            json!({"state": session.state.as_str()}),
+        ));
+    }
+    Ok(())
+}
+
+fn save(tx: &Transaction<'_>, session: &Session) -> GovResult<()> {
+    tx.execute(
+        "INSERT INTO sessions (session_id, principal_id, data) VALUES (?1, ?2, ?3)
+         ON CONFLICT(session_id) DO UPDATE SET data = excluded.data",
+        params![session.session_id, session.principal_id, to_json(session)?],
+    )
+    .map_err(db)?;
+    Ok(())
+}
+
+impl Governance {
+    /// `start_session`: a new running session owned by the host's principal.
+    pub fn start_session(&self, a: &StartSession) -> GovResult<Session> {
+        let at = ts(now());
+        let session = Session {
+            session_id: new_id("ses"),
+            principal_id: self.principal.clone(),
+            execution_group_id: a.execution_group_id.clone(),
+            objective: a.objective.clone(),
+            state: SessionState::Running,
+            revision: 1,
+            created_at: at.clone(),
+            updated_at: at,
+            waiting_reason: None,
+            recovered: None,
+            completion: None,
+        };
+        self.with_tx(|tx| {
+            save(tx, &session)?;
+            append_event(
+                tx,
+                &session.session_id,
+                None,
+                "session.started",
+                Some(&self.principal),
+                json!({"state": "running", "objective": session.objective}),
+            )?;
+            Ok(())
+        })?;
+        Ok(session)
+    }
+
+    /// `get_session`.
+    pub fn get_session(&self, session_id: &str) -> GovResult<Session> {
+        load_owned(&self.conn(), session_id, &self.principal)
+    }
+
+    /// `pause_session`: running → paused_by_user.
+    pub fn pause_session(&self, session_id: &str) -> GovResult<Session> {
+        self.transition(
+            session_id,
+            &[SessionState::Running],
+            SessionState::PausedByUser,
+            None,
+        )
+    }
+
+    /// `resume_session`: paused → running.
+    pub fn resume_session(&self, session_id: &str) -> GovResult<Session> {
+        self.transition(
+            session_id,
+            &[SessionState::PausedByUser, SessionState::PausedByPolicy],
+            SessionState::Running,
+            None,
+        )
+    }
+
+    /// `stop_session`: any live state → stopped; the session's active leases are
+    /// revoked (`session_stopped`) and its reservations cancelled, in the same
+    /// transaction.
+    pub fn stop_session(&self, a: &SessionRef) -> GovResult<Session> {
+        let live = [
+            SessionState::Created,
+            SessionState::Running,
+            SessionState::WaitingForUser,
+            SessionState::PausedByUser,
+            SessionState::PausedByPolicy,
+            SessionState::Stopping,
+        ];
+        self.transition(
+            &a.session_id,
+            &live,
+            SessionState::Stopped,
+            a.reason.as_deref(),
+        )
+    }
+
+    fn transition(
+        &self,
+        session_id: &str,
+        from: &[SessionState],
+        to: SessionState,
+        reason: Option<&str>,
+    ) -> GovResult<Session> {
+        self.with_tx(|tx| {
+            let mut session = load_owned(tx, session_id, &self.principal)?;
+            if !from.contains(&session.state) {
+                return Err(fail_with(
+                    ErrorCode::SessionNotRunning,
+                    format!(
+                        "session {session_id} is {}; cannot become {}",
+                        session.state.as_str(),
+                        to.as_str()
+                    ),
+                    json!({"state": session.state.as_str()}),
+                ));
+            }
+            let previous = session.state;
+            session.state = to;
+            if to == SessionState::Running {
+                session.waiting_reason = None;
+            }
+            session.revision += 1;
+            session.updated_at = ts(now());
+            save(tx, &session)?;
+            if to == SessionState::Stopped {
+                crate::leases::revoke_all(tx, Some(session_id), "session_stopped")?;
+                crate::reservations::end_all(
+                    tx,
+                    session_id,
+                    ReservationState::Cancelled,
+                    "session_stopped",
+                )?;
+            }
+            append_event(
+                tx,
+                session_id,
+                None,
+                &format!("session.{}", event_name(to)),
+                Some(&self.principal),
+                json!({"from": previous.as_str(), "state": to.as_str(), "reason": reason}),
+            )?;
+            Ok(session)
+        })
+    }
+
+    /// `get_session_events`: one page of the journal as the upstream audit-export
+    /// envelope. Events keep their `previousHash`/`hash` links, so the client verifies
+    /// the chain itself ([`crate::verify_chain`] from sequence 1).
+    pub fn get_session_events(&self, a: &GetEvents) -> GovResult<Value> {
+        let limit = a.limit.unwrap_or(MAX_EVENTS);
+        if limit == 0 || limit > MAX_EVENTS {
+            return Err(invalid(format!("limit must be in 1..={MAX_EVENTS}")));
+        }
+        let conn = self.conn();
+        load_owned(&conn, &a.session_id, &self.principal)?;
+        let page = store::events(&conn, &a.session_id, a.after_sequence, limit)?;
+        Ok(crate::audit::export(&page, a.after_sequence))
+    }
+
+    /// Operator/audit helper: recomputes the session's whole chain from the stored
+    /// events. `Err(sequence)` names the first event that does not verify.
+    pub fn verify_session_chain(&self, session_id: &str) -> GovResult<Result<(), u64>> {
+        let conn = self.conn();
+        load_owned(&conn, session_id, &self.principal)?;
+        let all = store::events(&conn, session_id, 0, u32::MAX)?;
+        Ok(store::verify_chain(&all))
+    }
+}
+
+fn event_name(state: SessionState) -> &'static str {
+    match state {
+        SessionState::Running => "resumed",
+        SessionState::PausedByUser | SessionState::PausedByPolicy => "paused",
+        SessionState::Stopped => "stopped",
+        _ => "updated",
+    }
+}
+
+/// What [`Governance::recover`] changed.
+#[derive(Debug, Clone, Default, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Recovery {
+    /// Sessions that were running and are now `paused_by_policy`, `recovered: true`.
+    pub paused_session_ids: Vec<String>,
+    /// Leases that were active and are now revoked (`server_restart`).
+    pub revoked_lease_ids: Vec<String>,
+}
+
+impl Governance {
+    /// Startup recovery, called once by the server before it serves (not by
+    /// [`Governance::open`], so a second handle on the same journal never disturbs a
+    /// live one). Nothing is deleted: every running session is paused
+    /// (`paused_by_policy`, `recovered: true`, `waitingReason: server_restart`) and
+    /// every active lease revoked, each with its event — an agent must look again,
+    /// resume and take a new lease instead of acting on a pre-crash plan. A receipt
+    /// left `pending` stays so; executing it again answers `indeterminate`.
+    pub fn recover(&self) -> GovResult<Recovery> {
+        self.with_tx(|tx| {
+            let revoked = crate::leases::revoke_all(tx, None, "server_restart")?;
+            let sessions: Vec<Session> = crate::store::get_all(tx, "SELECT data FROM sessions", [])?;
+            let mut paused = Vec::new();
+            for mut session in sessions {
+                if session.state != SessionState::Running {
+                    continue;
+                }
+                session.state = SessionState::PausedByPolicy;
+                session.recovered = Some(true);
+                session.waiting_reason = Some("server_restart".into());
+                session.revision += 1;
+                session.updated_at = ts(now());
+                save(tx, &session)?;
+                append_event(
+                    tx,
+                    &session.session_id,
+                    None,
+                    "session.recovered",
+                    Some(&session.principal_id),
+                    json!({"from": "running", "state": "paused_by_policy", "reason": "server_restart"}),
+                )?;
+                paused.push(session.session_id);
+            }
+            Ok(Recovery {
+                paused_session_ids: paused,
+                revoked_lease_ids: revoked,
+            })
+        })
+    }
+}
