@@ -203,31 +203,8 @@ impl Engine {
         if let Err(e) = stack.apply(&patch) {
             return self.core.err(m, started, invalid_config(e));
         }
-        let fixed = |s: &ConfigStack| {
-            (
-                s.config().platform.clone(),
-                s.config().http.clone(),
-                s.config().capture.backend.clone(),
-            )
-        };
-        if fixed(&stack) != fixed(&self.base) {
-            let name_ok = matches!(stack.config().platform.name.as_str(), "auto")
-                || stack.config().platform.name == self.core.platform;
-            let only_name = stack.config().platform.virtual_displays
-                == self.base.config().platform.virtual_displays
-                && stack.config().http == self.base.config().http
-                && stack.config().capture.backend == self.base.config().capture.backend;
-            if !(name_ok && only_name) {
-                return self.core.err(
-                    m,
-                    started,
-                    ToolError::with_data(
-                        ErrorCode::InvalidConfig,
-                        "platform, http and capture.backend are fixed when the server starts (config file or --platform)",
-                        json!({"issues": [{"path": "platform", "message": "fixed at server start"}]}),
-                    ),
-                );
-            }
+        if let Some(e) = fixed_at_start(&stack, &self.base, self.core.platform) {
+            return self.core.err(m, started, e);
         }
         let config = Arc::new(stack);
         let (tx, rx) = channel();
@@ -670,6 +647,44 @@ impl Engine {
         drop(g);
         Envelope::success(result, self.core.meta_with("system.status", started, state))
     }
+}
+
+/// Keys chosen when the server starts (driver, HTTP tokens, capture path): a session may
+/// restate them but not change them. `platform.name` may also be `auto` or the running
+/// platform's own name.
+fn fixed_at_start(stack: &ConfigStack, base: &ConfigStack, running: &str) -> Option<ToolError> {
+    let (c, b) = (stack.config(), base.config());
+    let mut issues = Vec::new();
+    if !(c.platform.name == "auto"
+        || c.platform.name == running
+        || c.platform.name == b.platform.name)
+    {
+        issues.push("platform.name");
+    }
+    if c.platform.virtual_displays != b.platform.virtual_displays {
+        issues.push("platform.virtual_displays");
+    }
+    if c.http != b.http {
+        issues.push("http");
+    }
+    if c.capture.backend != b.capture.backend {
+        issues.push("capture.backend");
+    }
+    if issues.is_empty() {
+        return None;
+    }
+    let data: Vec<Value> = issues
+        .iter()
+        .map(|p| json!({"path": p, "message": "fixed when the server starts (config file or --platform)"}))
+        .collect();
+    Some(ToolError::with_data(
+        ErrorCode::InvalidConfig,
+        format!(
+            "{} fixed when the server starts (config file or --platform)",
+            issues.join(", ")
+        ),
+        json!({"issues": data}),
+    ))
 }
 
 fn not_started() -> ToolError {
