@@ -5,8 +5,8 @@ mod common;
 
 use std::process::{Command, Output, Stdio};
 
-use common::Server;
 use common::tempfile_dir::TempDir;
+use common::{SPEC_TOOLS, Server};
 use serde_json::{Value, json};
 
 const BIN: &str = env!("CARGO_BIN_EXE_computer-control");
@@ -36,24 +36,6 @@ fn json_out(args: &[&str]) -> Value {
     assert!(o.status.success(), "{args:?}: {}", stderr(&o));
     serde_json::from_slice(&o.stdout).unwrap_or_else(|e| panic!("{args:?} is not JSON: {e}"))
 }
-
-const TOOLS: [&str; 15] = [
-    "screen.capture",
-    "pointer.move",
-    "pointer.click",
-    "pointer.drag",
-    "pointer.scroll",
-    "keyboard.press",
-    "keyboard.combo",
-    "keyboard.type",
-    "wait.pause",
-    "a11y.snapshot",
-    "a11y.activate",
-    "a11y.input",
-    "window.list",
-    "window.focus",
-    "batch.execute",
-];
 
 const EVENTS: [&str; 13] = [
     "session.started",
@@ -102,7 +84,7 @@ fn list_text_and_json() {
     let o = run(&["list"], &[]);
     assert!(o.status.success());
     let text = stdout(&o);
-    for t in TOOLS.iter().chain(EVENTS.iter()) {
+    for t in SPEC_TOOLS.iter().chain(EVENTS.iter()) {
         assert!(text.contains(t), "list lacks {t}");
     }
     assert!(!text.contains("session.confirm"));
@@ -113,7 +95,7 @@ fn list_text_and_json() {
         .iter()
         .map(|t| t["name"].as_str().unwrap())
         .collect();
-    assert_eq!(tools, TOOLS);
+    assert_eq!(tools, SPEC_TOOLS);
     let events: Vec<&str> = v["events"]
         .as_array()
         .unwrap()
@@ -162,7 +144,7 @@ fn manifest_equals_the_checked_in_file() {
         .iter()
         .map(|t| t["name"].as_str().unwrap())
         .collect();
-    assert_eq!(names, TOOLS);
+    assert_eq!(names, SPEC_TOOLS);
     assert!(
         !printed["tools"].to_string().contains("confirm\""),
         "no confirmation tool"

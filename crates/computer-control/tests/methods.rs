@@ -5,26 +5,8 @@ mod common;
 
 use std::time::{Duration, Instant};
 
-use common::{Server, find_node, issue_paths, nodes};
+use common::{SPEC_TOOLS, Server, find_node, issue_paths, nodes};
 use serde_json::{Value, json};
-
-const TOOL_NAMES: [&str; 15] = [
-    "screen.capture",
-    "pointer.move",
-    "pointer.click",
-    "pointer.drag",
-    "pointer.scroll",
-    "keyboard.press",
-    "keyboard.combo",
-    "keyboard.type",
-    "wait.pause",
-    "a11y.snapshot",
-    "a11y.activate",
-    "a11y.input",
-    "window.list",
-    "window.focus",
-    "batch.execute",
-];
 
 /// Checks the envelope shape of §3: exactly one of result/error, meta complete.
 fn assert_envelope(env: &Value, tool: &str) {
@@ -644,7 +626,7 @@ fn tools_list_works_without_a_session() {
     assert_eq!(r["state"], "idle");
     let tools = r["tools"].as_array().unwrap();
     let names: Vec<&str> = tools.iter().map(|t| t["name"].as_str().unwrap()).collect();
-    assert_eq!(names, TOOL_NAMES);
+    assert_eq!(names, SPEC_TOOLS);
     for t in tools {
         assert!(!t["name"].as_str().unwrap().contains("confirm"), "{t}");
         assert!(t["summary"].as_str().is_some_and(|x| !x.is_empty()), "{t}");

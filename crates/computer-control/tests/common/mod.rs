@@ -33,6 +33,26 @@ pub struct Server {
     _dir: tempfile_dir::TempDir,
 }
 
+/// The 15 tools of PROTOCOL §4, in the spec's order: written out here, independently of
+/// the server's own table, so tests compare the server against the spec.
+pub const SPEC_TOOLS: [&str; 15] = [
+    "screen.capture",
+    "pointer.move",
+    "pointer.click",
+    "pointer.drag",
+    "pointer.scroll",
+    "keyboard.press",
+    "keyboard.combo",
+    "keyboard.type",
+    "wait.pause",
+    "a11y.snapshot",
+    "a11y.activate",
+    "a11y.input",
+    "window.list",
+    "window.focus",
+    "batch.execute",
+];
+
 pub const TIMEOUT: Duration = Duration::from_secs(30);
 
 pub mod tempfile_dir {
