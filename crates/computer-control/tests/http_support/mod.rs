@@ -3,7 +3,6 @@
 #![allow(dead_code)]
 
 use std::io::{BufRead, BufReader};
-use std::path::PathBuf;
 use std::process::{Child, Command, Stdio};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
@@ -13,32 +12,9 @@ use serde_json::{Value, json};
 pub const AGENT: &str = "agent-token-0123456789abcdef0123456789abcdef";
 pub const OPERATOR: &str = "operator-token-fedcba9876543210fedcba98765432";
 
-/// A private temporary directory, removed on drop.
-pub struct TempDir(pub PathBuf);
-
-impl TempDir {
-    pub fn new() -> TempDir {
-        use std::sync::atomic::{AtomicU64, Ordering};
-        static N: AtomicU64 = AtomicU64::new(0);
-        let p = std::env::temp_dir().join(format!(
-            "cc-http-test-{}-{}-{}",
-            std::process::id(),
-            N.fetch_add(1, Ordering::Relaxed),
-            std::time::SystemTime::now()
-                .duration_since(std::time::UNIX_EPOCH)
-                .unwrap()
-                .as_nanos()
-        ));
-        std::fs::create_dir_all(&p).unwrap();
-        TempDir(p)
-    }
-}
-
-impl Drop for TempDir {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_dir_all(&self.0);
-    }
-}
+#[path = "../common/tempfile_dir.rs"]
+mod tempfile_dir;
+pub use tempfile_dir::TempDir;
 
 /// A running `computer-control serve --transport http`.
 pub struct Server {
