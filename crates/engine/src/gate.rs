@@ -7,7 +7,7 @@ use cc_protocol::{ErrorCode, Risk, SessionState, ToolError};
 use serde_json::{Value, json};
 
 use crate::clock::{Clock, random_hex, rfc3339};
-use crate::config::Effect;
+use crate::config::{Effect, SafetyConfig};
 use crate::events::EventBus;
 use crate::rules::Verdict;
 use crate::session::{Pending, Shared};
@@ -45,6 +45,53 @@ pub struct Request<'a> {
     pub epoch: u64,
     /// A benign observation (may run while a confirmation is pending, if configured).
     pub observation: bool,
+}
+
+/// What the rules and the risk say about one action, before state (panic, standby,
+/// pending confirmations) is considered: the precedence of PROTOCOL §5.2 in one place,
+/// shared by the gate and by the governed kernel's previews.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Outcome {
+    /// A deny rule matched (`rule`), or allowlist mode and nothing listed it (`None`).
+    Deny { rule: Option<usize>, reason: String },
+    /// A confirm rule matched, or the risk reaches `confirm_threshold`.
+    Confirm { reason: String },
+    /// Nothing stops it.
+    Allow { reason: String },
+}
+
+/// Deny wins, then confirm (a rule, or the risk threshold: an allow never exempts a
+/// high-risk action), then allow, then `default_rule`.
+pub fn outcome(safety: &SafetyConfig, verdict: &Verdict, risk: Risk, tool: &str) -> Outcome {
+    if let Some(i) = verdict.deny {
+        return Outcome::Deny {
+            rule: Some(i),
+            reason: format!("rule {i} denies {tool}"),
+        };
+    }
+    if safety.default_rule == Effect::Deny && verdict.allow.is_none() && verdict.confirm.is_none() {
+        return Outcome::Deny {
+            rule: None,
+            reason: format!("allowlist mode: no rule allows {tool}"),
+        };
+    }
+    if let Some(i) = verdict.confirm {
+        return Outcome::Confirm {
+            reason: format!("rule {i} requires confirmation for {tool}"),
+        };
+    }
+    if risk >= safety.confirm_threshold {
+        return Outcome::Confirm {
+            reason: format!(
+                "{tool} is {} risk (threshold {})",
+                risk.as_str(),
+                safety.confirm_threshold.as_str()
+            ),
+        };
+    }
+    Outcome::Allow {
+        reason: format!("{tool} is {} risk", risk.as_str()),
+    }
 }
 
 /// Decides, and on `Confirm` records the pending confirmation and emits its event.
@@ -97,37 +144,28 @@ pub fn decide(
         }
     }
     let safety = &session.config.config().safety;
-    if let Some(i) = req.verdict.deny {
-        let rule = session.policy.rule_json(i);
-        return Decision::Reject(ToolError::with_data(
-            ErrorCode::PolicyDenied,
-            format!("rule {i} denies {}", req.tool),
-            json!({"rule": {"index": i, "rule": rule}}),
-        ));
-    }
-    if safety.default_rule == Effect::Deny
-        && req.verdict.allow.is_none()
-        && req.verdict.confirm.is_none()
-    {
-        return Decision::Reject(ToolError::with_data(
-            ErrorCode::PolicyDenied,
-            format!("allowlist mode: no rule allows {}", req.tool),
-            json!({"rule": "default_rule"}),
-        ));
-    }
-    let by_risk = req.risk >= safety.confirm_threshold;
-    let by_rule = req.verdict.confirm;
-    if (!by_risk && by_rule.is_none()) || req.approved.is_some() {
-        return Decision::Run;
-    }
-    let reason = match by_rule {
-        Some(i) => format!("rule {i} requires confirmation for {}", req.tool),
-        None => format!(
-            "{} is {} risk (threshold {})",
-            req.tool,
-            req.risk.as_str(),
-            safety.confirm_threshold.as_str()
-        ),
+    let reason = match outcome(safety, req.verdict, req.risk, req.tool) {
+        Outcome::Deny {
+            rule: Some(i),
+            reason,
+        } => {
+            let rule = session.policy.rule_json(i);
+            return Decision::Reject(ToolError::with_data(
+                ErrorCode::PolicyDenied,
+                reason,
+                json!({"rule": {"index": i, "rule": rule}}),
+            ));
+        }
+        Outcome::Deny { rule: None, reason } => {
+            return Decision::Reject(ToolError::with_data(
+                ErrorCode::PolicyDenied,
+                reason,
+                json!({"rule": "default_rule"}),
+            ));
+        }
+        Outcome::Allow { .. } => return Decision::Run,
+        Outcome::Confirm { .. } if req.approved.is_some() => return Decision::Run,
+        Outcome::Confirm { reason } => reason,
     };
     if req.batch_item {
         return Decision::Reject(ToolError::with_data(

@@ -1,8 +1,8 @@
 //! The policy decision of a preview, derived from the engine's own rules and risk
 //! without acting, and the capability of a plain tool.
 //!
-//! Mapping (it mirrors `cc_engine::gate::decide`, so the preview predicts what the
-//! gate will do when the action is performed):
+//! The decision is `cc_engine::gate::outcome`, the same function the gate uses, so the
+//! preview predicts what the gate will do when the action is performed:
 //!
 //! | engine                                                     | decision  |
 //! |------------------------------------------------------------|-----------|
@@ -19,7 +19,7 @@ use cc_contract::{
     VerificationSource, canonical_string, sha256_hex,
 };
 use cc_engine::Engine;
-use cc_engine::config::Effect;
+use cc_engine::gate::{Outcome, outcome};
 use cc_engine::risk::{Context, action_risk};
 use cc_engine::rules::{Landing, Policy};
 use cc_engine::tools::{ToolDef, find, tools};
@@ -128,40 +128,12 @@ pub(crate) fn decide(engine: &Engine, def: &ToolDef, args: &Value, landing: &Lan
         "defaultRule": safety_json.get("default_rule"),
         "confirmThreshold": safety_json.get("confirm_threshold"),
     }))));
-    let (verdict_out, reasons) = if let Some(i) = verdict.deny {
-        (
-            PolicyVerdict::Deny,
-            vec![format!("rule {i} denies {}", def.name)],
-        )
-    } else if safety.default_rule == Effect::Deny
-        && verdict.allow.is_none()
-        && verdict.confirm.is_none()
-    {
-        (
-            PolicyVerdict::Deny,
-            vec![format!("allowlist mode: no rule allows {}", def.name)],
-        )
-    } else if let Some(i) = verdict.confirm {
-        (
-            PolicyVerdict::Confirm,
-            vec![format!("rule {i} requires confirmation for {}", def.name)],
-        )
-    } else if risk >= safety.confirm_threshold {
-        (
-            PolicyVerdict::Confirm,
-            vec![format!(
-                "{} is {} risk (threshold {})",
-                def.name,
-                risk.as_str(),
-                safety.confirm_threshold.as_str()
-            )],
-        )
-    } else {
-        (
-            PolicyVerdict::Allow,
-            vec![format!("{} is {} risk", def.name, risk.as_str())],
-        )
+    let (verdict_out, reason) = match outcome(safety, &verdict, risk, def.name) {
+        Outcome::Deny { reason, .. } => (PolicyVerdict::Deny, reason),
+        Outcome::Confirm { reason } => (PolicyVerdict::Confirm, reason),
+        Outcome::Allow { reason } => (PolicyVerdict::Allow, reason),
     };
+    let reasons = vec![reason];
     Decided {
         verdict: verdict_out,
         reasons,
