@@ -207,6 +207,19 @@ pub enum ComputerUseError {
         failure: ApprovalFailure,
     },
 
+    /// The runtime refused a call or could not be reached. `code` is the contract's error
+    /// code (`lease_expired`, `approval_required`, ...) when the runtime gave one, so a
+    /// graph can route on it; `None` for transport failures.
+    #[error("runtime {operation} failed{}: {message}", code.as_deref().map(|c| format!(" ({c})")).unwrap_or_default())]
+    Runtime {
+        /// The runtime operation (`preview_action`, `execute_action`, ...).
+        operation: &'static str,
+        /// The contract error code, if any.
+        code: Option<String>,
+        /// What the runtime said.
+        message: String,
+    },
+
     /// A step failed and releasing what it held failed too. Both are kept, the primary
     /// first, so neither hides the other and the result is the same on every run.
     #[error("{primary}; cleanup also failed: {cleanup}")]

@@ -1,10 +1,15 @@
-//! The runtime side of the library: the clock the checks read and the binding of runtime
-//! responses ([`binding`]).
-//!
-//! The `ComputerUseRuntime` trait and its MCP implementation live here too once written
-//! (GOVERNANCE.md Part B, "Runtime trait").
+//! The runtime side of the library: the [`ComputerUseRuntime`] trait the graph drives, the
+//! values that flow through it ([`types`]), the clock the checks read and the binding of
+//! runtime responses ([`binding`]).
 
 pub mod binding;
+mod runtime_trait;
+pub mod types;
+
+pub use runtime_trait::{ComputerUseRuntime, RuntimeResult};
+pub use types::{
+    PreviewRecord, ProposedAction, RuntimeCapabilities, SemanticObservation, VisualObservation,
+};
 
 use std::sync::Mutex;
 
