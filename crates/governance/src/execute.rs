@@ -15,13 +15,14 @@ use serde_json::{Map, Value, json};
 
 use crate::args::ActionArgs;
 use crate::error::{GovResult, db, fail, fail_with, invalid};
+use crate::failpoint::{self, Failpoint};
 use crate::grants;
 use crate::kernel::{Governance, in_tx, in_tx_keep};
 use crate::leases;
 use crate::preview::Prepared;
 use crate::sessions::{load_owned, require_running};
 use crate::store::{append_event, get_one, to_json};
-use crate::util::{new_id, now, ts};
+use crate::util::{new_id, ts};
 
 /// What performing the action through the engine came to.
 enum Outcome {
@@ -130,6 +131,7 @@ impl Governance {
                 &self.principal,
                 a.mode,
                 a.target.as_ref(),
+                self.now(),
             )?
             .map(drop))
         })?;
@@ -142,8 +144,10 @@ impl Governance {
         let (mut lease, receipt) = in_tx_keep(&mut conn, |tx| {
             self.begin(tx, a, &prepared, &action_id, &lease_id)
         })?;
+        failpoint::hit(Failpoint::BeforeEffect);
         // 6. Perform through the engine: its gate still applies, and a panic pre-empts it.
         let outcome = self.perform(&prepared);
+        failpoint::hit(Failpoint::AfterEffect);
         // 7, 8.
         in_tx(&mut conn, |tx| {
             self.finish(tx, receipt, &mut lease, outcome, a)
@@ -167,6 +171,7 @@ impl Governance {
             &self.principal,
             a.mode,
             a.target.as_ref(),
+            self.now(),
         )? {
             Ok(l) => l,
             Err(e) => return Ok(Err(e)),
@@ -178,6 +183,7 @@ impl Governance {
                 envelope,
                 &prepared.preview.policy.policy_digest,
                 a.approval_grant_id.as_deref(),
+                self.now(),
             )?
             else {
                 return Ok(Err(fail(
@@ -189,7 +195,7 @@ impl Governance {
         }
         // 6. One budget unit, then the pending receipt and `action.started`.
         leases::consume(tx, &mut lease)?;
-        let at = ts(now());
+        let at = ts(self.now());
         let receipt = ExecutionReceipt {
             receipt_id: new_id("rcp"),
             session_id: a.session_id.clone(),
@@ -278,7 +284,7 @@ impl Governance {
         outcome: Outcome,
         a: &ActionArgs,
     ) -> GovResult<ExecutionReceipt> {
-        receipt.updated_at = ts(now());
+        receipt.updated_at = ts(self.now());
         let (event, payload) = match outcome {
             Outcome::NoEffect {
                 status,

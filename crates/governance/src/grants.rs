@@ -15,7 +15,7 @@ use crate::error::{GovResult, db, fail};
 use crate::kernel::Governance;
 use crate::sessions::{load_owned, require_running};
 use crate::store::{append_event, get_all, to_json};
-use crate::util::{is_past, new_id, now, ts, ts_after};
+use crate::util::{is_past, new_id, ts, ts_after};
 
 fn save(tx: &Transaction<'_>, g: &ApprovalGrant) -> GovResult<()> {
     tx.execute(
@@ -35,13 +35,13 @@ pub(crate) fn find_usable(
     envelope: &ActionEnvelope,
     policy_digest: &str,
     grant_id: Option<&str>,
+    at: time::OffsetDateTime,
 ) -> GovResult<Option<ApprovalGrant>> {
     let grants: Vec<ApprovalGrant> = get_all(
         conn,
         "SELECT data FROM grants WHERE session_id = ?1 AND action_digest = ?2",
         params![envelope.session_id, envelope.args_digest],
     )?;
-    let at = now();
     Ok(grants.into_iter().find(|g| {
         grant_id.is_none_or(|id| id == g.grant_id)
             && g.principal_id == envelope.principal_id
@@ -90,7 +90,7 @@ impl Governance {
         self.with_tx(|tx| {
             let session = load_owned(tx, &e.session_id, &self.principal)?;
             require_running(&session)?;
-            let at = now();
+            let at = self.now();
             let scope_digest = sha256_hex(&canonical_string(&CanonValue::from(&json!({
                 "scope": "exact_action",
                 "sessionId": e.session_id,

@@ -1,10 +1,11 @@
 //! The kernel handle: the engine, the host's principal and the journal connection.
 
 use std::path::Path;
-use std::sync::{Mutex, MutexGuard};
+use std::sync::{Arc, Mutex, MutexGuard};
 
 use cc_contract::ErrorCode;
 use cc_engine::Engine;
+use cc_engine::clock::{Clock, SystemClock};
 use rusqlite::{Connection, Transaction};
 use serde::Serialize;
 use serde_json::Value;
@@ -38,6 +39,9 @@ pub const GOVERNED_TOOLS: &[&str] = &[
 pub struct Governance {
     pub(crate) engine: Engine,
     pub(crate) principal: String,
+    /// Every expiry decision (leases, reservations, grants, envelopes, evidence age)
+    /// reads this clock, so tests can move time instead of sleeping.
+    clock: Arc<dyn Clock>,
     conn: Mutex<Connection>,
 }
 
@@ -50,6 +54,17 @@ impl Governance {
         db_path: &Path,
         principal_id: impl Into<String>,
     ) -> GovResult<Self> {
+        Self::open_with_clock(engine, db_path, principal_id, Arc::new(SystemClock))
+    }
+
+    /// [`Governance::open`] with an injected clock (a `ManualClock` in tests, so
+    /// expiry is reached by advancing time, never by sleeping).
+    pub fn open_with_clock(
+        engine: Engine,
+        db_path: &Path,
+        principal_id: impl Into<String>,
+        clock: Arc<dyn Clock>,
+    ) -> GovResult<Self> {
         let principal = principal_id.into();
         if principal.is_empty() {
             return Err(fail(ErrorCode::InvalidArguments, "principal_id is empty"));
@@ -57,8 +72,14 @@ impl Governance {
         Ok(Governance {
             engine,
             principal,
+            clock,
             conn: Mutex::new(store::open(db_path)?),
         })
+    }
+
+    /// The kernel clock's wall time: what every expiry is decided against.
+    pub(crate) fn now(&self) -> time::OffsetDateTime {
+        time::OffsetDateTime::from(self.clock.wall())
     }
 
     /// The principal every operation acts for.

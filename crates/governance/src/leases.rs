@@ -12,7 +12,7 @@ use crate::error::{GovResult, db, fail, fail_with, invalid};
 use crate::kernel::{Governance, in_tx, in_tx_keep};
 use crate::sessions::{load_owned, require_running};
 use crate::store::{append_event, get_all, get_one, to_json};
-use crate::util::{is_past, new_id, now, ts, ts_after};
+use crate::util::{is_past, new_id, ts, ts_after};
 
 pub(crate) fn save(tx: &Transaction<'_>, lease: &ControlLease) -> GovResult<()> {
     tx.execute(
@@ -94,8 +94,7 @@ pub(crate) fn revoke_all(
 
 /// Marks active leases whose time is up as expired (lazily, with their events), so the
 /// conflict checks only see leases that still hold.
-fn expire_due(tx: &Transaction<'_>) -> GovResult<()> {
-    let at = now();
+fn expire_due(tx: &Transaction<'_>, at: time::OffsetDateTime) -> GovResult<()> {
     let active: Vec<ControlLease> =
         get_all(tx, "SELECT data FROM leases WHERE state = 'active'", [])?;
     for mut lease in active {
@@ -137,6 +136,7 @@ pub(crate) fn check_for_action(
     principal: &str,
     mode: ExecutionMode,
     target: Option<&TargetEvidence>,
+    at: time::OffsetDateTime,
 ) -> GovResult<GovResult<ControlLease>> {
     let Some(mut lease) = load(tx, lease_id)? else {
         return Ok(Err(fail(
@@ -173,7 +173,7 @@ pub(crate) fn check_for_action(
             )));
         }
     }
-    if is_past(&lease.expires_at, now()) {
+    if is_past(&lease.expires_at, at) {
         end(tx, &mut lease, LeaseState::Expired, Some("ttl"))?;
         return Ok(Err(fail(ErrorCode::LeaseExpired, "the lease expired")));
     }
@@ -230,7 +230,8 @@ impl Governance {
             if let Err(e) = require_running(&session) {
                 return Ok(Err(e));
             }
-            expire_due(tx)?;
+            let at = self.now();
+            expire_due(tx, at)?;
             let active: Vec<ControlLease> =
                 get_all(tx, "SELECT data FROM leases WHERE state = 'active'", [])?;
             let clash = active
@@ -243,7 +244,6 @@ impl Governance {
                     json!({"leaseId": other.lease_id, "kind": other.kind.as_str()}),
                 )));
             }
-            let at = now();
             let lease = ControlLease {
                 lease_id: new_id("lea"),
                 revision: 1,

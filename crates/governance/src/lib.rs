@@ -14,6 +14,7 @@ pub mod args;
 pub mod audit;
 pub mod error;
 mod execute;
+mod failpoint;
 mod grants;
 mod kernel;
 mod leases;
@@ -26,6 +27,7 @@ mod util;
 mod verify;
 
 pub use error::GovResult;
+pub use failpoint::FAILPOINT_ENV;
 pub use kernel::{GOVERNED_TOOLS, Governance};
 pub use policy::{mcp_tool_name, resolve_tool};
 pub use sessions::Recovery;

@@ -17,7 +17,7 @@ use crate::grants;
 use crate::kernel::Governance;
 use crate::policy::{action_class, capability, decide, is_mutation, tool_or_invalid};
 use crate::sessions::load_owned;
-use crate::util::{new_id, now, ts, ts_after};
+use crate::util::{new_id, ts, ts_after};
 
 /// A preview plus what execution needs from it.
 pub(crate) struct Prepared {
@@ -62,7 +62,7 @@ impl Governance {
         let decided = decide(&self.engine, def, &args_value, &landing);
         let class = action_class(def, decided.risk);
         let mutation = is_mutation(def);
-        let at = now();
+        let at = self.now();
         let mut envelope = ActionEnvelope {
             action_id: a.action_id.clone().unwrap_or_else(|| new_id("act")),
             session_id: session.session_id.clone(),
@@ -101,6 +101,7 @@ impl Governance {
                 &envelope,
                 &decided.policy_digest,
                 a.approval_grant_id.as_deref(),
+                at,
             )?
             .map(|g| g.grant_id)
         } else {

@@ -10,7 +10,7 @@ use crate::error::{GovResult, db, fail, fail_with};
 use crate::kernel::Governance;
 use crate::sessions::{load_owned, require_running};
 use crate::store::{append_event, get_all, get_one, to_json};
-use crate::util::{is_past, new_id, now, ts, ts_after};
+use crate::util::{is_past, new_id, ts, ts_after};
 
 fn save(tx: &Transaction<'_>, r: &TargetReservation) -> GovResult<()> {
     tx.execute(
@@ -85,7 +85,7 @@ impl Governance {
         self.with_tx(|tx| {
             let session = load_owned(tx, &a.session_id, &self.principal)?;
             require_running(&session)?;
-            let at = now();
+            let at = self.now();
             let scope = ReservationScope {
                 app_id: a.app_id.clone(),
                 window_id: a.window_id.clone(),

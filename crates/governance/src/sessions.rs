@@ -8,7 +8,7 @@ use crate::args::{GetEvents, SessionRef, StartSession};
 use crate::error::{GovResult, db, fail, fail_with, invalid};
 use crate::kernel::Governance;
 use crate::store::{self, append_event, get_one, to_json};
-use crate::util::{new_id, now, ts};
+use crate::util::{new_id, ts};
 
 /// Largest page of `get_session_events`.
 const MAX_EVENTS: u32 = 1000;
@@ -69,7 +69,7 @@ fn save(tx: &Transaction<'_>, session: &Session) -> GovResult<()> {
 impl Governance {
     /// `start_session`: a new running session owned by the host's principal.
     pub fn start_session(&self, a: &StartSession) -> GovResult<Session> {
-        let at = ts(now());
+        let at = ts(self.now());
         let session = Session {
             session_id: new_id("ses"),
             principal_id: self.principal.clone(),
@@ -169,7 +169,7 @@ impl Governance {
                 session.waiting_reason = None;
             }
             session.revision += 1;
-            session.updated_at = ts(now());
+            session.updated_at = ts(self.now());
             save(tx, &session)?;
             if to == SessionState::Stopped {
                 crate::leases::revoke_all(tx, Some(session_id), "session_stopped")?;
@@ -256,7 +256,7 @@ impl Governance {
                 session.recovered = Some(true);
                 session.waiting_reason = Some("server_restart".into());
                 session.revision += 1;
-                session.updated_at = ts(now());
+                session.updated_at = ts(self.now());
                 save(tx, &session)?;
                 append_event(
                     tx,

@@ -13,7 +13,6 @@ use serde_json::{Value, json};
 
 use crate::error::{GovResult, fail, fail_with};
 use crate::kernel::Governance;
-use crate::util::now;
 
 /// How far a window may have moved since the evidence was captured.
 const BOUNDS_TOLERANCE_PX: f64 = 4.0;
@@ -68,7 +67,7 @@ impl Governance {
     pub(crate) fn revalidate(&self, target: &TargetEvidence) -> GovResult<()> {
         let captured = parse_timestamp(&target.captured_at)
             .map_err(|e| fail(ErrorCode::StaleTarget, format!("capturedAt: {e}")))?;
-        if now() - captured > MAX_EVIDENCE_AGE {
+        if self.now() - captured > MAX_EVIDENCE_AGE {
             return Err(fail(
                 ErrorCode::StaleTarget,
                 "the target evidence is older than 30 s",

@@ -236,11 +236,19 @@ fn an_exhausted_budget_refuses_the_next_action() {
 fn an_expired_lease_refuses() {
     let dir = tempfile::tempdir().unwrap();
     let e = engine();
-    let g = kernel(&e, &dir.path().join("j.db"), "local-user");
+    let clock = std::sync::Arc::new(cc_engine::clock::ManualClock::new());
+    let g = Governance::open_with_clock(
+        e.clone(),
+        &dir.path().join("j.db"),
+        "local-user",
+        clock.clone(),
+    )
+    .unwrap();
     let f = form(&e);
     let s = start(&g);
-    let l = lease(&g, &s, 5, 1);
-    std::thread::sleep(Duration::from_millis(20));
+    let l = lease(&g, &s, 5, 1_000);
+    // The kernel's clock moves; nothing sleeps.
+    clock.advance(Duration::from_millis(1_000));
     assert_eq!(
         err(&g, "execute_action", click(&f, &s, &l, "a1")).error,
         ErrorCode::LeaseExpired
