@@ -10,6 +10,7 @@ use cc_desktop::{Capabilities, Driver};
 use cc_protocol::{Envelope, ErrorCode, SessionState, ToolError};
 use serde_json::{Value, json};
 
+use crate::approval::Approval;
 use crate::clock::{Clock, SystemClock, rfc3339};
 use crate::config::{ConfigError, ConfigStack};
 use crate::core::{Core, PanicSource};
@@ -386,7 +387,7 @@ impl Engine {
                     let _ = self.jobs.send(Job::Action {
                         tool: pending.tool.clone(),
                         args: pending.arguments.clone(),
-                        approved: Some(id.clone()),
+                        approved: Some(Approval::Confirmed(id.clone())),
                         epoch,
                         reply: None,
                     });
@@ -509,6 +510,27 @@ impl Engine {
 
     /// `tools.call`: validates, then runs the tool through the gate on the worker.
     pub fn call_tool(&self, tool: &str, arguments: &Value) -> Envelope {
+        self.run_tool(tool, arguments, None)
+    }
+
+    /// Runs a tool that a human already approved on the operator channel: the governed
+    /// kernel calls it after it consumed the operator's `exact_action` grant
+    /// `grant_id`, so the gate does not park the action for a second confirmation.
+    /// Everything else still applies: deny rules, allowlist mode, the emergency stop
+    /// (it pre-empts the action in flight), idle standby, a stopping session, and
+    /// `busy` while a confirmation for another action is pending.
+    ///
+    /// No transport maps a method onto this: only in-process code holding a consumed
+    /// grant calls it (`call_method` and `tools.call` never carry an approval).
+    pub fn call_tool_approved(&self, tool: &str, arguments: &Value, grant_id: &str) -> Envelope {
+        self.run_tool(
+            tool,
+            arguments,
+            Some(Approval::Granted(grant_id.to_string())),
+        )
+    }
+
+    fn run_tool(&self, tool: &str, arguments: &Value, approved: Option<Approval>) -> Envelope {
         let started = Instant::now();
         let Some(def) = find(tool) else {
             return self.core.err(
@@ -563,7 +585,7 @@ impl Engine {
         let job = Job::Action {
             tool: def.name.to_string(),
             args,
-            approved: None,
+            approved,
             epoch,
             reply: Some(reply),
         };

@@ -6,6 +6,7 @@ use std::time::Duration;
 use cc_protocol::{ErrorCode, Risk, SessionState, ToolError};
 use serde_json::{Value, json};
 
+use crate::approval::Approval;
 use crate::clock::{Clock, random_hex, rfc3339};
 use crate::config::{Effect, SafetyConfig};
 use crate::events::EventBus;
@@ -35,8 +36,9 @@ pub struct Request<'a> {
     pub shown_arguments: &'a Value,
     pub risk: Risk,
     pub verdict: &'a Verdict,
-    /// The request id of the approval this run carries, if any.
-    pub approved: Option<&'a str>,
+    /// The approval this run carries, if any: it lifts a `confirm` outcome, nothing
+    /// else.
+    pub approved: Option<&'a Approval>,
     /// An item of a batch that already passed the gate as a whole: it is not `busy`
     /// (the batch is the action in flight), and if it needs a confirmation the batch
     /// did not get (the desktop changed since, e.g. a password field took the focus),
@@ -139,7 +141,10 @@ pub fn decide(
     };
     if let Some(p) = &session.pending {
         let observe = session.config.config().safety.observe_while_confirming && req.observation;
-        if req.approved.is_none() && !req.batch_item && !observe {
+        // Only the answer to that very confirmation is not `busy`; an operator grant
+        // is a new action and waits its turn like any other.
+        let answers_it = req.approved.is_some_and(Approval::is_confirmation);
+        if !answers_it && !req.batch_item && !observe {
             return busy(p);
         }
     }

@@ -6,6 +6,7 @@
 //! onto [`Engine`]. Every action reaches the driver only through the worker, after the
 //! gate ([`gate::decide`]).
 
+pub mod approval;
 pub mod clock;
 pub mod config;
 pub mod coords;
@@ -26,6 +27,9 @@ pub mod tools;
 mod worker;
 
 #[cfg(test)]
+mod approved_tests;
+#[cfg(test)]
 mod safety_tests;
 
+pub use approval::Approval;
 pub use engine::{Engine, tool_json};

@@ -7,6 +7,7 @@ use cc_protocol::{Envelope, ErrorCode, Risk, ToolError};
 use serde_json::{Value, json};
 
 use super::Worker;
+use crate::approval::Approval;
 use crate::gate::{self, Decision, Request};
 use crate::risk::{self, Context};
 use crate::tools::exec::{self, Exec};
@@ -16,7 +17,7 @@ impl Worker {
         &mut self,
         tool: &str,
         args: &Value,
-        approved: Option<&str>,
+        approved: Option<&Approval>,
         epoch: u64,
     ) -> Envelope {
         let started = Instant::now();
@@ -78,25 +79,26 @@ impl Worker {
             arguments = %req.shown_arguments,
             risk = req.risk.as_str(),
             batch_item = req.batch_item,
-            approved = req.approved.unwrap_or(""),
+            approved = ?req.approved,
             decision = ?d,
             "gate"
         );
         d
     }
 
-    /// A refusal. When it refuses an approved action (a panic or a new rule came
-    /// between the approval and the run), nobody waits for the response, so the outcome
-    /// is reported as `action.finished` with the envelope.
+    /// A refusal. When it refuses an action approved by `session.confirm` (a panic or
+    /// a new rule came between the approval and the run), nobody waits for the
+    /// response, so the outcome is reported as `action.finished` with the envelope. (An
+    /// operator-granted action's caller gets the refusal itself.)
     pub(super) fn rejected(
         &self,
         tool: &str,
         started: Instant,
         e: ToolError,
-        approved: Option<&str>,
+        approved: Option<&Approval>,
     ) -> Envelope {
         let env = self.core.err(tool, started, e);
-        if approved.is_some() {
+        if approved.is_some_and(Approval::is_confirmation) {
             self.core
                 .bus
                 .emit("action.finished", finished(tool, &env, approved));
@@ -110,7 +112,7 @@ impl Worker {
         tool: &str,
         args: &Value,
         shown: &Value,
-        approved: Option<&str>,
+        approved: Option<&Approval>,
         started: Instant,
     ) -> Envelope {
         self.core
@@ -172,27 +174,32 @@ pub(super) fn is_observation(tool: &str, risk: Risk) -> bool {
     risk == Risk::Benign && tool != "wait.pause"
 }
 
-/// `action.started {tool, arguments, request_id?}`.
-pub(super) fn started_payload(tool: &str, shown: &Value, approved: Option<&str>) -> Value {
+/// `action.started {tool, arguments, request_id? | grant_id?}`.
+pub(super) fn started_payload(tool: &str, shown: &Value, approved: Option<&Approval>) -> Value {
     let mut payload = json!({"tool": tool, "arguments": shown});
-    if let Some(id) = approved {
-        payload["request_id"] = json!(id);
+    if let Some(a) = approved {
+        let (key, id) = a.event_field();
+        payload[key] = json!(id);
     }
     payload
 }
 
-/// `action.finished {tool, ok, duration_ms, error_code, request_id?, envelope?}`: an
-/// approved action carries its whole envelope (nobody else receives it).
-pub(super) fn finished(tool: &str, env: &Envelope, approved: Option<&str>) -> Value {
+/// `action.finished {tool, ok, duration_ms, error_code, request_id? | grant_id?,
+/// envelope?}`: an action approved by `session.confirm` carries its whole envelope
+/// (nobody else receives it).
+pub(super) fn finished(tool: &str, env: &Envelope, approved: Option<&Approval>) -> Value {
     let mut fin = json!({
         "tool": tool,
         "ok": env.ok,
         "duration_ms": env.meta.duration_ms,
         "error_code": env.error_code(),
     });
-    if let Some(id) = approved {
-        fin["request_id"] = json!(id);
-        fin["envelope"] = summarize(env);
+    if let Some(a) = approved {
+        let (key, id) = a.event_field();
+        fin[key] = json!(id);
+        if a.is_confirmation() {
+            fin["envelope"] = summarize(env);
+        }
     }
     fin
 }

@@ -12,6 +12,7 @@ use serde_json::{Value, json};
 
 use super::Worker;
 use super::action::{finished, is_observation, redact, redact_all_text, started_payload};
+use crate::approval::Approval;
 use crate::gate::{Decision, Request};
 use crate::risk;
 use crate::rules::{Policy, Verdict};
@@ -56,7 +57,7 @@ impl Worker {
     pub(super) fn batch(
         &mut self,
         args: &Value,
-        approved: Option<&str>,
+        approved: Option<&Approval>,
         epoch: u64,
         policy: &Arc<Policy>,
         started: Instant,
@@ -136,8 +137,9 @@ impl Worker {
             Decision::Run => {}
         }
         if approved.is_some() {
-            // An approved batch reports itself as one action: nobody receives its
-            // response, so `action.finished` carries the whole batch envelope.
+            // An approved batch reports itself as one action (with its request or
+            // grant id); after `session.confirm` nobody receives its response, so
+            // `action.finished` then carries the whole batch envelope.
             self.core
                 .bus
                 .emit("action.started", started_payload(TOOL, &shown, approved));
@@ -173,7 +175,7 @@ impl Worker {
     fn run_items(
         &mut self,
         items: &[(String, Value)],
-        approved: Option<&str>,
+        approved: Option<&Approval>,
         epoch: u64,
         gap: u64,
         continue_on_error: bool,

@@ -16,6 +16,7 @@ use cc_desktop::{Driver, DriverEvent};
 use cc_protocol::{Key, SessionState, Surface, ToolError};
 use serde_json::{Value, json};
 
+use crate::approval::Approval;
 use crate::config::ConfigStack;
 use crate::coords::Canvas;
 use crate::core::Core;
@@ -37,7 +38,7 @@ pub enum Job {
     Action {
         tool: String,
         args: Value,
-        approved: Option<String>,
+        approved: Option<Approval>,
         epoch: u64,
         reply: Option<Reply>,
     },
@@ -112,7 +113,7 @@ impl Worker {
                         return; // refused while queued (session.stop)
                     }
                 }
-                let env = self.action(&tool, &args, approved.as_deref(), epoch);
+                let env = self.action(&tool, &args, approved.as_ref(), epoch);
                 if let Some(r) = reply {
                     let _ = r.tx.send(env);
                 }
