@@ -50,7 +50,7 @@ fn load_receipt(
     )
 }
 
-fn save_receipt(tx: &Transaction<'_>, r: &ExecutionReceipt) -> GovResult<()> {
+pub(crate) fn save_receipt(tx: &Transaction<'_>, r: &ExecutionReceipt) -> GovResult<()> {
     tx.execute(
         "INSERT INTO receipts (session_id, action_id, data) VALUES (?1, ?2, ?3)
          ON CONFLICT(session_id, action_id) DO UPDATE SET data = excluded.data",

@@ -1,6 +1,9 @@
 //! Session lifecycle: start, get, pause, resume, stop, and the event export.
 
-use cc_contract::{ErrorCode, ReservationState, Session, SessionState};
+use cc_contract::{
+    ErrorCode, ExecutionReceipt, ReceiptError, ReceiptStatus, ReservationState, Session,
+    SessionState,
+};
 use rusqlite::{Transaction, params};
 use serde_json::{Value, json};
 
@@ -233,6 +236,9 @@ pub struct Recovery {
     pub paused_session_ids: Vec<String>,
     /// Leases that were active and are now revoked (`server_restart`).
     pub revoked_lease_ids: Vec<String>,
+    /// Receipts left `pending` by a crash mid-flight, now `indeterminate`: the effect
+    /// may or may not have happened, so the action is never retried.
+    pub indeterminate_receipt_ids: Vec<String>,
 }
 
 impl Governance {
@@ -242,10 +248,13 @@ impl Governance {
     /// (`paused_by_policy`, `recovered: true`, `waitingReason: server_restart`) and
     /// every active lease revoked, each with its event — an agent must look again,
     /// resume and take a new lease instead of acting on a pre-crash plan. A receipt
-    /// left `pending` stays so; executing it again answers `indeterminate`.
+    /// left `pending` (the process died between receipt begin and commit) becomes
+    /// `indeterminate` with an `action.indeterminate` event, so executing it again
+    /// replays that receipt and never acts.
     pub fn recover(&self) -> GovResult<Recovery> {
         self.with_tx(|tx| {
             let revoked = crate::leases::revoke_all(tx, None, "server_restart")?;
+            let indeterminate = self.settle_pending(tx)?;
             let sessions: Vec<Session> = crate::store::get_all(tx, "SELECT data FROM sessions", [])?;
             let mut paused = Vec::new();
             for mut session in sessions {
@@ -271,7 +280,43 @@ impl Governance {
             Ok(Recovery {
                 paused_session_ids: paused,
                 revoked_lease_ids: revoked,
+                indeterminate_receipt_ids: indeterminate,
             })
         })
+    }
+}
+
+impl Governance {
+    /// Recovery of receipts a crash left `pending`: each becomes `indeterminate`
+    /// (`server_restart`) with its event, in the recovery transaction.
+    fn settle_pending(&self, tx: &Transaction<'_>) -> GovResult<Vec<String>> {
+        let pending: Vec<ExecutionReceipt> = crate::store::get_all(
+            tx,
+            "SELECT data FROM receipts WHERE json_extract(data, '$.status') = 'pending'",
+            [],
+        )?;
+        let mut ids = Vec::with_capacity(pending.len());
+        for mut receipt in pending {
+            receipt.status = ReceiptStatus::Indeterminate;
+            receipt.updated_at = ts(self.now());
+            receipt.error = Some(ReceiptError {
+                code: ErrorCode::Indeterminate.as_str().into(),
+                message: "the server stopped while this action was in flight; its effect is \
+                          unknown and it is never retried"
+                    .into(),
+            });
+            crate::execute::save_receipt(tx, &receipt)?;
+            append_event(
+                tx,
+                &receipt.session_id,
+                Some(&receipt.action_id),
+                "action.indeterminate",
+                Some(&self.principal),
+                json!({"receiptId": receipt.receipt_id, "status": "indeterminate",
+                       "reason": "server_restart"}),
+            )?;
+            ids.push(receipt.receipt_id);
+        }
+        Ok(ids)
     }
 }

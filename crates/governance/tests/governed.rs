@@ -377,9 +377,22 @@ fn a_stored_pending_receipt_is_indeterminate_never_retried() {
     drop(conn);
     let g = kernel(&e, &db, "local-user");
     assert_eq!(
-        err(&g, "execute_action", a1).error,
+        err(&g, "execute_action", a1.clone()).error,
         ErrorCode::Indeterminate
     );
+    // Startup recovery settles it: the receipt is now `indeterminate` in the journal,
+    // with its event, and a retry replays it instead of acting.
+    let recovery = g.recover().unwrap();
+    assert_eq!(recovery.indeterminate_receipt_ids.len(), 1);
+    let replay = ok(&g, "execute_action", a1)["receipt"].clone();
+    assert_eq!(replay["status"], "indeterminate", "{replay}");
+    assert_eq!(replay["error"]["code"], "indeterminate");
+    assert_eq!(
+        replay["receiptId"].as_str(),
+        Some(recovery.indeterminate_receipt_ids[0].as_str())
+    );
+    assert!(chain_verifies(&g, &s).contains(&"action.indeterminate".to_string()));
+    assert!(g.recover().unwrap().indeterminate_receipt_ids.is_empty());
 }
 
 #[test]
