@@ -167,8 +167,10 @@ impl BoundReceipt {
 /// The approval given for an action, as resume input to the approval interrupt.
 ///
 /// Not itself authority: it becomes a [`BoundApproval`] only through
-/// [`validate_approval`](crate::runtime::binding::validate_approval).
-#[derive(Debug, Clone, PartialEq, Eq)]
+/// [`validate_approval`](crate::runtime::binding::validate_approval). Serializable because
+/// the graph checkpoints it as resume input between the interrupt and execute.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(tag = "type", rename_all = "snake_case")]
 pub enum Approval {
     /// No approval: acceptable only when the policy verdict is `allow`.
     NotRequired,

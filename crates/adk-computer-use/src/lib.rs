@@ -14,6 +14,8 @@
 //! * [`bound`] — the bound types. Only the validators construct them, so the compiler
 //!   rejects a mutation path fed with an unvalidated response.
 //! * [`verification`] — what counts as evidence that an action's effect happened.
+//! * [`graph`] — the reference graph: observe, plan, preview, route, the approval
+//!   interrupt, reserve, lease, execute, verify; checkpointed by [`checkpoint`] in SQLite.
 //! * [`error`] — [`ComputerUseError`], structured so callers can branch on the field or
 //!   bound that failed.
 //!
@@ -22,7 +24,9 @@
 #![warn(missing_docs)]
 
 pub mod bound;
+pub mod checkpoint;
 pub mod error;
+pub mod graph;
 pub mod runtime;
 pub mod verification;
 

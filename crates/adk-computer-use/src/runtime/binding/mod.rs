@@ -43,6 +43,7 @@ pub use approval::validate_approval;
 pub use authorize::authorize_execute;
 pub use envelope::validate_envelope_freshness;
 pub use lease::validate_lease;
+pub(crate) use receipt::rebind_receipt;
 pub use receipt::validate_receipt;
 pub use reservation::validate_reservation;
 

@@ -21,7 +21,17 @@ pub fn validate_receipt(
     receipt: &ExecutionReceipt,
     envelope: &FreshEnvelope,
 ) -> Result<BoundReceipt, ComputerUseError> {
-    let request = envelope.envelope();
+    rebind_receipt(receipt, envelope.envelope())
+}
+
+/// The checks of [`validate_receipt`] against an envelope that need not be fresh any
+/// more: the graph's `verify` node rebinds a checkpointed receipt after a restart, when
+/// the envelope's window may have closed since the (fresh) execution. Freshness governs
+/// the mutation, not the reading of its receipt.
+pub(crate) fn rebind_receipt(
+    receipt: &ExecutionReceipt,
+    request: &cc_contract::ActionEnvelope,
+) -> Result<BoundReceipt, ComputerUseError> {
     require_eq(
         OBJECT,
         "sessionId",
