@@ -107,7 +107,22 @@ fn a_snapshot_lists_the_widgets_where_they_are() {
         if !n.states.contains(&StateFlag::Visible) {
             assert_eq!(n.rect, None);
         }
+        // Whatever can be aimed at has a rectangle: every visible node with a name, or
+        // one that takes focus (only unnamed layout boxes go without).
+        if n.states.contains(&StateFlag::Visible)
+            && (!n.name.is_empty() || n.states.contains(&StateFlag::Focusable))
+        {
+            assert!(n.rect.is_some(), "{:?} {:?} has no rect", n.role, n.name);
+        }
     }
+    let boxes = all(&tree)
+        .into_iter()
+        .filter(|n| n.states.contains(&StateFlag::Visible) && n.rect.is_none())
+        .count();
+    assert!(
+        boxes > 0,
+        "the factory's unnamed layout boxes carry no rect"
+    );
 
     // The rectangles are where the pixels are: toggling a checkbox semantically
     // changes pixels inside its rectangle and none in the strip right of it.

@@ -286,6 +286,15 @@ pub(crate) fn selectable_item(atspi_role: u32) -> bool {
     )
 }
 
+/// True for an unnamed, unfocusable filler or panel: a box that only lays its children
+/// out. Snapshots give it no `rect` (PROTOCOL §4.2 makes `rect` optional): nothing can
+/// be aimed at it that its children do not offer, and each rectangle costs the
+/// application an X round trip on its main loop (about a quarter of a GTK snapshot's
+/// rectangles are such boxes).
+pub(crate) fn layout_only(atspi_role: u32, name: &str, st: States) -> bool {
+    matches!(atspi_role, r::FILLER | r::PANEL) && name.is_empty() && !st.has(s::FOCUSABLE)
+}
+
 /// A number as the value string: integers without a fraction.
 pub(crate) fn format_number(v: f64) -> String {
     if v.is_finite() && v.fract() == 0.0 && v.abs() < 1e15 {
@@ -338,6 +347,16 @@ mod tests {
         assert_eq!(States::from_words(&[1 << 4, 1]).0, (1 << 4) | (1 << 32));
         assert!(States::from_words(&[]).0 == 0);
         assert!(!States(u64::MAX).has(64));
+    }
+
+    #[test]
+    fn only_unnamed_unfocusable_boxes_are_layout_only() {
+        let none = States::default();
+        assert!(layout_only(r::FILLER, "", none));
+        assert!(layout_only(r::PANEL, "", none));
+        assert!(!layout_only(r::PANEL, "Settings", none));
+        assert!(!layout_only(r::FILLER, "", st(&[s::FOCUSABLE])));
+        assert!(!layout_only(r::PUSH_BUTTON, "", none));
     }
 
     #[test]

@@ -262,7 +262,8 @@ pub(crate) async fn tree(
         }
         out_skels.push(root);
     }
-    // Rectangles and values of every kept node, all requests in flight together.
+    // Rectangles (not of layout-only boxes) and values of every kept node, all requests
+    // in flight together.
     let mut flat = Vec::new();
     for s in &out_skels {
         collect(s, &mut flat);
@@ -272,7 +273,10 @@ pub(crate) async fn tree(
         async move {
             let rect = if s.rect.is_some() {
                 s.rect
-            } else if s.item.states.showing() && s.item.ifaces & iface::COMPONENT != 0 {
+            } else if s.item.states.showing()
+                && s.item.ifaces & iface::COMPONENT != 0
+                && !roles::layout_only(s.item.role, &s.item.name, s.item.states)
+            {
                 extents(bus, app, &s.item.path).await
             } else {
                 None
