@@ -26,6 +26,10 @@
 pub mod bound;
 pub mod checkpoint;
 pub mod error;
+#[cfg(any(feature = "mcp", feature = "local"))]
+pub mod governed;
+#[cfg(feature = "mcp")]
+pub mod mcp;
 pub mod graph;
 pub mod runtime;
 pub mod verification;

@@ -1,0 +1,134 @@
+//! Reading tool answers: the contract error shape, and typed members of a result.
+//!
+//! Both are where a bad response becomes a structured error instead of a panic: a server
+//! may send anything, so every shape is checked and a misfit is `invalid_response`.
+
+use serde::de::DeserializeOwned;
+use serde_json::Value;
+
+use crate::error::ComputerUseError;
+use crate::runtime::RuntimeResult;
+
+/// The code of a response that does not have the contract's shape (mirrors
+/// [`PreviewRecord::preview`](crate::runtime::PreviewRecord::preview)).
+pub const INVALID_RESPONSE: &str = "invalid_response";
+
+/// A response that does not have the shape the contract promises.
+pub fn invalid_response(operation: &'static str, message: impl Into<String>) -> ComputerUseError {
+    ComputerUseError::Runtime {
+        operation,
+        code: Some(INVALID_RESPONSE.into()),
+        message: message.into(),
+    }
+}
+
+/// A tool error `{error, message, details}` as [`ComputerUseError::Runtime`] with the
+/// contract code, so a graph can route on `lease_expired` versus `approval_required`.
+/// The details, when there are any, are appended to the message rather than lost.
+pub fn tool_error(operation: &'static str, body: &Value) -> ComputerUseError {
+    let Some(code) = body.get("error").and_then(Value::as_str) else {
+        return invalid_response(
+            operation,
+            format!("an error without an `error` code: {}", short(body)),
+        );
+    };
+    let mut message = body
+        .get("message")
+        .and_then(Value::as_str)
+        .unwrap_or("(no message)")
+        .to_string();
+    if let Some(details) = body.get("details").filter(|d| !is_empty(d)) {
+        message = format!("{message} (details: {details})");
+    }
+    ComputerUseError::Runtime {
+        operation,
+        code: Some(code.to_string()),
+        message,
+    }
+}
+
+/// Decodes `result[key]` (the upstream v8 shapes: `{session}`, `{lease}`, `{reservation}`,
+/// `{receipt}`) as `T`.
+pub fn member<T: DeserializeOwned>(
+    operation: &'static str,
+    result: &Value,
+    key: &'static str,
+) -> RuntimeResult<T> {
+    let value = result
+        .get(key)
+        .ok_or_else(|| invalid_response(operation, format!("the result has no `{key}`")))?;
+    decode(operation, key, value.clone())
+}
+
+/// Decodes `value` as `T`, naming what it was meant to be when it does not fit.
+pub fn decode<T: DeserializeOwned>(
+    operation: &'static str,
+    what: &str,
+    value: Value,
+) -> RuntimeResult<T> {
+    serde_json::from_value(value)
+        .map_err(|e| invalid_response(operation, format!("`{what}` does not decode: {e}")))
+}
+
+fn is_empty(value: &Value) -> bool {
+    match value {
+        Value::Null => true,
+        Value::Object(m) => m.is_empty(),
+        Value::Array(a) => a.is_empty(),
+        _ => false,
+    }
+}
+
+/// At most 200 characters of a value, for messages.
+fn short(value: &Value) -> String {
+    let text = value.to_string();
+    match text.char_indices().nth(200) {
+        Some((cut, _)) => format!("{}…", &text[..cut]),
+        None => text,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn contract_error_keeps_its_code_and_details() {
+        let err = tool_error(
+            "acquire_control_lease",
+            &json!({"error": "lease_conflict", "message": "held", "details": {"leaseId": "l1"}}),
+        );
+        assert_eq!(
+            err,
+            ComputerUseError::Runtime {
+                operation: "acquire_control_lease",
+                code: Some("lease_conflict".into()),
+                message: r#"held (details: {"leaseId":"l1"})"#.into(),
+            }
+        );
+    }
+
+    #[test]
+    fn error_without_a_code_is_an_invalid_response() {
+        let err = tool_error("stop_session", &json!({"message": "no"}));
+        assert!(matches!(
+            err,
+            ComputerUseError::Runtime { code: Some(ref c), .. } if c == INVALID_RESPONSE
+        ));
+    }
+
+    #[test]
+    fn missing_or_misshapen_member_is_an_invalid_response() {
+        let missing: RuntimeResult<String> = member("start_session", &json!({}), "session");
+        let wrong: RuntimeResult<String> =
+            member("start_session", &json!({"session": 3}), "session");
+        for err in [missing.expect_err("missing"), wrong.expect_err("wrong")] {
+            assert!(matches!(
+                err,
+                ComputerUseError::Runtime { operation: "start_session", code: Some(ref c), .. }
+                    if c == INVALID_RESPONSE
+            ));
+        }
+    }
+}
