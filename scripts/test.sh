@@ -37,6 +37,12 @@ if [ ! -d "$browser_dir/node_modules/playwright-core" ]; then
   (cd "$browser_dir" && PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD=1 npm install --no-save --no-audit --no-fund >/dev/null)
 fi
 
+# The MCP client tests (tests/mcp_sdk.rs): the official MCP Python SDK, pinned.
+if ! python3 -c "import importlib.metadata as m, sys; sys.exit(m.version('mcp') != '2.3.0')" 2>/dev/null; then
+  echo "installing the MCP Python SDK for the MCP client tests"
+  python3 -m pip install --quiet 'mcp==2.3.0'
+fi
+
 cargo fmt --all -- --check
 cargo clippy --all-targets -- -D warnings
 cargo test --workspace

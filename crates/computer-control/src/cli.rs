@@ -1,8 +1,9 @@
 //! Command-line interface (PROTOCOL §1).
 
 use std::process::ExitCode;
+use std::sync::Arc;
 
-use anyhow::{Context, bail};
+use anyhow::Context;
 use clap::{Parser, Subcommand, ValueEnum};
 use serde_json::{Value, json};
 
@@ -73,12 +74,13 @@ struct ServeArgs {
     /// Desktop backend (overrides platform.name of the config).
     #[arg(long, value_enum)]
     platform: Option<Platform>,
-    /// Governance journal (SQLite, WAL) of the MCP transport. Default:
+    /// Governance journal (SQLite, WAL) of the governed tools (MCP). Default:
     /// `$XDG_STATE_HOME/computer-control/governance.db` (or `~/.local/state/…`).
     #[arg(long, env = "COMPUTER_CONTROL_JOURNAL")]
     journal: Option<std::path::PathBuf>,
-    /// The principal every governed operation acts for (`governance.principal_id`):
-    /// set by the host, never by tool arguments.
+    /// The principal governed operations act for (`governance.principal_id`): set by
+    /// the host, never by tool arguments. Over HTTP, an `http.agents` token acts for
+    /// its own principal instead.
     #[arg(long, env = "COMPUTER_CONTROL_PRINCIPAL", default_value = "local-user")]
     principal_id: String,
 }
@@ -131,33 +133,30 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
             let base = base_config(a.config.as_deref(), a.platform)?;
             let driver = platform::select(&base)?;
             let engine = cc_engine::Engine::new(driver, base);
+            if a.transport == Transport::Stdio {
+                transports::stdio::serve(engine)?;
+                return Ok(ExitCode::SUCCESS);
+            }
+            // One governed kernel per process, shared by every MCP endpoint.
+            let journal = journal_path(a.journal)?;
+            let kernels =
+                transports::mcp::Kernels::open(engine.clone(), &journal, &a.principal_id)?;
+            let server = transports::mcp::McpServer::new(engine.clone(), Arc::new(kernels));
+            let http = |mcp| transports::http::Options {
+                host: a.host.clone(),
+                port: a.port,
+                mcp,
+            };
             match a.transport {
-                Transport::Stdio => transports::stdio::serve(engine)?,
-                Transport::Http => transports::http::serve(
-                    engine,
-                    transports::http::Options {
-                        host: a.host,
-                        port: a.port,
-                    },
-                )?,
-                Transport::Mcp => {
-                    let journal = journal_path(a.journal)?;
-                    let governance =
-                        cc_governance::Governance::open(engine.clone(), &journal, a.principal_id)
-                            .map_err(|e| {
-                            anyhow::anyhow!(
-                                "governance journal {}: {}",
-                                journal.display(),
-                                e.message
-                            )
-                        })?;
-                    transports::mcp::serve(engine, governance)?
+                Transport::Mcp => transports::mcp::serve_stdio(server)?,
+                Transport::McpHttp => {
+                    let opts = http(transports::http::Mcp::Only(server));
+                    transports::http::serve(engine, opts)?
                 }
-                other => bail!(
-                    "transport {other:?} is not available in this build yet (stdio, http, mcp); host {} port {} unused",
-                    a.host,
-                    a.port
-                ),
+                Transport::Http | Transport::Stdio => {
+                    let opts = http(transports::http::Mcp::Mounted(server));
+                    transports::http::serve(engine, opts)?
+                }
             }
             Ok(ExitCode::SUCCESS)
         }

@@ -56,6 +56,8 @@ impl Server {
             .env("COMPUTER_CONTROL_LOG", "warn")
             // Generated token files go to this test's own directory.
             .env("XDG_RUNTIME_DIR", &dir.0)
+            // The governed journal (the /mcp route) too, not the user's state directory.
+            .env("XDG_STATE_HOME", &dir.0)
             .stdin(Stdio::null())
             .stdout(Stdio::null())
             .stderr(Stdio::piped());

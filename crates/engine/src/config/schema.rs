@@ -31,6 +31,23 @@ fn display_spec() -> Ty {
     ])
 }
 
+/// One entry of `http.agents`: an agent-role bearer token and the principal its
+/// governed calls act for (GOVERNANCE.md: the identity of the HTTP token).
+fn agent_token_spec() -> Ty {
+    let non_empty = |max| Ty::Str {
+        max_chars: Some(max),
+        non_empty: true,
+    };
+    Ty::Object(vec![
+        Field::req(
+            "principal_id",
+            non_empty(128),
+            "the principal this token's governed calls act for",
+        ),
+        Field::req("token", non_empty(512), "the bearer token"),
+    ])
+}
+
 fn rule_spec() -> Ty {
     let argument = Ty::Object(vec![
         Field::req(
@@ -253,6 +270,13 @@ fn build() -> Ty {
             Ty::string(),
             json!(""),
             "operator bearer token (generated when empty)",
+        )
+        .immutable(),
+        Field::def(
+            "agents",
+            Ty::list(agent_token_spec(), 0, Some(64)),
+            json!([]),
+            "more agent tokens, each with the identity its governed MCP calls act for",
         )
         .immutable(),
     ]);

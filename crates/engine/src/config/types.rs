@@ -86,6 +86,15 @@ pub struct RuntimeConfig {
 pub struct HttpConfig {
     pub token: String,
     pub operator_token: String,
+    /// More agent tokens, each with its own principal (governed MCP calls).
+    pub agents: Vec<AgentToken>,
+}
+
+/// An agent bearer token with the principal it acts for.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct AgentToken {
+    pub principal_id: String,
+    pub token: String,
 }
 
 /// A rule's effect.

@@ -12,22 +12,33 @@ use axum::middleware::Next;
 use axum::response::Response;
 use serde_json::json;
 
-use super::{AppState, Role, json_response};
+use cc_engine::config::AgentToken;
+
+use super::{AppState, Identity, Role, json_response};
 
 /// Random bytes in a generated token (hex-encoded: twice as many characters).
 const TOKEN_BYTES: usize = 32;
 
-/// The two tokens, and the file holding those that were generated.
+/// The two role tokens, the agent tokens with their own identity (`http.agents`), and
+/// the file holding those that were generated.
 pub struct Tokens {
     agent: String,
     operator: String,
+    agents: Vec<AgentToken>,
     file: Option<PathBuf>,
 }
 
 impl Tokens {
     /// Tokens from config `http.token` / `http.operator_token`; each one left empty is
-    /// generated, and the generated ones are written to a fresh 0600 file.
-    pub fn resolve(token: &str, operator_token: &str, url: &str) -> anyhow::Result<Tokens> {
+    /// generated, and the generated ones are written to a fresh 0600 file. The
+    /// `http.agents` tokens are never generated; each must differ from every other
+    /// token, or a request could not be told apart.
+    pub fn resolve(
+        token: &str,
+        operator_token: &str,
+        agents: &[AgentToken],
+        url: &str,
+    ) -> anyhow::Result<Tokens> {
         let agent = match token.trim() {
             "" => None,
             t => Some(t.to_string()),
@@ -46,9 +57,32 @@ impl Tokens {
                 tracing::warn!("{name} is shorter than 16 characters; prefer a long random token");
             }
         }
+        for (i, a) in agents.iter().enumerate() {
+            let t = a.token.trim();
+            let clash = [&agent, &operator].into_iter().flatten().any(|o| o == t)
+                || agents[..i].iter().any(|b| b.token.trim() == t);
+            if clash {
+                anyhow::bail!(
+                    "http.agents[{i}] (principal {:?}) reuses a token: every token must be distinct",
+                    a.principal_id
+                );
+            }
+            if t.len() < 16 {
+                tracing::warn!(
+                    "http.agents[{i}].token is shorter than 16 characters; prefer a long random token"
+                );
+            }
+        }
         let mut tokens = Tokens {
             agent: agent.clone().map_or_else(generate, Ok)?,
             operator: operator.clone().map_or_else(generate, Ok)?,
+            agents: agents
+                .iter()
+                .map(|a| AgentToken {
+                    principal_id: a.principal_id.clone(),
+                    token: a.token.trim().to_string(),
+                })
+                .collect(),
             file: None,
         };
         if agent.is_none() || operator.is_none() {
@@ -68,7 +102,29 @@ impl Tokens {
         Tokens {
             agent: agent.into(),
             operator: operator.into(),
+            agents: Vec::new(),
             file: None,
+        }
+    }
+
+    /// Who a presented token is: its role, and for an `http.agents` token its
+    /// principal. Every token is compared, so the time taken says nothing about which
+    /// one was close.
+    pub fn identify(&self, presented: &str) -> Option<Identity> {
+        let extra = self.agents.iter().fold(None, |found, a| {
+            let hit = ct_eq(presented.as_bytes(), a.token.as_bytes());
+            found.or(hit.then(|| a.principal_id.clone()))
+        });
+        match (self.role_of(presented), extra) {
+            (Some(role), _) => Some(Identity {
+                role,
+                principal: None,
+            }),
+            (None, Some(p)) => Some(Identity {
+                role: Role::Agent,
+                principal: Some(p),
+            }),
+            (None, None) => None,
         }
     }
 
@@ -262,15 +318,17 @@ fn bearer(headers: &HeaderMap) -> Option<&str> {
         .then_some(token.trim())
 }
 
-/// Protected routes: a valid token, whose [`Role`] goes into the request extensions.
+/// Protected routes: a valid token, whose [`Role`] and [`Identity`] go into the
+/// request extensions.
 pub async fn require_token(State(st): State<AppState>, mut req: Request, next: Next) -> Response {
-    let (role, message) = match bearer(req.headers()) {
+    let (identity, message) = match bearer(req.headers()) {
         None => (None, "missing Authorization: Bearer <token>"),
-        Some(t) => (st.tokens.role_of(t), "the bearer token is not valid"),
+        Some(t) => (st.tokens.identify(t), "the bearer token is not valid"),
     };
-    match role {
-        Some(role) => {
-            req.extensions_mut().insert(role);
+    match identity {
+        Some(identity) => {
+            req.extensions_mut().insert(identity.role);
+            req.extensions_mut().insert(identity);
             next.run(req).await
         }
         None => {
@@ -295,6 +353,57 @@ mod tests {
         assert_eq!(t.role_of("operator-token-012345"), Some(Role::Operator));
         assert_eq!(t.role_of("agent-token-012345678"), None);
         assert_eq!(t.role_of(""), None);
+    }
+
+    #[test]
+    fn agent_tokens_carry_their_principal() {
+        let agents = [AgentToken {
+            principal_id: "agent-b".into(),
+            token: "agent-b-token-0123456789".into(),
+        }];
+        let t = Tokens::resolve(
+            "agent-token-0123456789",
+            "operator-token-012345",
+            &agents,
+            "http://127.0.0.1:1",
+        )
+        .unwrap();
+        let b = t.identify("agent-b-token-0123456789").unwrap();
+        assert_eq!(
+            (b.role, b.principal.as_deref()),
+            (Role::Agent, Some("agent-b"))
+        );
+        let a = t.identify("agent-token-0123456789").unwrap();
+        assert_eq!((a.role, a.principal), (Role::Agent, None));
+        let o = t.identify("operator-token-012345").unwrap();
+        assert_eq!((o.role, o.principal), (Role::Operator, None));
+        assert_eq!(t.identify("agent-b-token-012345678"), None);
+    }
+
+    #[test]
+    fn reused_agent_tokens_are_refused() {
+        let same = |token: &str| AgentToken {
+            principal_id: "agent-b".into(),
+            token: token.into(),
+        };
+        for agents in [
+            vec![same("agent-token-0123456789")],
+            vec![same("operator-token-012345")],
+            vec![
+                same("agent-c-token-0123456"),
+                same(" agent-c-token-0123456"),
+            ],
+        ] {
+            let e = Tokens::resolve(
+                "agent-token-0123456789",
+                "operator-token-012345",
+                &agents,
+                "http://127.0.0.1:1",
+            )
+            .err()
+            .expect("refused");
+            assert!(e.to_string().contains("reuses a token"), "{e}");
+        }
     }
 
     #[test]

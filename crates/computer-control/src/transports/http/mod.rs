@@ -1,6 +1,7 @@
 //! The HTTP transport (PROTOCOL §1, §6, §8): `POST /rpc` (JSON-RPC, the same semantics
 //! as stdio), `GET /events` (SSE), `GET /health`, `GET /frame` (the latest capture) and
-//! the operator console at `GET /`.
+//! the operator console at `GET /`; with a governed kernel, MCP over Streamable HTTP at
+//! `/mcp` (the only route but `/health` under `--transport mcp-http`).
 //!
 //! Layers, outermost first: the Host/Origin guard on every route (DNS-rebinding
 //! protection), then the bearer-token check on every route but `/health` and the
@@ -11,6 +12,7 @@
 mod auth;
 mod console;
 mod health;
+mod identity;
 mod roles;
 mod rpc;
 mod sse;
@@ -31,7 +33,10 @@ use serde_json::Value;
 use cc_engine::Engine;
 
 pub use auth::Tokens;
+pub use identity::Identity;
 pub use roles::Role;
+
+use super::mcp::{McpServer, streamable};
 
 /// Where to listen.
 #[derive(Debug, Clone)]
@@ -40,6 +45,26 @@ pub struct Options {
     pub host: String,
     /// `--port` (0 picks a free port; the chosen one is printed).
     pub port: u16,
+    /// MCP at `/mcp`: beside the other routes, or alone.
+    pub mcp: Mcp,
+}
+
+/// MCP at `/mcp`, behind the same Host/Origin guard and bearer tokens as `/rpc`.
+#[derive(Clone)]
+pub enum Mcp {
+    /// `/mcp` beside `/rpc`, `/events` and the console (`--transport http`).
+    Mounted(McpServer),
+    /// `/mcp` and `/health` only (`--transport mcp-http`).
+    Only(McpServer),
+}
+
+impl std::fmt::Debug for Mcp {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(match self {
+            Mcp::Mounted(_) => "Mounted",
+            Mcp::Only(_) => "Only",
+        })
+    }
 }
 
 /// What every handler shares.
@@ -63,18 +88,23 @@ fn json_response(status: StatusCode, body: &Value) -> Response {
 }
 
 /// The application: every route with its guards.
-fn router(state: AppState) -> Router {
-    let protected = Router::new()
-        .route("/rpc", post(rpc::rpc))
-        .route("/events", get(sse::events))
-        .route("/frame", get(console::frame))
-        .route("/whoami", get(health::whoami))
-        .route_layer(from_fn_with_state(state.clone(), auth::require_token));
-    let public = Router::new()
-        .route("/health", get(health::health))
-        .route("/", get(console::index))
-        .route("/console/app.js", get(console::app_js))
-        .route("/console/style.css", get(console::style_css));
+fn router(state: AppState, mcp: &Mcp) -> Router {
+    let mut protected = Router::new();
+    let mut public = Router::new().route("/health", get(health::health));
+    if !matches!(mcp, Mcp::Only(_)) {
+        protected = protected
+            .route("/rpc", post(rpc::rpc))
+            .route("/events", get(sse::events))
+            .route("/frame", get(console::frame))
+            .route("/whoami", get(health::whoami));
+        public = public
+            .route("/", get(console::index))
+            .route("/console/app.js", get(console::app_js))
+            .route("/console/style.css", get(console::style_css));
+    }
+    let (Mcp::Mounted(server) | Mcp::Only(server)) = mcp;
+    protected = protected.route_service("/mcp", streamable::service(server.clone()));
+    let protected = protected.route_layer(from_fn_with_state(state.clone(), auth::require_token));
     protected
         .merge(public)
         // The /rpc extractor turns an oversized body into a 413 JSON-RPC error.
@@ -104,7 +134,7 @@ async fn run(engine: Engine, opts: Options) -> anyhow::Result<()> {
     let addr: SocketAddr = listener.local_addr().context("local address")?;
     let base = format!("http://{}", auth::authority(&opts.host, addr.port()));
     let http = &engine.base_config().config().http;
-    let tokens = Tokens::resolve(&http.token, &http.operator_token, &base)?;
+    let tokens = Tokens::resolve(&http.token, &http.operator_token, &http.agents, &base)?;
     let state = AppState {
         engine: engine.clone(),
         tokens: Arc::new(tokens),
@@ -119,9 +149,12 @@ async fn run(engine: Engine, opts: Options) -> anyhow::Result<()> {
             path.display()
         );
     }
-    eprintln!("computer-control: operator console at {base}/ (add #token=<operator token>)");
+    if !matches!(opts.mcp, Mcp::Only(_)) {
+        eprintln!("computer-control: operator console at {base}/ (add #token=<operator token>)");
+    }
+    eprintln!("computer-control: mcp endpoint at {base}/mcp");
     eprintln!("computer-control: http listening on {base}");
-    let app = router(state.clone());
+    let app = router(state.clone(), &opts.mcp);
     let (stop_tx, stop_rx) = tokio::sync::watch::channel(false);
     let server = axum::serve(listener, app).with_graceful_shutdown(async move {
         shutdown_signal().await;

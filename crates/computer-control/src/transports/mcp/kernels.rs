@@ -1,0 +1,75 @@
+//! The governed kernel of the process, for whichever principal a caller is.
+//!
+//! GOVERNANCE.md: the principal comes from the host — the configured
+//! `governance.principal_id` over stdio, the identity of the HTTP token over HTTP —
+//! never from tool arguments. One journal serves every principal; a kernel acting for
+//! another principal is opened on the same journal file the first time that principal
+//! calls, and kept (SQLite's locking and the 5 s busy timeout serialize their writes).
+
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex};
+
+use cc_contract::ContractError;
+use cc_engine::Engine;
+use cc_governance::Governance;
+
+/// Who a governed call acts for.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Caller {
+    /// The host's configured principal (stdio, and the two HTTP role tokens).
+    Host,
+    /// The identity an HTTP token was configured with.
+    Principal(String),
+}
+
+/// Every kernel of the process, keyed by principal.
+pub struct Kernels {
+    host: Arc<Governance>,
+    engine: Engine,
+    journal: PathBuf,
+    others: Mutex<HashMap<String, Arc<Governance>>>,
+}
+
+impl Kernels {
+    /// Opens the journal for the host's principal and recovers what a previous server
+    /// left running (paused sessions, revoked leases; nothing is deleted) before any
+    /// client can act.
+    pub fn open(engine: Engine, journal: &Path, principal: &str) -> anyhow::Result<Kernels> {
+        let host = Governance::open(engine.clone(), journal, principal).map_err(|e| {
+            anyhow::anyhow!("governance journal {}: {}", journal.display(), e.message)
+        })?;
+        let recovery = host
+            .recover()
+            .map_err(|e| anyhow::anyhow!("governance recovery: {}", e.message))?;
+        if !recovery.paused_session_ids.is_empty() || !recovery.revoked_lease_ids.is_empty() {
+            tracing::warn!(?recovery, "recovered governed sessions from the journal");
+        }
+        Ok(Kernels {
+            host: Arc::new(host),
+            engine,
+            journal: journal.to_path_buf(),
+            others: Mutex::new(HashMap::new()),
+        })
+    }
+
+    /// The kernel acting for `caller`.
+    pub fn for_caller(&self, caller: &Caller) -> Result<Arc<Governance>, ContractError> {
+        let name = match caller {
+            Caller::Principal(p) if p != self.host.principal() => p,
+            _ => return Ok(self.host.clone()),
+        };
+        // Poisoning is ignored: the map only ever gains complete entries.
+        let mut others = self.others.lock().unwrap_or_else(|p| p.into_inner());
+        if let Some(k) = others.get(name) {
+            return Ok(k.clone());
+        }
+        let k = Arc::new(Governance::open(
+            self.engine.clone(),
+            &self.journal,
+            name.clone(),
+        )?);
+        others.insert(name.clone(), k.clone());
+        Ok(k)
+    }
+}

@@ -1,0 +1,156 @@
+//! The MCP handler, one value shared by every transport (stdio, Streamable HTTP, the
+//! `/mcp` route of the HTTP transport): the engine and the process's governed kernels.
+//!
+//! Two families of tools share one list: the plain tools of PROTOCOL.md under
+//! MCP-safe names (`pointer.click` → `pointer_click`; input schemas generated from the
+//! engine's tool specs) and the governed tools of GOVERNANCE.md Part A. Both are thin
+//! mappings: plain tools go to `Engine::call_tool` (so the safety gate applies), the
+//! governed ones to `Governance::call` for the caller's principal. Engine and journal
+//! calls block, so each runs on tokio's blocking pool.
+
+use std::sync::Arc;
+
+use axum::http::request::Parts;
+use rmcp::model::{
+    CallToolRequestParams, CallToolResponse, CallToolResult, Implementation, JsonObject,
+    ListToolsResult, PaginatedRequestParams, ServerCapabilities, ServerConfig, Tool,
+};
+use rmcp::service::RequestContext;
+use rmcp::{ErrorData, RoleServer, ServerHandler};
+use serde_json::{Value, json};
+
+use cc_engine::Engine;
+use cc_engine::tools::tools;
+use cc_governance::{GOVERNED_TOOLS, mcp_tool_name, resolve_tool};
+use cc_protocol::ErrorCode;
+
+use super::kernels::{Caller, Kernels};
+use super::{results, schemas};
+use crate::transports::http::Identity;
+
+/// The MCP server: the engine and the governed kernels over it. Cloning is cheap, so
+/// the Streamable HTTP service can hand one to each MCP session.
+#[derive(Clone)]
+pub struct McpServer {
+    engine: Engine,
+    kernels: Arc<Kernels>,
+}
+
+impl McpServer {
+    /// A server over an engine and the process's governed kernels.
+    pub fn new(engine: Engine, kernels: Arc<Kernels>) -> Self {
+        McpServer { engine, kernels }
+    }
+
+    /// Every tool: the plain ones (MCP-safe names), then the governed ones.
+    fn tool_list() -> Vec<Tool> {
+        let plain = tools().iter().map(|t| {
+            Tool::new(
+                mcp_tool_name(t.name),
+                t.summary,
+                as_object(cc_engine::spec::to_json_schema(&t.params)),
+            )
+        });
+        let governed = schemas::governed_tools()
+            .into_iter()
+            .map(|(name, description, schema)| Tool::new(name, description, as_object(schema)));
+        plain.chain(governed).collect()
+    }
+
+    /// Runs one call (blocking): governed first, then plain; `None` for an unknown name.
+    fn dispatch(&self, caller: &Caller, name: &str, arguments: Value) -> Option<CallToolResult> {
+        if GOVERNED_TOOLS.contains(&name) {
+            let out = self
+                .kernels
+                .for_caller(caller)
+                .and_then(|k| k.call(name, &arguments).transpose())
+                .transpose()?;
+            return Some(match out {
+                Ok(v) => CallToolResult::structured(v),
+                Err(e) => results::contract_error(&e),
+            });
+        }
+        let def = resolve_tool(name)?;
+        let mut env = self.engine.call_tool(def.name, &arguments);
+        if env.error.as_ref().map(|e| e.code) == Some(ErrorCode::NotStarted) {
+            // An MCP client has no `session.start`: its first plain call starts the
+            // engine session (a governed action would start it too).
+            let started = self.engine.start(&json!({}));
+            if !started.ok {
+                tracing::warn!(?started.error, "the engine session did not start");
+            }
+            env = self.engine.call_tool(def.name, &arguments);
+        }
+        Some(if env.ok {
+            results::plain(env.result.unwrap_or_else(|| json!({})))
+        } else {
+            results::envelope_error(env.error)
+        })
+    }
+}
+
+/// Who the caller of this request is. Over HTTP the token check put an [`Identity`]
+/// into the request; a request that came over HTTP without one is refused rather than
+/// run as the host. Over stdio there is no HTTP request: the host's principal.
+fn caller(context: &RequestContext<RoleServer>) -> Result<Caller, ErrorData> {
+    let Some(parts) = context.extensions.get::<Parts>() else {
+        return Ok(Caller::Host);
+    };
+    match parts.extensions.get::<Identity>() {
+        Some(id) => Ok(id.principal.clone().map_or(Caller::Host, Caller::Principal)),
+        None => Err(ErrorData::internal_error(
+            "the HTTP request carries no authenticated identity",
+            None,
+        )),
+    }
+}
+
+/// A JSON Schema as the SDK's object type (a non-object schema becomes `{}`).
+fn as_object(v: Value) -> Arc<JsonObject> {
+    match v {
+        Value::Object(m) => Arc::new(m),
+        _ => Arc::new(JsonObject::new()),
+    }
+}
+
+impl ServerHandler for McpServer {
+    fn get_info(&self) -> ServerConfig {
+        ServerConfig::new(ServerCapabilities::builder().enable_tools().build())
+            .with_server_info(Implementation::new(
+                "computer-control",
+                env!("CARGO_PKG_VERSION"),
+            ))
+            .with_instructions(
+                "Governed desktop automation. Plain tools act through the safety gate; \
+                 governed tools (start_session, preview_action, execute_action, …) add \
+                 sessions, leases, receipts and a hash-chained journal.",
+            )
+    }
+
+    async fn list_tools(
+        &self,
+        _request: Option<PaginatedRequestParams>,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<ListToolsResult, ErrorData> {
+        Ok(ListToolsResult::with_all_items(Self::tool_list()))
+    }
+
+    async fn call_tool(
+        &self,
+        request: CallToolRequestParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<CallToolResponse, ErrorData> {
+        let who = caller(&context)?;
+        let name = request.name.to_string();
+        let arguments = Value::Object(request.arguments.unwrap_or_default());
+        let server = self.clone();
+        let lookup = name.clone();
+        let out = tokio::task::spawn_blocking(move || server.dispatch(&who, &lookup, arguments))
+            .await
+            .map_err(|e| ErrorData::internal_error(format!("tool task failed: {e}"), None))?;
+        match out {
+            Some(result) => Ok(result.into()),
+            None => Err(ErrorData::invalid_params(format!("no tool {name:?}"), None)),
+        }
+    }
+}

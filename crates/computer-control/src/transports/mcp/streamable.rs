@@ -1,0 +1,30 @@
+//! MCP over Streamable HTTP: the SDK's tower service, mounted by the HTTP transport at
+//! `/mcp` (under `--transport http`, and alone under `--transport mcp-http`).
+//!
+//! It sits behind the HTTP transport's own guards — the Host/Origin check on the bound
+//! port and the bearer tokens — so the SDK's loopback-only Host list is switched off
+//! instead of being kept as a second, port-blind copy of the same rule.
+
+use std::sync::Arc;
+
+use rmcp::transport::streamable_http_server::session::local::LocalSessionManager;
+use rmcp::transport::{StreamableHttpServerConfig, StreamableHttpService};
+
+use super::McpServer;
+
+/// Request bodies above this size are refused with 413 (the `/rpc` limit).
+const MAX_BODY: usize = 10 * 1024 * 1024;
+
+/// The Streamable HTTP service: one [`McpServer`] clone per MCP session, all sharing
+/// the process's engine and kernels. Open streams end with the process (the HTTP
+/// transport stops waiting for them after its shutdown grace period).
+pub fn service(server: McpServer) -> StreamableHttpService<McpServer, LocalSessionManager> {
+    let config = StreamableHttpServerConfig::default()
+        .disable_allowed_hosts()
+        .with_max_request_body_bytes(MAX_BODY);
+    StreamableHttpService::new(
+        move || Ok(server.clone()),
+        Arc::new(LocalSessionManager::default()),
+        config,
+    )
+}

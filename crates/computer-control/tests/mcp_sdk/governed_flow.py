@@ -1,0 +1,248 @@
+"""Drives computer-control's governed tools with the official MCP Python SDK.
+
+Run by tests/mcp_sdk.rs, once per endpoint:
+
+  governed_flow.py stdio BINARY JOURNAL
+      `serve --transport mcp` over stdio (the host's principal, `--principal-id`);
+      a second stdio server on the same journal, with another principal, owns the
+      foreign session.
+  governed_flow.py http URL TOKEN OTHER_TOKEN
+      Streamable HTTP at URL (`--transport mcp-http`, or `/mcp` under
+      `--transport http`); TOKEN and OTHER_TOKEN are bearer tokens with different
+      identities, so OTHER_TOKEN's sessions are foreign to TOKEN.
+
+Each scenario prints `PASS <name>`; the first failed check raises, so the process
+exits non-zero with the reason on stderr.
+"""
+
+import asyncio
+import contextlib
+import datetime
+import hashlib
+import json
+import sys
+
+import httpx2
+from mcp import ClientSession, StdioServerParameters, stdio_client
+from mcp.client.streamable_http import streamable_http_client
+
+EXPECTED_ERROR_KEYS = {"error", "message", "details"}
+
+
+class Check(Exception):
+    """A failed expectation."""
+
+
+def expect(cond, what, got=None):
+    if not cond:
+        raise Check(f"{what}: {json.dumps(got, default=str)[:2000]}")
+
+
+def passed(name):
+    print(f"PASS {name}", flush=True)
+
+
+async def ok(session, name, args):
+    """The structured result of a successful call."""
+    r = await session.call_tool(name, args)
+    expect(not r.is_error, f"{name} succeeds", r.model_dump(mode="json"))
+    expect(isinstance(r.structured_content, dict), f"{name} has structuredContent")
+    return r.structured_content
+
+
+async def refused(session, name, args, code):
+    """A call that must fail with `code`, on the wire as GOVERNANCE.md says: isError
+    and `{error, message, details}` as structured content and as text."""
+    r = await session.call_tool(name, args)
+    dump = r.model_dump(mode="json")
+    expect(r.is_error is True, f"{name} is an error ({code})", dump)
+    err = r.structured_content
+    expect(isinstance(err, dict) and set(err) == EXPECTED_ERROR_KEYS,
+           f"{name}: structured error is {{error, message, details}}", dump)
+    expect(err["error"] == code, f"{name}: error code {code}", err)
+    expect(isinstance(err["message"], str) and err["message"], f"{name}: a message", err)
+    expect(isinstance(err["details"], dict), f"{name}: details is an object", err)
+    texts = [c.text for c in r.content if getattr(c, "type", None) == "text"]
+    expect(any(json.loads(t) == err for t in texts), f"{name}: the same error as text", dump)
+    return err
+
+
+def now_rfc3339():
+    t = datetime.datetime.now(datetime.timezone.utc)
+    return t.isoformat(timespec="milliseconds").replace("+00:00", "Z")
+
+
+def value_digest(value):
+    return "sha256:" + hashlib.sha256(value.encode("utf-8")).hexdigest()
+
+
+def find(node, role, name):
+    if node.get("role") == role and node.get("name") == name:
+        return node
+    for child in node.get("children") or []:
+        hit = find(child, role, name)
+        if hit:
+            return hit
+    return None
+
+
+async def form_target(session):
+    """The form window's evidence and the centre of its Submit button (plain tools)."""
+    windows = await ok(session, "window_list", {})
+    form = next((w for w in windows["windows"] if w["app_id"] == "cc-form"), None)
+    expect(form is not None, "the form window is listed", windows)
+    snap = await ok(session, "a11y_snapshot", {"window": form["id"], "level": "full"})
+    button = find(snap["tree"], "button", "Submit")
+    expect(button is not None, "the Submit button is in the snapshot", snap)
+    left, top, right, bottom = button["rect"]
+    target = {
+        "platform": "virtual", "appId": "cc-form", "pid": form["pid"],
+        "windowId": form["id"], "bounds": form["rect"], "observationId": "obs-1",
+        "confidence": 1, "capturedAt": now_rfc3339(),
+    }
+    return target, ((left + right) // 2, (top + bottom) // 2)
+
+
+async def lease(session, sid, budget, ttl_ms):
+    out = await ok(session, "acquire_control_lease", {
+        "session_id": sid, "kind": "exclusive", "mode": "foreground",
+        "ttl_ms": ttl_ms, "action_budget": budget,
+    })
+    return out["lease"]["leaseId"]
+
+
+def click(sid, action_id, lease_id, target, at):
+    return {
+        "session_id": sid, "action_id": action_id, "lease_id": lease_id,
+        "tool": "pointer_click", "arguments": {"x": at[0], "y": at[1]},
+        "mode": "foreground", "target": target,
+        "postcondition": {"kind": "ui_element", "role": "statusbar", "label": "Status",
+                          "exists": True, "valueDigest": value_digest("Submitted: ")},
+    }
+
+
+async def governed_flow(session, principal, foreign_sid):
+    """Every scenario, on one connected session acting for `principal`."""
+    tools = await session.list_tools()
+    names = {t.name for t in tools.tools}
+    for expected in ("pointer_click", "start_session", "execute_action"):
+        expect(expected in names, f"{expected} is listed", sorted(names))
+    expect(not any("confirm" in n or "approv" in n for n in names),
+           "no confirmation or approval tool", sorted(names))
+
+    target, at = await form_target(session)
+    started = await ok(session, "start_session", {"objective": "submit the form"})
+    sid = started["session"]["sessionId"]
+    expect(started["session"]["principalId"] == principal,
+           "the session belongs to the caller's principal", started)
+
+    # A governed action with a postcondition: committed, verified by read-back.
+    lease_id = await lease(session, sid, budget=1, ttl_ms=60_000)
+    first = (await ok(session, "execute_action", click(sid, "a1", lease_id, target, at)))["receipt"]
+    expect(first["status"] == "committed", "the receipt is committed", first)
+    expect(first["result"]["verification"]["satisfied"] is True,
+           "the postcondition is satisfied", first)
+    passed("committed_and_verified")
+
+    # Replay: the same action id and arguments answer the stored receipt, no effect.
+    again = (await ok(session, "execute_action", click(sid, "a1", lease_id, target, at)))["receipt"]
+    expect(again == first, "the replay answers the same receipt", {"first": first, "again": again})
+    events = await ok(session, "get_session_events", {"session_id": sid})
+    started_a1 = [e for e in events["events"]
+                  if e["type"] == "action.started" and e.get("actionId") == "a1"]
+    expect(len(started_a1) == 1, "a1 was performed once", events["events"])
+    passed("replay")
+
+    # The same action id with other arguments.
+    other = click(sid, "a1", lease_id, target, (at[0] + 1, at[1]))
+    await refused(session, "execute_action", other, "action_id_conflict")
+    passed("action_id_conflict")
+
+    # The lease's one action is spent.
+    err = await refused(session, "execute_action", click(sid, "a2", lease_id, target, at),
+                        "lease_not_active")
+    expect(err["details"].get("reason") == "budget_exhausted", "the budget is the reason", err)
+    passed("budget_exhausted")
+
+    # An expired lease (1 ms TTL; the wait only makes sure it has passed).
+    await ok(session, "release_control_lease", {"session_id": sid, "lease_id": lease_id})
+    short = await lease(session, sid, budget=5, ttl_ms=1)
+    await asyncio.sleep(0.05)
+    target, at = await form_target(session)
+    await refused(session, "execute_action", click(sid, "a3", short, target, at), "lease_expired")
+    passed("lease_expired")
+
+    # A session of another principal.
+    await refused(session, "get_session", {"session_id": foreign_sid}, "principal_mismatch")
+    await refused(session, "acquire_control_lease", {
+        "session_id": foreign_sid, "kind": "cooperative", "mode": "background",
+        "ttl_ms": 60_000, "action_budget": 1,
+    }, "principal_mismatch")
+    passed("principal_mismatch")
+
+
+def stdio_params(binary, journal, principal):
+    return StdioServerParameters(
+        command=binary,
+        args=["serve", "--transport", "mcp", "--platform", "virtual",
+              "--journal", journal, "--principal-id", principal],
+        env={"COMPUTER_CONTROL_LOG": "warn", "COMPUTER_CONTROL_CONFIG": ""},
+    )
+
+
+@contextlib.asynccontextmanager
+async def stdio_session(binary, journal, principal):
+    async with stdio_client(stdio_params(binary, journal, principal)) as (read, write):
+        async with ClientSession(read, write) as session:
+            await session.initialize()
+            yield session
+
+
+@contextlib.asynccontextmanager
+async def http_session(url, token):
+    headers = {"Authorization": f"Bearer {token}"}
+    timeout = httpx2.Timeout(30.0, read=300.0)
+    async with httpx2.AsyncClient(headers=headers, timeout=timeout) as client:
+        async with streamable_http_client(url, http_client=client) as (read, write):
+            async with ClientSession(read, write) as session:
+                await session.initialize()
+                yield session
+
+
+async def run_stdio(binary, journal):
+    # The foreign session first: each server recovers the journal when it starts, so
+    # the other principal's server is done before ours starts.
+    async with stdio_session(binary, journal, "other-user") as other:
+        foreign = await ok(other, "start_session", {"objective": "someone else's"})
+    foreign_sid = foreign["session"]["sessionId"]
+    expect(foreign["session"]["principalId"] == "other-user", "the foreign principal", foreign)
+    async with stdio_session(binary, journal, "local-user") as session:
+        await governed_flow(session, "local-user", foreign_sid)
+
+
+async def run_http(url, token, other_token):
+    async with http_session(url, other_token) as other:
+        foreign = await ok(other, "start_session", {"objective": "someone else's"})
+    foreign_sid = foreign["session"]["sessionId"]
+    async with http_session(url, token) as session:
+        whoami = await ok(session, "start_session", {"objective": "who am I"})
+        principal = whoami["session"]["principalId"]
+        expect(principal != foreign["session"]["principalId"],
+               "the two tokens are two principals", [whoami, foreign])
+        await governed_flow(session, principal, foreign_sid)
+
+
+def main(argv):
+    if len(argv) == 4 and argv[1] == "stdio":
+        asyncio.run(run_stdio(argv[2], argv[3]))
+    elif len(argv) == 5 and argv[1] == "http":
+        asyncio.run(run_http(argv[2], argv[3], argv[4]))
+    else:
+        print(__doc__, file=sys.stderr)
+        return 2
+    print("DONE", flush=True)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv))
