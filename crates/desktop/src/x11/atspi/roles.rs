@@ -356,7 +356,7 @@ mod tests {
         assert!(layout_only(r::PANEL, "", none));
         assert!(!layout_only(r::PANEL, "Settings", none));
         assert!(!layout_only(r::FILLER, "", st(&[s::FOCUSABLE])));
-        assert!(!layout_only(r::PUSH_BUTTON, "", none));
+        assert!(!layout_only(r::CHECK_BOX, "", none));
     }
 
     #[test]
