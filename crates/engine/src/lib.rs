@@ -33,3 +33,6 @@ mod safety_tests;
 
 pub use approval::Approval;
 pub use engine::{Engine, tool_json};
+/// How events and logs hide secret text; the governed kernel applies the same rule to
+/// the arguments it shows an operator.
+pub use worker::{REDACTED, redact};

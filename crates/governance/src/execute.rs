@@ -119,6 +119,11 @@ impl Governance {
         }
         require_running(&session)?;
         if let Some(b) = prepared.preview.blocker {
+            if b == Blocker::ApprovalRequired {
+                // The agent may execute without previewing: the operator still sees
+                // what waits for approval.
+                self.ask_operator(&mut conn, &prepared);
+            }
             return Err(blocker_error(b));
         }
         // 4. The lease, checked before the desktop is read (its refusals — expiry, a
@@ -141,12 +146,12 @@ impl Governance {
         }
         // 2, 6 (bookkeeping) and 3 (receipt begin) in one transaction. The lease is
         // checked again inside it: the journal lock was held all along, but time passed.
-        let (mut lease, receipt) = in_tx_keep(&mut conn, |tx| {
+        let (mut lease, receipt, grant_id) = in_tx_keep(&mut conn, |tx| {
             self.begin(tx, a, &prepared, &action_id, &lease_id)
         })?;
         failpoint::hit(Failpoint::BeforeEffect);
         // 6. Perform through the engine: its gate still applies, and a panic pre-empts it.
-        let outcome = self.perform(&prepared);
+        let outcome = self.perform(&prepared, grant_id.as_deref());
         failpoint::hit(Failpoint::AfterEffect);
         // 7, 8.
         in_tx(&mut conn, |tx| {
@@ -161,7 +166,7 @@ impl Governance {
         prepared: &Prepared,
         action_id: &str,
         lease_id: &str,
-    ) -> GovResult<GovResult<(cc_contract::ControlLease, ExecutionReceipt)>> {
+    ) -> GovResult<GovResult<(cc_contract::ControlLease, ExecutionReceipt, Option<String>)>> {
         let envelope = &prepared.preview.envelope;
         // 4. The lease.
         let mut lease = match leases::check_for_action(
@@ -177,6 +182,7 @@ impl Governance {
             Err(e) => return Ok(Err(e)),
         };
         // 2. A confirm decision consumes a matching grant.
+        let mut grant_id = None;
         if prepared.preview.policy.decision == PolicyVerdict::Confirm {
             let Some(grant) = grants::find_usable(
                 tx,
@@ -191,6 +197,7 @@ impl Governance {
                     "this action needs an operator's approval",
                 )));
             };
+            grant_id = Some(grant.grant_id.clone());
             grants::consume(tx, grant, action_id)?;
         }
         // 6. One budget unit, then the pending receipt and `action.started`.
@@ -216,17 +223,24 @@ impl Governance {
             "action.started",
             Some(&self.principal),
             json!({"actionId": action_id, "leaseId": lease.lease_id,
-                   "actionDigest": envelope.args_digest, "tool": envelope.tool}),
+                   "actionDigest": envelope.args_digest, "tool": envelope.tool,
+                   "grantId": grant_id}),
         )?;
-        Ok(Ok((lease, receipt)))
+        Ok(Ok((lease, receipt, grant_id)))
     }
 
-    fn perform(&self, prepared: &Prepared) -> Outcome {
+    /// Performs the action through the engine. With a consumed operator grant (a
+    /// `confirm` decision) the engine is told a human approved it, so its gate does not
+    /// ask again; deny rules, the panic and standby still apply there.
+    fn perform(&self, prepared: &Prepared, grant_id: Option<&str>) -> Outcome {
         self.ensure_engine_session();
-        let env = self.engine.call_tool(
-            prepared.def.name,
-            &Value::Object(prepared.arguments.clone()),
-        );
+        let arguments = Value::Object(prepared.arguments.clone());
+        let env = match grant_id {
+            Some(g) => self
+                .engine
+                .call_tool_approved(prepared.def.name, &arguments, g),
+            None => self.engine.call_tool(prepared.def.name, &arguments),
+        };
         if env.ok {
             let result = match env.result {
                 Some(Value::Object(m)) => m,
@@ -234,9 +248,10 @@ impl Governance {
                 None => Map::new(),
             };
             if result.get("status").and_then(Value::as_str) == Some("awaiting_confirmation") {
-                // The engine's own gate wants a confirmation. A governance grant never
-                // answers it on the engine's behalf: deny it there, so the action cannot
-                // run later outside this receipt.
+                // The engine's gate wants a confirmation the preview did not predict
+                // (the desktop raised the risk, e.g. a password field took the focus),
+                // so no grant covers it: deny it there, so the action cannot run later
+                // outside this receipt.
                 if let Some(id) = result.get("request_id") {
                     let _ = self
                         .engine

@@ -79,6 +79,18 @@ impl Governance {
         preview: &ActionPreview,
         ttl_ms: u64,
     ) -> GovResult<ApprovalGrant> {
+        self.with_tx(|tx| self.issue_grant(tx, preview, ttl_ms))
+    }
+
+    /// Issues the grant of [`Governance::approve_preview`] inside the caller's
+    /// transaction (the operator's approval of a pending request marks the request in
+    /// the same transaction).
+    pub(crate) fn issue_grant(
+        &self,
+        tx: &Transaction<'_>,
+        preview: &ActionPreview,
+        ttl_ms: u64,
+    ) -> GovResult<ApprovalGrant> {
         check_ttl("ttl_ms", ttl_ms)?;
         if preview.policy.decision != PolicyVerdict::Confirm {
             return Err(fail(
@@ -87,7 +99,7 @@ impl Governance {
             ));
         }
         let e = &preview.envelope;
-        self.with_tx(|tx| {
+        {
             let session = load_owned(tx, &e.session_id, &self.principal)?;
             require_running(&session)?;
             let at = self.now();
@@ -125,6 +137,6 @@ impl Governance {
                        "expiresAt": grant.expires_at}),
             )?;
             Ok(grant)
-        })
+        }
     }
 }

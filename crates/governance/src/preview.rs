@@ -29,9 +29,17 @@ pub(crate) struct Prepared {
 
 impl Governance {
     /// `preview_action`.
+    /// The preview is remembered for the operator (a `confirm` one waits for
+    /// approval; see [`crate::approvals`]).
     pub fn preview_action(&self, a: &ActionArgs) -> GovResult<ActionPreview> {
-        let conn = self.conn();
-        self.prepare(&conn, a).map(|p| p.preview)
+        let mut conn = self.conn();
+        let prepared = self.prepare(&conn, a)?;
+        let pending = self.remember_preview(&mut conn, &prepared)?;
+        drop(conn);
+        if let Some(request) = pending {
+            self.announce_request(&request);
+        }
+        Ok(prepared.preview)
     }
 
     /// Builds the preview. Same arguments → same `argsDigest` (no ids or times in it),

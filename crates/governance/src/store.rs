@@ -1,5 +1,6 @@
 //! The SQLite journal: one WAL database holding sessions, the per-session event hash
-//! chain, receipts, leases, reservations and grants.
+//! chain, receipts, leases, reservations, grants and the approval requests
+//! the operator decides on.
 //!
 //! Each row keeps the contract object as JSON (`data`) next to the few columns that are
 //! looked up by. The object is the source of truth, so what a client receives is exactly
@@ -49,6 +50,16 @@ CREATE TABLE IF NOT EXISTS reservations (
     session_id TEXT NOT NULL,
     state TEXT NOT NULL,
     data TEXT NOT NULL
+);
+CREATE TABLE IF NOT EXISTS approval_requests (
+    session_id TEXT NOT NULL,
+    action_id TEXT NOT NULL,
+    action_digest TEXT NOT NULL,
+    status TEXT NOT NULL,
+    expires_at TEXT NOT NULL,
+    preview TEXT NOT NULL,
+    data TEXT NOT NULL,
+    PRIMARY KEY (session_id, action_id)
 );
 CREATE TABLE IF NOT EXISTS grants (
     grant_id TEXT PRIMARY KEY,

@@ -507,29 +507,29 @@ fn reservations_conflict_across_sessions() {
 }
 
 #[test]
-fn a_granted_confirm_action_consumes_its_grant_but_never_bypasses_the_engine_gate() {
+fn a_granted_confirm_action_runs_without_a_second_engine_confirmation() {
     let dir = tempfile::tempdir().unwrap();
     let e = engine();
     let g = kernel(&e, &dir.path().join("j.db"), "local-user");
     let f = form(&e);
     let s = start(&g);
     let l = lease(&g, &s, 5, 60_000);
-    let combo = json!({"session_id": s, "action_id": "c1", "lease_id": l, "tool": "keyboard_combo",
-                       "arguments": {"keys": ["win", "r"]}, "mode": "foreground",
-                       "target": target(&f)});
+    let t = target(&f);
+    let combo = |id: &str| {
+        json!({"session_id": s, "action_id": id, "lease_id": l, "tool": "keyboard_combo",
+               "arguments": {"keys": ["win", "r"]}, "mode": "foreground", "target": t})
+    };
     let preview: cc_contract::ActionPreview =
-        serde_json::from_value(ok(&g, "preview_action", combo.clone())).unwrap();
+        serde_json::from_value(ok(&g, "preview_action", combo("c1"))).unwrap();
     g.approve_preview(&preview, 60_000).unwrap();
-    let r = ok(&g, "execute_action", combo)["receipt"].clone();
-    // The engine's gate still asks for its own confirmation: it is denied there, so the
-    // combo never runs outside this receipt.
-    assert_eq!(r["status"], "rejected", "{r}");
-    assert_eq!(r["error"]["code"], "approval_required");
+    // The operator's grant is the human approval: the engine does not ask again.
+    let r = ok(&g, "execute_action", combo("c1"))["receipt"].clone();
+    assert_eq!(r["status"], "committed", "{r}");
     assert_eq!(e.status().result.unwrap()["state"], "ready");
     let types = chain_verifies(&g, &s);
-    assert!(types.contains(&"approval.granted".to_string()));
-    assert!(types.contains(&"approval.consumed".to_string()));
-    assert!(types.contains(&"action.rejected".to_string()));
+    for t in ["approval.granted", "approval.consumed", "action.committed"] {
+        assert!(types.contains(&t.to_string()), "{t}: {types:?}");
+    }
 }
 
 #[test]

@@ -7,6 +7,8 @@ mod action;
 mod batch;
 mod context;
 
+pub use action::{REDACTED, redact};
+
 use std::sync::Arc;
 use std::sync::atomic::Ordering;
 use std::sync::mpsc::{Receiver, RecvTimeoutError, Sender};

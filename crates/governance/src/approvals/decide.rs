@@ -1,0 +1,274 @@
+//! The operator's decision on a request: approve (an `exact_action` grant with a TTL)
+//! or deny. Both refuse what cannot be decided — unknown, not a `confirm`, already
+//! decided, expired, changed since the operator saw it — with a distinct error and
+//! nothing written.
+
+use cc_contract::{ActionPreview, ApprovalGrant, ContractError, ErrorCode, PolicyVerdict};
+use rusqlite::{Transaction, params};
+use serde::Deserialize;
+use serde_json::json;
+
+use super::record::{load, save};
+use super::{ApprovalRequest, EVENT_RESOLVED, RequestStatus};
+use crate::args::MAX_TTL_MS;
+use crate::error::db;
+use crate::kernel::Governance;
+use crate::sessions::load_owned;
+use crate::store::{append_event, get_all};
+use crate::util::{is_past, ts};
+
+/// Grant lifetime when the operator names none.
+pub const DEFAULT_GRANT_TTL_MS: u64 = 60_000;
+
+/// Which request, and how: what the operator channel submits.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ApprovalDecision {
+    pub session_id: String,
+    pub action_id: String,
+    /// The `argsDigest` the operator was shown: when given, a request whose digest
+    /// differs (the agent re-previewed other arguments under the same action id) is
+    /// refused instead of approving what the operator never saw.
+    #[serde(default)]
+    pub args_digest: Option<String>,
+    /// Grant lifetime, 1..=300000 ms (default 60000). Approvals only.
+    #[serde(default)]
+    pub ttl_ms: Option<u64>,
+    /// Why it was denied (recorded). Denials only.
+    #[serde(default)]
+    pub reason: Option<String>,
+}
+
+/// Why a decision was refused. Each variant is one answer of the operator endpoint.
+#[derive(Debug, Clone, PartialEq)]
+pub enum ApprovalError {
+    /// `ttl_ms` outside 1..=300000, or a field that does not apply.
+    InvalidRequest(String),
+    /// No preview of this action in this principal's sessions.
+    NotFound {
+        session_id: String,
+        action_id: String,
+    },
+    /// The request's digest is not the one the operator saw.
+    Changed { expected: String, actual: String },
+    /// The preview was not a `confirm` decision: there is nothing to approve.
+    NotConfirm { decision: PolicyVerdict },
+    /// Already approved or denied.
+    AlreadyDecided { status: RequestStatus },
+    /// The preview envelope expired.
+    Expired { expires_at: String },
+    /// The kernel refused (the session is not running) or the journal failed.
+    Kernel(ContractError),
+}
+
+impl ApprovalError {
+    /// A stable machine code.
+    pub fn code(&self) -> &'static str {
+        match self {
+            ApprovalError::InvalidRequest(_) => "invalid_request",
+            ApprovalError::NotFound { .. } => "approval_not_found",
+            ApprovalError::Changed { .. } => "approval_changed",
+            ApprovalError::NotConfirm { .. } => "not_confirm",
+            ApprovalError::AlreadyDecided { .. } => "already_decided",
+            ApprovalError::Expired { .. } => "approval_expired",
+            ApprovalError::Kernel(e) => e.error.as_str(),
+        }
+    }
+
+    /// A sentence for the operator.
+    pub fn message(&self) -> String {
+        match self {
+            ApprovalError::InvalidRequest(m) => m.clone(),
+            ApprovalError::NotFound {
+                session_id,
+                action_id,
+            } => format!("no preview of action {action_id} in session {session_id}"),
+            ApprovalError::Changed { expected, actual } => format!(
+                "the action was previewed again with other arguments (argsDigest {actual}, you saw {expected}); review it again"
+            ),
+            ApprovalError::NotConfirm { decision } => format!(
+                "the policy decision of this preview is {}, not confirm: there is nothing to approve",
+                decision.as_str()
+            ),
+            ApprovalError::AlreadyDecided {
+                status: RequestStatus::NotRequired,
+            } => "an unused grant already covers this action".into(),
+            ApprovalError::AlreadyDecided { status } => {
+                format!("this request was already {}", status.as_str())
+            }
+            ApprovalError::Expired { expires_at } => {
+                format!("the preview expired at {expires_at}; the agent must preview it again")
+            }
+            ApprovalError::Kernel(e) => e.message.clone(),
+        }
+    }
+}
+
+impl From<ContractError> for ApprovalError {
+    fn from(e: ContractError) -> Self {
+        ApprovalError::Kernel(e)
+    }
+}
+
+/// What a successful decision produced.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Decided {
+    /// Approved: the grant (also remembered for the action, so the agent may rely on
+    /// it without passing its id).
+    Approved(Box<ApprovalGrant>),
+    /// Denied: the request as recorded.
+    Denied(Box<ApprovalRequest>),
+}
+
+impl Governance {
+    /// The operator approves (`approve`) or denies a pending request. Approval issues a
+    /// single-use `exact_action` grant bound to session, principal, `argsDigest` and
+    /// `policyDigest`, valid `ttl_ms`; denial is journaled (`approval.denied`). Either
+    /// decides every pending preview of the same session and digest, in one
+    /// transaction, and is announced on the event bus.
+    pub fn decide_approval(
+        &self,
+        d: &ApprovalDecision,
+        approve: bool,
+    ) -> Result<Decided, ApprovalError> {
+        let ttl_ms = match (approve, d.ttl_ms, &d.reason) {
+            (true, _, Some(_)) => {
+                return Err(ApprovalError::InvalidRequest(
+                    "reason applies to a denial only".into(),
+                ));
+            }
+            (false, Some(_), _) => {
+                return Err(ApprovalError::InvalidRequest(
+                    "ttl_ms applies to an approval only".into(),
+                ));
+            }
+            (_, Some(t), _) if t == 0 || t > MAX_TTL_MS => {
+                return Err(ApprovalError::InvalidRequest(format!(
+                    "ttl_ms must be in 1..={MAX_TTL_MS}, got {t}"
+                )));
+            }
+            (_, t, _) => t.unwrap_or(DEFAULT_GRANT_TTL_MS),
+        };
+        let decided = {
+            let mut conn = self.conn();
+            let tx = conn.transaction().map_err(db)?;
+            let (mut request, preview) = self.decidable(&tx, d)?;
+            let at = ts(self.now());
+            let decided = if approve {
+                let grant = self.issue_grant(&tx, &preview, ttl_ms)?;
+                request.grant_id = Some(grant.grant_id.clone());
+                Decided::Approved(Box::new(grant))
+            } else {
+                request.reason = d.reason.clone();
+                append_event(
+                    &tx,
+                    &request.session_id,
+                    Some(&request.action_id),
+                    "approval.denied",
+                    Some(&self.principal),
+                    json!({"actionDigest": request.args_digest, "reason": request.reason}),
+                )?;
+                Decided::Denied(Box::new(request.clone()))
+            };
+            request.status = if approve {
+                RequestStatus::Approved
+            } else {
+                RequestStatus::Denied
+            };
+            request.resolved_at = Some(at);
+            // Every pending preview of the same digest is decided with it.
+            let twins: Vec<String> = get_all::<ApprovalRequest>(
+                &tx,
+                "SELECT data FROM approval_requests
+                 WHERE session_id = ?1 AND action_digest = ?2 AND status = 'pending'",
+                params![request.session_id, request.args_digest],
+            )?
+            .into_iter()
+            .map(|r| r.action_id)
+            .collect();
+            for action_id in twins {
+                if let Some((mut twin, twin_preview)) = load(&tx, &request.session_id, &action_id)?
+                {
+                    twin.status = request.status;
+                    twin.grant_id = request.grant_id.clone();
+                    twin.resolved_at = request.resolved_at.clone();
+                    twin.reason = request.reason.clone();
+                    save(&tx, &twin, &twin_preview)?;
+                }
+            }
+            save(&tx, &request, &preview)?;
+            tx.commit().map_err(db)?;
+            let decided = match decided {
+                Decided::Denied(_) => Decided::Denied(Box::new(request.clone())),
+                approved => approved,
+            };
+            (decided, request)
+        };
+        let (decided, request) = decided;
+        self.engine.bus().emit(
+            EVENT_RESOLVED,
+            json!({
+                "sessionId": request.session_id,
+                "actionId": request.action_id,
+                "argsDigest": request.args_digest,
+                "status": request.status.as_str(),
+                "grantId": request.grant_id,
+                "expiresAt": match &decided {
+                    Decided::Approved(g) => Some(g.expires_at.clone()),
+                    Decided::Denied(_) => None,
+                },
+            }),
+        );
+        Ok(decided)
+    }
+
+    /// The request named by `d`, if it can be decided now.
+    fn decidable(
+        &self,
+        tx: &Transaction<'_>,
+        d: &ApprovalDecision,
+    ) -> Result<(ApprovalRequest, ActionPreview), ApprovalError> {
+        let not_found = || ApprovalError::NotFound {
+            session_id: d.session_id.clone(),
+            action_id: d.action_id.clone(),
+        };
+        // Another principal's session is as unknown as a missing one.
+        match load_owned(tx, &d.session_id, &self.principal) {
+            Ok(_) => {}
+            Err(e)
+                if matches!(
+                    e.error,
+                    ErrorCode::SessionNotFound | ErrorCode::PrincipalMismatch
+                ) =>
+            {
+                return Err(not_found());
+            }
+            Err(e) => return Err(e.into()),
+        }
+        let (request, preview) = load(tx, &d.session_id, &d.action_id)?.ok_or_else(not_found)?;
+        if let Some(seen) = &d.args_digest
+            && *seen != request.args_digest
+        {
+            return Err(ApprovalError::Changed {
+                expected: seen.clone(),
+                actual: request.args_digest,
+            });
+        }
+        if request.decision != PolicyVerdict::Confirm {
+            return Err(ApprovalError::NotConfirm {
+                decision: request.decision,
+            });
+        }
+        if request.status != RequestStatus::Pending {
+            return Err(ApprovalError::AlreadyDecided {
+                status: request.status,
+            });
+        }
+        if is_past(&request.expires_at, self.now()) {
+            return Err(ApprovalError::Expired {
+                expires_at: request.expires_at,
+            });
+        }
+        Ok((request, preview))
+    }
+}

@@ -1,0 +1,305 @@
+//! Remembering previews for the operator, and listing the pending ones.
+
+use std::collections::HashSet;
+
+use cc_contract::{ActionPreview, DataLabel, PolicyVerdict, TargetEvidence, WindowId};
+use cc_engine::risk::Context;
+use rusqlite::{Connection, OptionalExtension, Transaction, params};
+use serde_json::{Map, Value};
+
+use super::{ApprovalRequest, EVENT_REQUESTED, RequestStatus, TargetSummary};
+use crate::error::{GovResult, db};
+use crate::grants;
+use crate::kernel::{Governance, in_tx};
+use crate::preview::Prepared;
+use crate::store::{from_json, get_all, to_json};
+use crate::util::{is_past, ts};
+
+/// Decided and expired requests are kept this long after their expiry, then pruned.
+const KEEP_AFTER_EXPIRY: time::Duration = time::Duration::hours(1);
+
+/// Writes a request and the preview it stands for.
+pub(super) fn save(
+    tx: &Transaction<'_>,
+    r: &ApprovalRequest,
+    preview: &ActionPreview,
+) -> GovResult<()> {
+    tx.execute(
+        "INSERT INTO approval_requests
+             (session_id, action_id, action_digest, status, expires_at, preview, data)
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)
+         ON CONFLICT(session_id, action_id) DO UPDATE SET
+             action_digest = excluded.action_digest, status = excluded.status,
+             expires_at = excluded.expires_at, preview = excluded.preview,
+             data = excluded.data",
+        params![
+            r.session_id,
+            r.action_id,
+            r.args_digest,
+            r.status.as_str(),
+            r.expires_at,
+            to_json(preview)?,
+            to_json(r)?
+        ],
+    )
+    .map_err(db)?;
+    Ok(())
+}
+
+/// The request of `(session, action)` and its preview.
+pub(super) fn load(
+    conn: &Connection,
+    session_id: &str,
+    action_id: &str,
+) -> GovResult<Option<(ApprovalRequest, ActionPreview)>> {
+    let row: Option<(String, String)> = conn
+        .query_row(
+            "SELECT data, preview FROM approval_requests WHERE session_id = ?1 AND action_id = ?2",
+            params![session_id, action_id],
+            |r| Ok((r.get(0)?, r.get(1)?)),
+        )
+        .optional()
+        .map_err(db)?;
+    row.map(|(d, p)| Ok((from_json(&d)?, from_json(&p)?)))
+        .transpose()
+}
+
+/// Text shown to the operator is redacted as the engine redacts its events, and
+/// wholly when the caller labelled the data as anything but public or unknown, or the
+/// target is a password field.
+fn shown_arguments(
+    tool: &str,
+    args: &Map<String, Value>,
+    labels: &[DataLabel],
+    target: Option<&TargetEvidence>,
+) -> Value {
+    let labelled_secret = labels
+        .iter()
+        .any(|l| !matches!(l, DataLabel::Public | DataLabel::Unknown));
+    let password_target = target
+        .and_then(|t| t.role.as_deref())
+        .is_some_and(|r| r.to_ascii_lowercase().contains("password"));
+    let secret = labelled_secret || password_target;
+    let ctx = Context {
+        focused_password: secret,
+        target_password: secret,
+    };
+    let mut shown = cc_engine::redact(tool, &Value::Object(args.clone()), &ctx);
+    // `batch.execute`: every item's text, since the focus may move between items.
+    if let Some(Value::Array(items)) = shown.get_mut("items") {
+        for item in items {
+            if let Some(Value::String(t)) =
+                item.get_mut("arguments").and_then(|a| a.get_mut("text"))
+            {
+                *t = cc_engine::REDACTED.into();
+            }
+        }
+    }
+    shown
+}
+
+impl Governance {
+    /// Remembers a preview (step of `preview_action`, and of an execute refused with
+    /// `approval_required`). Answers the request when it is newly pending, for
+    /// [`Governance::announce_request`] once the journal lock is released.
+    pub(crate) fn remember_preview(
+        &self,
+        conn: &mut Connection,
+        p: &Prepared,
+    ) -> GovResult<Option<ApprovalRequest>> {
+        let preview = &p.preview;
+        let e = &preview.envelope;
+        let pending =
+            preview.policy.decision == PolicyVerdict::Confirm && preview.policy.grant_id.is_none();
+        let target = e.target.as_ref().map(|t| self.target_summary(t, pending));
+        let at = self.now();
+        let mut request = ApprovalRequest {
+            session_id: e.session_id.clone(),
+            action_id: e.action_id.clone(),
+            status: if pending {
+                RequestStatus::Pending
+            } else {
+                RequestStatus::NotRequired
+            },
+            decision: preview.policy.decision,
+            tool: e.tool.clone(),
+            operation: e.operation.clone(),
+            action_class: e.action_class,
+            mode: e.requested_mode,
+            target,
+            arguments: shown_arguments(&e.tool, &p.arguments, &e.data_labels, e.target.as_ref()),
+            data_labels: e.data_labels.clone(),
+            args_digest: e.args_digest.clone(),
+            policy_digest: preview.policy.policy_digest.clone(),
+            reasons: preview.policy.reasons.clone(),
+            requested_at: ts(at),
+            expires_at: e.expires_at.clone(),
+            grant_id: None,
+            resolved_at: None,
+            reason: None,
+        };
+        in_tx(conn, |tx| {
+            tx.execute(
+                "DELETE FROM approval_requests WHERE expires_at < ?1",
+                params![ts(at - KEEP_AFTER_EXPIRY)],
+            )
+            .map_err(db)?;
+            // The same action with the same digest, already decided: the decision
+            // stands (asking again takes a new action id).
+            if let Some((old, _)) = load(tx, &request.session_id, &request.action_id)?
+                && old.args_digest == request.args_digest
+                && matches!(old.status, RequestStatus::Approved | RequestStatus::Denied)
+            {
+                request.status = old.status;
+                request.grant_id = old.grant_id;
+                request.resolved_at = old.resolved_at;
+                request.reason = old.reason;
+            }
+            save(tx, &request, preview)
+        })?;
+        Ok((request.status == RequestStatus::Pending).then_some(request))
+    }
+
+    /// [`Governance::remember_preview`] and [`Governance::announce_request`] for an
+    /// execute refused with `approval_required`. The refusal stands whatever happens
+    /// here, so a journal failure is only logged.
+    pub(crate) fn ask_operator(&self, conn: &mut Connection, p: &Prepared) {
+        match self.remember_preview(conn, p) {
+            Ok(Some(request)) => self.announce_request(&request),
+            Ok(None) => {}
+            Err(e) => tracing::error!("cannot record the approval request: {}", e.message),
+        }
+    }
+
+    /// Tells the event bus (the console) that a request waits.
+    pub(crate) fn announce_request(&self, request: &ApprovalRequest) {
+        if let Ok(payload) = serde_json::to_value(request) {
+            self.engine.bus().emit(EVENT_REQUESTED, payload);
+        }
+    }
+
+    fn target_summary(&self, t: &TargetEvidence, read_title: bool) -> TargetSummary {
+        let window_title = match (&t.window_id, read_title) {
+            (Some(id), true) => self.window_list().ok().and_then(|list| {
+                list.iter()
+                    .find(|w| {
+                        w["id"]
+                            .as_u64()
+                            .is_some_and(|n| id.same_window(&WindowId::Number(n)))
+                    })
+                    .and_then(|w| w["title"].as_str().map(str::to_string))
+            }),
+            _ => None,
+        };
+        TargetSummary {
+            app_id: t.app_id.clone(),
+            window_id: t.window_id.clone(),
+            window_title,
+            role: t.role.clone(),
+            bounds: t.bounds,
+        }
+    }
+
+    /// The requests waiting for the operator, newest first: `confirm` previews of this
+    /// principal's running sessions, unexpired, undecided and not covered by a usable
+    /// grant, one per session and `argsDigest`.
+    pub fn pending_approvals(&self) -> GovResult<Vec<ApprovalRequest>> {
+        let conn = self.conn();
+        let at = self.now();
+        let rows: Vec<String> = {
+            let mut stmt = conn
+                .prepare(
+                    "SELECT a.preview FROM approval_requests a
+                     JOIN sessions s ON s.session_id = a.session_id
+                     WHERE a.status = 'pending' AND s.principal_id = ?1
+                     ORDER BY a.rowid DESC",
+                )
+                .map_err(db)?;
+            let rows = stmt
+                .query_map(params![self.principal], |r| r.get::<_, String>(0))
+                .map_err(db)?;
+            rows.collect::<Result<_, _>>().map_err(db)?
+        };
+        let running: HashSet<String> = get_all::<cc_contract::Session>(
+            &conn,
+            "SELECT data FROM sessions WHERE principal_id = ?1",
+            params![self.principal],
+        )?
+        .into_iter()
+        .filter(|s| s.state == cc_contract::SessionState::Running)
+        .map(|s| s.session_id)
+        .collect();
+        let mut seen = HashSet::new();
+        let mut out = Vec::new();
+        for text in rows {
+            let preview: ActionPreview = from_json(&text)?;
+            let e = &preview.envelope;
+            if is_past(&e.expires_at, at)
+                || !running.contains(&e.session_id)
+                || !seen.insert((e.session_id.clone(), e.args_digest.clone()))
+                || grants::find_usable(&conn, e, &preview.policy.policy_digest, None, at)?.is_some()
+            {
+                continue;
+            }
+            if let Some((request, _)) = load(&conn, &e.session_id, &e.action_id)? {
+                out.push(request);
+            }
+        }
+        Ok(out)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn args(v: Value) -> Map<String, Value> {
+        v.as_object().cloned().unwrap_or_default()
+    }
+
+    #[test]
+    fn secret_text_is_redacted() {
+        let a = args(json!({"text": "hunter2"}));
+        assert_eq!(
+            shown_arguments("keyboard.type", &a, &[], None)["text"],
+            "hunter2"
+        );
+        assert_eq!(
+            shown_arguments("keyboard.type", &a, &[DataLabel::Unknown], None)["text"],
+            "hunter2"
+        );
+        for label in [
+            DataLabel::Credential,
+            DataLabel::Payment,
+            DataLabel::Health,
+            DataLabel::Private,
+        ] {
+            assert_eq!(
+                shown_arguments("keyboard.type", &a, &[label], None)["text"],
+                cc_engine::REDACTED
+            );
+        }
+        let t: TargetEvidence = serde_json::from_value(json!({
+            "platform": "virtual", "appId": "cc-form", "role": "password_text",
+            "observationId": "o", "confidence": 1, "capturedAt": "2026-11-29T10:00:00.000Z"
+        }))
+        .unwrap();
+        assert_eq!(
+            shown_arguments("a11y.input", &a, &[], Some(&t))["text"],
+            cc_engine::REDACTED
+        );
+        // The engine's rule: after a tab the focus may be in a password field.
+        let tabbed = args(json!({"text": "alice\thunter2"}));
+        assert_eq!(
+            shown_arguments("keyboard.type", &tabbed, &[], None)["text"],
+            "alice\t[redacted]"
+        );
+        let batch =
+            args(json!({"items": [{"tool": "keyboard.type", "arguments": {"text": "hunter2"}}]}));
+        assert_eq!(
+            shown_arguments("batch.execute", &batch, &[], None)["items"][0]["arguments"]["text"],
+            cc_engine::REDACTED
+        );
+    }
+}
