@@ -43,6 +43,13 @@ if ! python3 -c "import importlib.metadata as m, sys; sys.exit(m.version('mcp') 
   python3 -m pip install --quiet 'mcp==2.3.0'
 fi
 
+# The MCP conformance suite (tests/mcp_conformance.rs), with the Node 22 it needs.
+conformance_dir=crates/computer-control/tests/mcp_conformance
+if [ ! -x "$conformance_dir/node_modules/.bin/node" ] || [ ! -d "$conformance_dir/node_modules/@modelcontextprotocol/conformance" ]; then
+  echo "installing the MCP conformance suite"
+  (cd "$conformance_dir" && npm install --no-save --no-audit --no-fund >/dev/null)
+fi
+
 cargo fmt --all -- --check
 cargo clippy --all-targets -- -D warnings
 cargo test --workspace
