@@ -79,17 +79,18 @@ impl Governance {
         preview: &ActionPreview,
         ttl_ms: u64,
     ) -> GovResult<ApprovalGrant> {
-        self.with_tx(|tx| self.issue_grant(tx, preview, ttl_ms))
+        self.with_tx(|tx| self.issue_grant(tx, preview, ttl_ms, &self.principal))
     }
 
     /// Issues the grant of [`Governance::approve_preview`] inside the caller's
     /// transaction (the operator's approval of a pending request marks the request in
-    /// the same transaction).
+    /// the same transaction), for the principal owning the session.
     pub(crate) fn issue_grant(
         &self,
         tx: &Transaction<'_>,
         preview: &ActionPreview,
         ttl_ms: u64,
+        principal: &str,
     ) -> GovResult<ApprovalGrant> {
         check_ttl("ttl_ms", ttl_ms)?;
         if preview.policy.decision != PolicyVerdict::Confirm {
@@ -100,7 +101,7 @@ impl Governance {
         }
         let e = &preview.envelope;
         {
-            let session = load_owned(tx, &e.session_id, &self.principal)?;
+            let session = load_owned(tx, &e.session_id, principal)?;
             require_running(&session)?;
             let at = self.now();
             let scope_digest = sha256_hex(&canonical_string(&CanonValue::from(&json!({
@@ -112,7 +113,7 @@ impl Governance {
             let grant = ApprovalGrant {
                 grant_id: new_id("grt"),
                 scope: GrantScope::ExactAction,
-                principal_id: self.principal.clone(),
+                principal_id: principal.to_string(),
                 session_id: e.session_id.clone(),
                 action_digest: e.args_digest.clone(),
                 scope_digest,
@@ -132,7 +133,7 @@ impl Governance {
                 &grant.session_id,
                 Some(&e.action_id),
                 "approval.granted",
-                Some(&self.principal),
+                Some(principal),
                 json!({"grantId": grant.grant_id, "actionDigest": grant.action_digest,
                        "expiresAt": grant.expires_at}),
             )?;

@@ -361,17 +361,23 @@ fn a_grant_for_another_digest_session_or_principal_is_refused() {
         err(&m, "execute_action", theirs).error,
         ErrorCode::ApprovalRequired
     );
-    // ...nor may it see or decide this principal's requests.
-    assert!(
-        m.pending_approvals()
-            .unwrap()
-            .iter()
-            .all(|p| p.session_id == sm)
+    // The operator supervises every principal of the journal: mallory's own request
+    // is listed with its principal, and its grant is issued to mallory, whose
+    // sessions alone can use it.
+    ok(&m, "preview_action", click(&f, &sm, &lm, "m1", 0));
+    let listed = g.pending_approvals().unwrap();
+    let mine = listed.iter().find(|p| p.session_id == sm).unwrap();
+    assert_eq!(mine.principal_id, "mallory");
+    let granted = approve(&g, &decision(&sm, "m1"));
+    assert_eq!(granted.principal_id, "mallory");
+    let mut steal = click(&f, &s2, &l2, "x1", 0);
+    steal["approval_grant_id"] = json!(granted.grant_id);
+    assert_eq!(
+        err(&g, "execute_action", steal).error,
+        ErrorCode::ApprovalRequired
     );
-    assert!(matches!(
-        m.decide_approval(&decision(&s, "b1"), true),
-        Err(ApprovalError::NotFound { .. })
-    ));
+    let r = ok(&m, "execute_action", click(&f, &sm, &lm, "m1", 0))["receipt"].clone();
+    assert_eq!(r["status"], "committed", "{r}");
     // The grant is still there for the action it was issued for.
     let r = ok(&g, "execute_action", click(&f, &s, &l, "a1", 0))["receipt"].clone();
     assert_eq!(r["status"], "committed", "{r}");

@@ -3,7 +3,7 @@
 //! decided, expired, changed since the operator saw it — with a distinct error and
 //! nothing written.
 
-use cc_contract::{ActionPreview, ApprovalGrant, ContractError, ErrorCode, PolicyVerdict};
+use cc_contract::{ActionPreview, ApprovalGrant, ContractError, PolicyVerdict, Session};
 use rusqlite::{Transaction, params};
 use serde::Deserialize;
 use serde_json::json;
@@ -13,8 +13,7 @@ use super::{ApprovalRequest, EVENT_RESOLVED, RequestStatus};
 use crate::args::MAX_TTL_MS;
 use crate::error::db;
 use crate::kernel::Governance;
-use crate::sessions::load_owned;
-use crate::store::{append_event, get_all};
+use crate::store::{append_event, get_all, get_one};
 use crate::util::{is_past, ts};
 
 /// Grant lifetime when the operator names none.
@@ -44,7 +43,7 @@ pub struct ApprovalDecision {
 pub enum ApprovalError {
     /// `ttl_ms` outside 1..=300000, or a field that does not apply.
     InvalidRequest(String),
-    /// No preview of this action in this principal's sessions.
+    /// No preview of this action in that session.
     NotFound {
         session_id: String,
         action_id: String,
@@ -152,10 +151,10 @@ impl Governance {
         let decided = {
             let mut conn = self.conn();
             let tx = conn.transaction().map_err(db)?;
-            let (mut request, preview) = self.decidable(&tx, d)?;
+            let (mut request, preview, principal) = self.decidable(&tx, d)?;
             let at = ts(self.now());
             let decided = if approve {
-                let grant = self.issue_grant(&tx, &preview, ttl_ms)?;
+                let grant = self.issue_grant(&tx, &preview, ttl_ms, &principal)?;
                 request.grant_id = Some(grant.grant_id.clone());
                 Decided::Approved(Box::new(grant))
             } else {
@@ -165,7 +164,7 @@ impl Governance {
                     &request.session_id,
                     Some(&request.action_id),
                     "approval.denied",
-                    Some(&self.principal),
+                    Some(&principal),
                     json!({"actionDigest": request.args_digest, "reason": request.reason}),
                 )?;
                 Decided::Denied(Box::new(request.clone()))
@@ -222,29 +221,24 @@ impl Governance {
         Ok(decided)
     }
 
-    /// The request named by `d`, if it can be decided now.
+    /// The request named by `d`, if it can be decided now, and the principal owning
+    /// its session (the operator supervises every principal of this server; the grant
+    /// is issued to the session's own principal).
     fn decidable(
         &self,
         tx: &Transaction<'_>,
         d: &ApprovalDecision,
-    ) -> Result<(ApprovalRequest, ActionPreview), ApprovalError> {
+    ) -> Result<(ApprovalRequest, ActionPreview, String), ApprovalError> {
         let not_found = || ApprovalError::NotFound {
             session_id: d.session_id.clone(),
             action_id: d.action_id.clone(),
         };
-        // Another principal's session is as unknown as a missing one.
-        match load_owned(tx, &d.session_id, &self.principal) {
-            Ok(_) => {}
-            Err(e)
-                if matches!(
-                    e.error,
-                    ErrorCode::SessionNotFound | ErrorCode::PrincipalMismatch
-                ) =>
-            {
-                return Err(not_found());
-            }
-            Err(e) => return Err(e.into()),
-        }
+        let session: Session = get_one(
+            tx,
+            "SELECT data FROM sessions WHERE session_id = ?1",
+            params![d.session_id],
+        )?
+        .ok_or_else(not_found)?;
         let (request, preview) = load(tx, &d.session_id, &d.action_id)?.ok_or_else(not_found)?;
         if let Some(seen) = &d.args_digest
             && *seen != request.args_digest
@@ -269,6 +263,6 @@ impl Governance {
                 expires_at: request.expires_at,
             });
         }
-        Ok((request, preview))
+        Ok((request, preview, session.principal_id))
     }
 }

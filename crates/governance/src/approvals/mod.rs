@@ -69,6 +69,8 @@ pub struct TargetSummary {
 #[serde(rename_all = "camelCase")]
 pub struct ApprovalRequest {
     pub session_id: String,
+    /// Who the session acts for (the grant is issued to this principal).
+    pub principal_id: String,
     pub action_id: String,
     pub status: RequestStatus,
     pub decision: PolicyVerdict,

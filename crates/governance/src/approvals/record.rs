@@ -115,6 +115,7 @@ impl Governance {
         let at = self.now();
         let mut request = ApprovalRequest {
             session_id: e.session_id.clone(),
+            principal_id: e.principal_id.clone(),
             action_id: e.action_id.clone(),
             status: if pending {
                 RequestStatus::Pending
@@ -200,35 +201,29 @@ impl Governance {
         }
     }
 
-    /// The requests waiting for the operator, newest first: `confirm` previews of this
-    /// principal's running sessions, unexpired, undecided and not covered by a usable
-    /// grant, one per session and `argsDigest`.
+    /// The requests waiting for the operator, newest first: `confirm` previews of
+    /// running sessions — of every principal of this journal: the operator supervises
+    /// them all — unexpired, undecided and not covered by a usable grant, one per
+    /// session and `argsDigest`.
     pub fn pending_approvals(&self) -> GovResult<Vec<ApprovalRequest>> {
         let conn = self.conn();
         let at = self.now();
         let rows: Vec<String> = {
             let mut stmt = conn
                 .prepare(
-                    "SELECT a.preview FROM approval_requests a
-                     JOIN sessions s ON s.session_id = a.session_id
-                     WHERE a.status = 'pending' AND s.principal_id = ?1
-                     ORDER BY a.rowid DESC",
+                    "SELECT preview FROM approval_requests WHERE status = 'pending'
+                     ORDER BY rowid DESC",
                 )
                 .map_err(db)?;
-            let rows = stmt
-                .query_map(params![self.principal], |r| r.get::<_, String>(0))
-                .map_err(db)?;
+            let rows = stmt.query_map([], |r| r.get::<_, String>(0)).map_err(db)?;
             rows.collect::<Result<_, _>>().map_err(db)?
         };
-        let running: HashSet<String> = get_all::<cc_contract::Session>(
-            &conn,
-            "SELECT data FROM sessions WHERE principal_id = ?1",
-            params![self.principal],
-        )?
-        .into_iter()
-        .filter(|s| s.state == cc_contract::SessionState::Running)
-        .map(|s| s.session_id)
-        .collect();
+        let running: HashSet<String> =
+            get_all::<cc_contract::Session>(&conn, "SELECT data FROM sessions", [])?
+                .into_iter()
+                .filter(|s| s.state == cc_contract::SessionState::Running)
+                .map(|s| s.session_id)
+                .collect();
         let mut seen = HashSet::new();
         let mut out = Vec::new();
         for text in rows {
