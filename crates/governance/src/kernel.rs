@@ -42,7 +42,8 @@ pub struct Governance {
     /// Every expiry decision (leases, reservations, grants, envelopes, evidence age)
     /// reads this clock, so tests can move time instead of sleeping.
     clock: Arc<dyn Clock>,
-    conn: Mutex<Connection>,
+    /// Shared by the kernels of every principal of the process ([`Governance::for_principal`]).
+    conn: Arc<Mutex<Connection>>,
 }
 
 impl Governance {
@@ -73,7 +74,7 @@ impl Governance {
             engine,
             principal,
             clock,
-            conn: Mutex::new(store::open(db_path)?),
+            conn: Arc::new(Mutex::new(store::open(db_path)?)),
         })
     }
 
@@ -85,6 +86,22 @@ impl Governance {
     /// The principal every operation acts for.
     pub fn principal(&self) -> &str {
         &self.principal
+    }
+
+    /// The same kernel (engine, clock, journal connection) acting for another
+    /// principal: over HTTP each token's identity is one. Operations of every principal
+    /// still serialize on the one connection.
+    pub fn for_principal(&self, principal_id: impl Into<String>) -> GovResult<Governance> {
+        let principal = principal_id.into();
+        if principal.is_empty() {
+            return Err(fail(ErrorCode::InvalidArguments, "principal_id is empty"));
+        }
+        Ok(Governance {
+            engine: self.engine.clone(),
+            principal,
+            clock: self.clock.clone(),
+            conn: self.conn.clone(),
+        })
     }
 
     /// The engine underneath.

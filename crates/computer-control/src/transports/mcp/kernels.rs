@@ -2,12 +2,12 @@
 //!
 //! GOVERNANCE.md: the principal comes from the host — the configured
 //! `governance.principal_id` over stdio, the identity of the HTTP token over HTTP —
-//! never from tool arguments. One journal serves every principal; a kernel acting for
-//! another principal is opened on the same journal file the first time that principal
-//! calls, and kept (SQLite's locking and the 5 s busy timeout serialize their writes).
+//! never from tool arguments. One kernel serves every principal: the kernel of another
+//! principal is the host's ([`Governance::for_principal`]: the same engine, clock and
+//! journal connection), made the first time that principal calls, and kept.
 
 use std::collections::HashMap;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::sync::{Arc, Mutex};
 
 use cc_contract::ContractError;
@@ -26,8 +26,6 @@ pub enum Caller {
 /// Every kernel of the process, keyed by principal.
 pub struct Kernels {
     host: Arc<Governance>,
-    engine: Engine,
-    journal: PathBuf,
     others: Mutex<HashMap<String, Arc<Governance>>>,
 }
 
@@ -36,7 +34,7 @@ impl Kernels {
     /// left running (paused sessions, revoked leases; nothing is deleted) before any
     /// client can act.
     pub fn open(engine: Engine, journal: &Path, principal: &str) -> anyhow::Result<Kernels> {
-        let host = Governance::open(engine.clone(), journal, principal).map_err(|e| {
+        let host = Governance::open(engine, journal, principal).map_err(|e| {
             anyhow::anyhow!("governance journal {}: {}", journal.display(), e.message)
         })?;
         let recovery = host
@@ -47,8 +45,6 @@ impl Kernels {
         }
         Ok(Kernels {
             host: Arc::new(host),
-            engine,
-            journal: journal.to_path_buf(),
             others: Mutex::new(HashMap::new()),
         })
     }
@@ -64,11 +60,7 @@ impl Kernels {
         if let Some(k) = others.get(name) {
             return Ok(k.clone());
         }
-        let k = Arc::new(Governance::open(
-            self.engine.clone(),
-            &self.journal,
-            name.clone(),
-        )?);
+        let k = Arc::new(self.host.for_principal(name.clone())?);
         others.insert(name.clone(), k.clone());
         Ok(k)
     }
