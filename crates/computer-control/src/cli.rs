@@ -139,13 +139,17 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
             }
             // One governed kernel per process, shared by every MCP endpoint.
             let journal = journal_path(a.journal)?;
-            let kernels =
-                transports::mcp::Kernels::open(engine.clone(), &journal, &a.principal_id)?;
-            let server = transports::mcp::McpServer::new(engine.clone(), Arc::new(kernels));
+            let kernels = Arc::new(transports::mcp::Kernels::open(
+                engine.clone(),
+                &journal,
+                &a.principal_id,
+            )?);
+            let server = transports::mcp::McpServer::new(engine.clone(), kernels.clone());
             let http = |mcp| transports::http::Options {
                 host: a.host.clone(),
                 port: a.port,
                 mcp,
+                kernels: kernels.clone(),
             };
             match a.transport {
                 Transport::Mcp => transports::mcp::serve_stdio(server)?,

@@ -9,6 +9,7 @@
 //! fetches anything). Like every transport this maps the wire onto [`Engine`] calls and
 //! holds no policy; the one decision it makes is *who* may call an operator method.
 
+mod approvals;
 mod auth;
 mod console;
 mod health;
@@ -36,10 +37,10 @@ pub use auth::Tokens;
 pub use identity::Identity;
 pub use roles::Role;
 
-use super::mcp::{McpServer, streamable};
+use super::mcp::{Kernels, McpServer, streamable};
 
 /// Where to listen.
-#[derive(Debug, Clone)]
+#[derive(Clone)]
 pub struct Options {
     /// `--host` (default `127.0.0.1`).
     pub host: String,
@@ -47,6 +48,9 @@ pub struct Options {
     pub port: u16,
     /// MCP at `/mcp`: beside the other routes, or alone.
     pub mcp: Mcp,
+    /// The process's governed kernels (the same ones `/mcp` uses): the operator's
+    /// approvals act on them.
+    pub kernels: Arc<Kernels>,
 }
 
 /// MCP at `/mcp`, behind the same Host/Origin guard and bearer tokens as `/rpc`.
@@ -74,6 +78,7 @@ pub struct AppState {
     tokens: Arc<Tokens>,
     hosts: Arc<auth::Authorities>,
     sse: Arc<sse::Hub>,
+    kernels: Arc<Kernels>,
 }
 
 /// A JSON body with a status; every HTTP-level refusal uses this.
@@ -96,7 +101,10 @@ fn router(state: AppState, mcp: &Mcp) -> Router {
             .route("/rpc", post(rpc::rpc))
             .route("/events", get(sse::events))
             .route("/frame", get(console::frame))
-            .route("/whoami", get(health::whoami));
+            .route("/whoami", get(health::whoami))
+            .route("/approvals", get(approvals::list))
+            .route("/approvals/approve", post(approvals::approve))
+            .route("/approvals/deny", post(approvals::deny));
         public = public
             .route("/", get(console::index))
             .route("/console/app.js", get(console::app_js))
@@ -140,6 +148,7 @@ async fn run(engine: Engine, opts: Options) -> anyhow::Result<()> {
         tokens: Arc::new(tokens),
         hosts: Arc::new(auth::Authorities::new(&opts.host, addr.port())),
         sse: sse::Hub::start(&engine).context("cannot start the event fan-out")?,
+        kernels: opts.kernels.clone(),
     };
     // Plain stderr lines (not logs): a harness parses them whatever the log level. The
     // "listening" line comes last: once it is out, everything above is true.
