@@ -1,7 +1,9 @@
 //! The governed tools through the official MCP Python SDK (`mcp` from PyPI, installed
 //! by scripts/test.sh), over every MCP endpoint: stdio (`--transport mcp`), Streamable
 //! HTTP (`--transport mcp-http`) and `/mcp` under `--transport http`. The script
-//! (`tests/mcp_sdk/governed_flow.py`) runs, on each: a click with a postcondition to
+//! (`tests/mcp_sdk/governed_flow.py`) checks, on each: every tool's input and output
+//! schemas and annotations, a capture as an image block (the SDK validates every
+//! successful result against its tool's output schema); then a click with a postcondition to
 //! `committed` and `satisfied: true`; its replay (same receipt, performed once); a
 //! conflicting reuse of its action id (`action_id_conflict`); a spent budget
 //! (`lease_not_active`, reason `budget_exhausted`); an expired lease (`lease_expired`);
@@ -15,7 +17,8 @@ use std::path::{Path, PathBuf};
 
 use mcp_http_support::{AGENT, AGENT_B_TOKEN, McpHttpServer, OPERATOR, TempDir, run_to_end};
 
-const SCENARIOS: [&str; 6] = [
+const SCENARIOS: [&str; 7] = [
+    "tool_list_and_image",
     "committed_and_verified",
     "replay",
     "action_id_conflict",

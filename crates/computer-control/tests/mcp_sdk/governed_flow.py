@@ -16,6 +16,7 @@ exits non-zero with the reason on stderr.
 """
 
 import asyncio
+import base64
 import contextlib
 import datetime
 import hashlib
@@ -129,6 +130,29 @@ async def governed_flow(session, principal, foreign_sid):
         expect(expected in names, f"{expected} is listed", sorted(names))
     expect(not any("confirm" in n or "approv" in n for n in names),
            "no confirmation or approval tool", sorted(names))
+    for t in tools.tools:
+        expect(t.input_schema.get("type") == "object", f"{t.name}: an input schema", t.input_schema)
+        expect((t.output_schema or {}).get("type") == "object", f"{t.name}: an output schema",
+               t.output_schema)
+        expect(t.annotations is not None, f"{t.name}: annotations")
+    hints = {t.name: t.annotations for t in tools.tools}
+    for observer in ("screen_capture", "a11y_snapshot", "window_list", "get_session"):
+        expect(hints[observer].read_only_hint is True, f"{observer} is read-only", hints[observer])
+    for actor in ("pointer_click", "keyboard_type", "execute_action"):
+        expect(hints[actor].read_only_hint is False, f"{actor} is not read-only", hints[actor])
+    expect(hints["execute_action"].destructive_hint is True, "execute_action may destroy")
+
+    # A capture is an image content block; its structured result keeps the metadata
+    # (the SDK validated it against the output schema).
+    shot = await session.call_tool("screen_capture", {"format": "png", "scale": 0.25})
+    expect(not shot.is_error, "screen_capture succeeds", shot.model_dump(mode="json"))
+    images = [c for c in shot.content if getattr(c, "type", None) == "image"]
+    expect(len(images) == 1 and images[0].mime_type == "image/png", "one PNG image block",
+           [c.type for c in shot.content])
+    expect(base64.b64decode(images[0].data)[:8] == b"\x89PNG\r\n\x1a\n", "PNG bytes")
+    expect("data_url" not in shot.structured_content and shot.structured_content["format"] == "png",
+           "metadata only in structuredContent", shot.structured_content)
+    passed("tool_list_and_image")
 
     target, at = await form_target(session)
     started = await ok(session, "start_session", {"objective": "submit the form"})

@@ -3,6 +3,7 @@
 //! and `/mcp` under `--transport http`, see [`streamable`]).
 
 pub mod kernels;
+mod outputs;
 mod results;
 mod schemas;
 mod server;

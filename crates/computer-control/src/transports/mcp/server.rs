@@ -25,7 +25,7 @@ use cc_governance::{GOVERNED_TOOLS, mcp_tool_name, resolve_tool};
 use cc_protocol::ErrorCode;
 
 use super::kernels::{Caller, Kernels};
-use super::{results, schemas};
+use super::{outputs, results, schemas};
 use crate::transports::http::Identity;
 
 /// The MCP server: the engine and the governed kernels over it. Cloning is cheap, so
@@ -42,7 +42,8 @@ impl McpServer {
         McpServer { engine, kernels }
     }
 
-    /// Every tool: the plain ones (MCP-safe names), then the governed ones.
+    /// Every tool: the plain ones (MCP-safe names), then the governed ones, each with
+    /// its input and output schemas and annotations.
     fn tool_list() -> Vec<Tool> {
         let plain = tools().iter().map(|t| {
             Tool::new(
@@ -50,10 +51,16 @@ impl McpServer {
                 t.summary,
                 as_object(cc_engine::spec::to_json_schema(&t.params)),
             )
+            .with_raw_output_schema(as_object(outputs::plain_output_schema(t)))
+            .with_annotations(outputs::plain_annotations(t))
         });
         let governed = schemas::governed_tools()
             .into_iter()
-            .map(|(name, description, schema)| Tool::new(name, description, as_object(schema)));
+            .map(|(name, description, schema)| {
+                Tool::new(name, description, as_object(schema))
+                    .with_raw_output_schema(as_object(outputs::governed_output_schema(name)))
+                    .with_annotations(outputs::governed_annotations(name))
+            });
         plain.chain(governed).collect()
     }
 

@@ -1,0 +1,227 @@
+//! What each tool declares beside its input schema (PROTOCOL §7): an `outputSchema`
+//! for its `structuredContent` and `annotations` (`readOnlyHint` for the observers,
+//! `destructiveHint` for high risk).
+//!
+//! Clients validate every successful result against the output schema, so these are
+//! deliberately open: an object whose known members are documented, none required
+//! (a plain tool may instead answer `{status: "awaiting_confirmation", request_id}`),
+//! others allowed. Failures (`isError`) are `{error, message, details}` and are not
+//! validated against it, as MCP says.
+
+use rmcp::model::ToolAnnotations;
+use serde_json::{Map, Value, json};
+
+use cc_engine::tools::ToolDef;
+use cc_protocol::Risk;
+
+/// Plain tools that only observe: read-only for a client.
+const OBSERVERS: &[&str] = &[
+    "screen.capture",
+    "wait.pause",
+    "a11y.snapshot",
+    "window.list",
+];
+
+/// Governed tools that change nothing (on the desktop or in the journal's state).
+const GOVERNED_READS: &[&str] = &[
+    "get_session",
+    "get_session_events",
+    "get_execution_capabilities",
+    "preview_action",
+];
+
+/// An open object schema documenting `members`.
+fn open_object(members: &[(&str, &str)]) -> Value {
+    let props: Map<String, Value> = members
+        .iter()
+        .map(|(name, doc)| (name.to_string(), json!({"description": doc})))
+        .collect();
+    json!({"type": "object", "properties": props})
+}
+
+/// The members of a plain tool's result. A capture's pixels are not among them: they
+/// come as an image content block.
+fn plain_members(tool: &str) -> &'static [(&'static str, &'static str)] {
+    match tool {
+        "screen.capture" => &[
+            (
+                "format",
+                "png, jpeg or webp (the pixels are the image content block)",
+            ),
+            ("width", "image width in pixels"),
+            ("height", "image height in pixels"),
+            ("bytes", "encoded size"),
+            (
+                "frame",
+                "frame number to cite in actions computed from this capture",
+            ),
+            ("canvas", "the canvas the image covers"),
+            ("region", "the captured canvas region"),
+            ("image_scale", "image pixels per canvas unit"),
+        ],
+        "pointer.move" => &[("position", "the pointer's canvas position")],
+        "pointer.click" => &[
+            ("button", "the button clicked"),
+            ("times", "clicks"),
+            ("position", "where, in canvas coordinates"),
+        ],
+        "pointer.drag" => &[("from", "start point"), ("to", "end point")],
+        "pointer.scroll" => &[("axis", "vertical or horizontal"), ("amount", "notches")],
+        "keyboard.press" => &[("key", "the key pressed")],
+        "keyboard.combo" => &[("keys", "the keys pressed together")],
+        "keyboard.type" => &[
+            ("chars", "characters typed"),
+            ("submit", "Enter pressed after"),
+        ],
+        "wait.pause" => &[("waited_ms", "time waited")],
+        "a11y.snapshot" => &[
+            ("snapshot_id", "cite it in a11y.activate and a11y.input"),
+            ("generated_at", "RFC 3339"),
+            ("node_count", "nodes in the tree"),
+            ("truncated", "the tree was cut at a cap"),
+            ("tree", "the accessibility tree"),
+        ],
+        "a11y.activate" | "a11y.input" => &[
+            ("node_id", "the node acted on"),
+            (
+                "method_used",
+                "semantic action, value, or the pointer fallback",
+            ),
+            ("position", "where the pointer fallback clicked"),
+            ("chars", "characters typed by the fallback"),
+        ],
+        "window.list" => &[("windows", "top-level windows")],
+        "window.focus" => &[("id", "the focused window")],
+        "batch.execute" => &[
+            ("status", "the batch's outcome"),
+            ("items", "one envelope per item"),
+        ],
+        _ => &[],
+    }
+}
+
+/// A plain tool's output schema.
+pub fn plain_output_schema(def: &ToolDef) -> Value {
+    let mut members = plain_members(def.name).to_vec();
+    if !members.iter().any(|(n, _)| *n == "status") {
+        members.push(("status", "awaiting_confirmation when a person must approve"));
+    }
+    members.push((
+        "request_id",
+        "the pending confirmation (with awaiting_confirmation)",
+    ));
+    members.push(("risk", "the assessed risk (with awaiting_confirmation)"));
+    members.push((
+        "reason",
+        "why confirmation is needed (with awaiting_confirmation)",
+    ));
+    open_object(&members)
+}
+
+/// A plain tool's annotations.
+pub fn plain_annotations(def: &ToolDef) -> ToolAnnotations {
+    if OBSERVERS.contains(&def.name) {
+        return ToolAnnotations::new().read_only(true).destructive(false);
+    }
+    let hints = ToolAnnotations::new().read_only(false);
+    // Unset, MCP reads destructiveHint as true: an action on a desktop may destroy.
+    if def.risk == Risk::High {
+        hints.destructive(true)
+    } else {
+        hints
+    }
+}
+
+/// A governed tool's output schema (the upstream v8 result shapes).
+pub fn governed_output_schema(tool: &str) -> Value {
+    let members: &[(&str, &str)] = match tool {
+        "start_session" | "get_session" | "pause_session" | "resume_session" | "stop_session" => {
+            &[("session", "the governed session")]
+        }
+        "get_session_events" => &[
+            ("schema_uri", "the audit export's schema"),
+            ("events", "hash-chained session events"),
+        ],
+        "preview_action" => &[
+            ("envelope", "the action envelope (argsDigest)"),
+            ("capability", "what the backend can do"),
+            ("policy", "decision, policyDigest, reasons"),
+            ("executable", "whether execute_action would proceed"),
+            ("blocker", "why not"),
+        ],
+        "execute_action" => &[("receipt", "the execution receipt")],
+        "acquire_control_lease" | "release_control_lease" => &[("lease", "the control lease")],
+        "reserve_target" | "release_target_reservation" => {
+            &[("reservation", "the target reservation")]
+        }
+        _ => &[],
+    };
+    open_object(members)
+}
+
+/// A governed tool's annotations: reads are read-only; `execute_action` acts on the
+/// desktop; the rest change governance state only.
+pub fn governed_annotations(tool: &str) -> ToolAnnotations {
+    if GOVERNED_READS.contains(&tool) {
+        ToolAnnotations::new().read_only(true).destructive(false)
+    } else if tool == "execute_action" {
+        ToolAnnotations::new().read_only(false).destructive(true)
+    } else {
+        ToolAnnotations::new().read_only(false).destructive(false)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use cc_engine::tools::tools;
+    use cc_governance::GOVERNED_TOOLS;
+
+    #[test]
+    fn every_tool_documents_its_result() {
+        for t in tools() {
+            assert!(!plain_members(t.name).is_empty(), "{}", t.name);
+            let schema = plain_output_schema(t);
+            assert_eq!(schema["type"], "object");
+            assert!(
+                schema.get("required").is_none(),
+                "{}: nothing required",
+                t.name
+            );
+        }
+        for name in OBSERVERS {
+            assert!(tools().iter().any(|t| t.name == *name), "{name}");
+        }
+        for name in GOVERNED_TOOLS {
+            assert_eq!(governed_output_schema(name)["type"], "object");
+        }
+        for name in GOVERNED_READS {
+            assert!(GOVERNED_TOOLS.contains(name), "{name}");
+        }
+    }
+
+    #[test]
+    fn observers_are_read_only_and_actors_are_not() {
+        let def = |name: &str| {
+            tools()
+                .iter()
+                .find(|t| t.name == name)
+                .unwrap_or_else(|| panic!("{name}"))
+        };
+        assert_eq!(
+            plain_annotations(def("screen.capture")).read_only_hint,
+            Some(true)
+        );
+        let click = plain_annotations(def("pointer.click"));
+        assert_eq!(click.read_only_hint, Some(false));
+        assert!(click.is_destructive(), "unset reads as destructive");
+        assert_eq!(
+            governed_annotations("execute_action").destructive_hint,
+            Some(true)
+        );
+        assert_eq!(
+            governed_annotations("preview_action").read_only_hint,
+            Some(true)
+        );
+    }
+}
