@@ -18,6 +18,7 @@ pub mod error;
 mod execute;
 mod failpoint;
 mod grants;
+mod inspect;
 mod kernel;
 mod leases;
 mod policy;

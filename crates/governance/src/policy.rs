@@ -21,12 +21,13 @@ use cc_contract::{
 use cc_engine::Engine;
 use cc_engine::gate::{Outcome, outcome};
 use cc_engine::risk::{Context, action_risk};
-use cc_engine::rules::{Landing, Policy};
+use cc_engine::rules::{Policy, Verdict};
 use cc_engine::tools::{ToolDef, find, tools};
 use cc_protocol::Risk;
 use serde_json::{Value, json};
 
 use crate::error::{GovResult, invalid};
+use crate::inspect::{BATCH, Item};
 
 /// The MCP-safe name of a plain tool (`pointer.click` → `pointer_click`).
 pub fn mcp_tool_name(tool: &str) -> String {
@@ -43,10 +44,11 @@ pub(crate) fn tool_or_invalid(name: &str) -> GovResult<&'static ToolDef> {
     resolve_tool(name).ok_or_else(|| invalid(format!("no plain tool {name:?}")))
 }
 
-/// Whether the tool changes the desktop (anything but a benign observation).
-/// `batch.execute` counts as mutating: its items are not inspected here.
+/// Whether the tool changes the desktop (anything but a benign observation). The
+/// batch tool counts as mutating here (for its capability); a batch *action* is a
+/// mutation when one of its items is ([`decide`]).
 pub(crate) fn is_mutation(def: &ToolDef) -> bool {
-    def.risk != Risk::Benign || def.name == "batch.execute"
+    def.risk != Risk::Benign || def.name == BATCH
 }
 
 /// The action class of a concrete action: observations, window focus (navigation),
@@ -102,21 +104,49 @@ pub(crate) fn capability(engine: &Engine, def: &ToolDef, app_id: &str) -> Execut
 
 /// The decision, its reasons and the policy digest (SHA-256 of the canonical JSON of
 /// the safety configuration that produced it, so a grant issued under one policy does
-/// not carry over to another).
+/// not carry over to another), with the class and mutation of what was judged.
 pub(crate) struct Decided {
     pub verdict: PolicyVerdict,
     pub reasons: Vec<String>,
     pub policy_digest: String,
-    pub risk: Risk,
+    /// The most severe class of the items.
+    pub class: ActionClass,
+    /// Whether any item changes the desktop.
+    pub mutation: bool,
 }
 
-/// Evaluates the engine's rules and risk for one action.
-pub(crate) fn decide(engine: &Engine, def: &ToolDef, args: &Value, landing: &Landing) -> Decided {
+/// Evaluates the engine's rules and risk for the items of one action (one item, or
+/// every item of a batch). For a batch the most restrictive item decides, merged as
+/// the engine's gate merges a batch: the first deny of any item, a confirm of any
+/// item, the highest risk; in allowlist mode every item must be listed.
+pub(crate) fn decide(engine: &Engine, tool: &str, items: &[Item]) -> Decided {
     let config = engine.base_config().config();
     let safety = &config.safety;
     let policy = Policy::compile(&safety.rules);
-    let verdict = policy.evaluate(def.name, args, landing);
-    let risk = action_risk(def.name, args, &Context::default());
+    let mut merged = Verdict::default();
+    let mut denied_item = None;
+    let mut all_listed = true;
+    let mut risk = Risk::Benign;
+    let mut class = ActionClass::Observe;
+    let mut mutation = false;
+    for (i, item) in items.iter().enumerate() {
+        let v = policy.evaluate(item.def.name, &item.args, &item.landing);
+        if merged.deny.is_none() && v.deny.is_some() {
+            merged.deny = v.deny;
+            denied_item = Some(i);
+        }
+        merged.confirm = merged.confirm.or(v.confirm);
+        merged.allow = merged.allow.or(v.allow);
+        all_listed &= v.allow.is_some() || v.confirm.is_some();
+        let r = action_risk(item.def.name, &item.args, &Context::default());
+        risk = risk.max(r);
+        class = class.max(action_class(item.def, r));
+        mutation |= is_mutation(item.def);
+    }
+    if !all_listed {
+        merged.allow = None;
+        merged.confirm = None;
+    }
     let safety_json = engine
         .base_config()
         .value()
@@ -128,16 +158,19 @@ pub(crate) fn decide(engine: &Engine, def: &ToolDef, args: &Value, landing: &Lan
         "defaultRule": safety_json.get("default_rule"),
         "confirmThreshold": safety_json.get("confirm_threshold"),
     }))));
-    let (verdict_out, reason) = match outcome(safety, &verdict, risk, def.name) {
+    let (verdict_out, mut reason) = match outcome(safety, &merged, risk, tool) {
         Outcome::Deny { reason, .. } => (PolicyVerdict::Deny, reason),
         Outcome::Confirm { reason } => (PolicyVerdict::Confirm, reason),
         Outcome::Allow { reason } => (PolicyVerdict::Allow, reason),
     };
-    let reasons = vec![reason];
+    if let (PolicyVerdict::Deny, Some(i), true) = (verdict_out, denied_item, tool == BATCH) {
+        reason = format!("item {i} ({}): {reason}", items[i].def.name);
+    }
     Decided {
         verdict: verdict_out,
-        reasons,
+        reasons: vec![reason],
         policy_digest,
-        risk,
+        class,
+        mutation,
     }
 }

@@ -2,8 +2,8 @@
 //! decision and the first blocker, computed without acting.
 
 use cc_contract::{
-    ActionEnvelope, ActionPreview, ArgsDigestInput, Blocker, ErrorCode, ExecutionMode,
-    PolicyDecision, PolicyVerdict, args_digest,
+    ActionEnvelope, ActionPreview, ActionResource, ArgsDigestInput, Blocker, ErrorCode,
+    ExecutionMode, PolicyDecision, PolicyVerdict, WindowId, args_digest,
 };
 use cc_engine::rules::Landing;
 use cc_engine::tools::ToolDef;
@@ -15,7 +15,7 @@ use crate::args::{ActionArgs, DEFAULT_EXPIRES_MS, MAX_TTL_MS};
 use crate::error::{GovResult, fail_with, invalid};
 use crate::grants;
 use crate::kernel::Governance;
-use crate::policy::{action_class, capability, decide, is_mutation, tool_or_invalid};
+use crate::policy::{capability, decide, tool_or_invalid};
 use crate::sessions::load_owned;
 use crate::util::{new_id, ts, ts_after};
 
@@ -66,10 +66,10 @@ impl Governance {
             ));
         }
         let operation = a.operation.clone().unwrap_or_else(|| def.name.to_string());
-        let landing = self.landing(def, &args_value);
-        let decided = decide(&self.engine, def, &args_value, &landing);
-        let class = action_class(def, decided.risk);
-        let mutation = is_mutation(def);
+        let items = self.inspect(def, &args_value)?;
+        let decided = decide(&self.engine, def.name, &items);
+        let class = decided.class;
+        let mutation = decided.mutation;
         let at = self.now();
         let mut envelope = ActionEnvelope {
             action_id: a.action_id.clone().unwrap_or_else(|| new_id("act")),
@@ -86,7 +86,7 @@ impl Governance {
             requested_mode: a.mode,
             target: a.target.clone(),
             target_sensitivity: None,
-            resource: None,
+            resource: resource(def, &args_value, a.target.as_ref()),
             provenance: a.provenance.clone(),
             data_labels: a.data_labels.clone(),
             postcondition: a.postcondition.clone(),
@@ -157,7 +157,7 @@ impl Governance {
     /// Where the action lands, for window-scoped rules: the canvas points it touches
     /// and the windows under them (or the focused window for keyboard tools). The
     /// window list is read only when a rule actually matches on windows.
-    fn landing(&self, def: &ToolDef, args: &Value) -> Landing {
+    pub(crate) fn landing(&self, def: &ToolDef, args: &Value) -> Landing {
         let mut points = Vec::new();
         let mut push = |v: &Value| {
             if let (Some(x), Some(y)) = (
@@ -234,6 +234,27 @@ impl Governance {
         }
         Vec::new()
     }
+}
+
+/// What the action touches, for the envelope and its digest (upstream derives it the
+/// same way): the target's app and window, or the window `window.focus` names. The
+/// plain tools act on no file, process, registry key or URL, so the other members
+/// never apply here. `None` when nothing is known.
+fn resource(
+    def: &ToolDef,
+    args: &Value,
+    target: Option<&cc_contract::TargetEvidence>,
+) -> Option<ActionResource> {
+    let named_window = (def.name == "window.focus")
+        .then(|| args.get("id").and_then(Value::as_u64))
+        .flatten()
+        .map(WindowId::from);
+    let r = ActionResource {
+        target_app_id: target.map(|t| t.app_id.clone()),
+        target_window_id: target.and_then(|t| t.window_id.clone()).or(named_window),
+        ..ActionResource::default()
+    };
+    (!r.is_empty()).then_some(r)
 }
 
 /// Whether a `{x,y,width,height}` rect contains a point.

@@ -1,0 +1,283 @@
+//! What a preview puts in the envelope beyond the arguments: the `resource` the action
+//! touches (and that it is in the `argsDigest`), and the judgement of a `batch.execute`
+//! by every one of its items, the most restrictive deciding. Real kernel on a temp
+//! SQLite file, the virtual desktop through the engine.
+
+use cc_contract::{ActionEnvelope, ArgsDigestInput, ErrorCode, args_digest, format_timestamp};
+use cc_desktop::VirtualDesktop;
+use cc_engine::Engine;
+use cc_engine::config::ConfigStack;
+use cc_governance::Governance;
+use serde_json::{Map, Value, json};
+
+struct Fx {
+    _dir: tempfile::TempDir,
+    engine: Engine,
+    g: Governance,
+    form: Value,
+    s: String,
+    l: String,
+}
+
+/// A kernel whose engine denies `pointer.scroll` by rule.
+fn fx() -> Fx {
+    let dir = tempfile::tempdir().unwrap();
+    let mut config = ConfigStack::new();
+    config
+        .apply(&json!({"safety": {"rules": [
+            {"match": {"tool": "pointer.scroll"}, "effect": "deny"}
+        ]}}))
+        .unwrap();
+    let engine = Engine::new(Box::new(VirtualDesktop::default()), config);
+    assert!(engine.start(&json!({})).ok);
+    let g = Governance::open(engine.clone(), &dir.path().join("j.db"), "local-user").unwrap();
+    let list = engine.call_tool("window.list", &json!({})).result.unwrap();
+    let form = list["windows"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|w| w["app_id"] == "cc-form")
+        .unwrap()
+        .clone();
+    let s = g.call("start_session", &json!({})).unwrap().unwrap()["session"]["sessionId"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    let l = g
+        .call(
+            "acquire_control_lease",
+            &json!({"session_id": s, "kind": "exclusive", "mode": "foreground",
+                    "ttl_ms": 60_000, "action_budget": 10}),
+        )
+        .unwrap()
+        .unwrap()["lease"]["leaseId"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    Fx {
+        _dir: dir,
+        engine,
+        g,
+        form,
+        s,
+        l,
+    }
+}
+
+impl Fx {
+    fn target(&self) -> Value {
+        let w = &self.form;
+        json!({"platform": "virtual", "appId": "cc-form", "pid": w["pid"], "windowId": w["id"],
+               "bounds": w["rect"], "observationId": "obs-1", "confidence": 1,
+               "capturedAt": format_timestamp(time::OffsetDateTime::now_utc())})
+    }
+
+    fn action(&self, id: &str, tool: &str, arguments: Value) -> Value {
+        json!({"session_id": self.s, "action_id": id, "lease_id": self.l, "tool": tool,
+               "arguments": arguments, "mode": "foreground", "target": self.target()})
+    }
+
+    fn preview(&self, args: Value) -> Value {
+        self.g.call("preview_action", &args).unwrap().unwrap()
+    }
+
+    fn refused(&self, tool: &str, args: Value) -> cc_contract::ContractError {
+        match self.g.call(tool, &args).unwrap() {
+            Ok(v) => panic!("{tool} succeeded: {v}"),
+            Err(e) => e,
+        }
+    }
+
+    fn name_field(&self) -> String {
+        let snap = self
+            .engine
+            .call_tool(
+                "a11y.snapshot",
+                &json!({"window": self.form["id"], "level": "full"}),
+            )
+            .result
+            .unwrap();
+        fn find(n: &Value) -> Option<&Value> {
+            if n["role"] == "edit" && n["name"] == "Name" {
+                return Some(n);
+            }
+            n["children"].as_array()?.iter().find_map(find)
+        }
+        find(&snap["tree"]).unwrap()["value"]
+            .as_str()
+            .unwrap_or_default()
+            .to_string()
+    }
+}
+
+/// The digest recomputed here from the envelope the preview answered.
+fn digest_of(envelope: &Value, arguments: &Value) -> String {
+    let e: ActionEnvelope = serde_json::from_value(envelope.clone()).unwrap();
+    let args: Map<String, Value> = arguments.as_object().unwrap().clone();
+    args_digest(&ArgsDigestInput::from_envelope(&e, &args))
+}
+
+#[test]
+fn the_resource_names_the_target_app_and_window_and_is_in_the_digest() {
+    let x = fx();
+    let args = json!({"text": "a"});
+    let p = x.preview(x.action("r1", "keyboard_type", args.clone()));
+    let env = &p["envelope"];
+    assert_eq!(
+        env["resource"],
+        json!({"targetAppId": "cc-form", "targetWindowId": x.form["id"]})
+    );
+    assert_eq!(env["argsDigest"], digest_of(env, &args).as_str());
+    // The canonical form carries the resource, so another window is another digest.
+    let e: ActionEnvelope = serde_json::from_value(env.clone()).unwrap();
+    let a = args.as_object().unwrap().clone();
+    assert!(
+        ArgsDigestInput::from_envelope(&e, &a)
+            .canonical()
+            .contains(r#""resource":{"targetAppId":"cc-form","targetWindowId":"#)
+    );
+    let mut without = e.clone();
+    without.resource = None;
+    assert_ne!(
+        args_digest(&ArgsDigestInput::from_envelope(&without, &a)),
+        e.args_digest
+    );
+    // window.focus names its window even without target evidence.
+    let mut focus = x.action("r2", "window_focus", json!({"id": x.form["id"]}));
+    focus.as_object_mut().unwrap().remove("target");
+    let p = x.preview(focus);
+    assert_eq!(
+        p["envelope"]["resource"],
+        json!({"targetWindowId": x.form["id"]})
+    );
+    // Nothing known: no resource, and the digest prints it as `{}`.
+    let look = json!({"session_id": x.s, "tool": "window_list", "mode": "shadow"});
+    let p = x.preview(look);
+    assert!(p["envelope"].get("resource").is_none(), "{p}");
+    let e: ActionEnvelope = serde_json::from_value(p["envelope"].clone()).unwrap();
+    assert!(
+        ArgsDigestInput::from_envelope(&e, &Map::new())
+            .canonical()
+            .contains(r#""resource":{}"#)
+    );
+    // Execute re-previews to the same digest: the receipt carries it.
+    let receipt =
+        x.g.call(
+            "execute_action",
+            &x.action("r1", "keyboard_type", args.clone()),
+        )
+        .unwrap()
+        .unwrap()["receipt"]
+            .clone();
+    assert_eq!(receipt["status"], "committed", "{receipt}");
+}
+
+#[test]
+fn a_batch_is_judged_by_its_most_restrictive_item() {
+    let x = fx();
+    // One high-risk item makes the whole batch a confirm (and a privilege change).
+    let risky = json!({"items": [
+        {"tool": "window.list"},
+        {"tool": "keyboard.combo", "arguments": {"keys": ["win", "r"]}}
+    ]});
+    let p = x.preview(x.action("b1", "batch_execute", risky.clone()));
+    assert_eq!(p["policy"]["decision"], "confirm", "{p}");
+    assert_eq!(p["blocker"], "approval_required");
+    assert_eq!(p["envelope"]["actionClass"], "privilege_change");
+    assert_eq!(
+        x.refused("execute_action", x.action("b1", "batch_execute", risky))
+            .error,
+        ErrorCode::ApprovalRequired
+    );
+    // One denied item denies the batch, naming the item; nothing runs.
+    let denied = json!({"items": [
+        {"tool": "keyboard.type", "arguments": {"text": "q"}},
+        {"tool": "pointer.scroll", "arguments": {"amount": 1}}
+    ]});
+    let p = x.preview(x.action("b2", "batch_execute", denied.clone()));
+    assert_eq!(p["policy"]["decision"], "deny", "{p}");
+    assert_eq!(p["blocker"], "policy_denied");
+    assert!(
+        p["policy"]["reasons"][0]
+            .as_str()
+            .unwrap()
+            .starts_with("item 1 (pointer.scroll)"),
+        "{p}"
+    );
+    assert_eq!(
+        x.refused("execute_action", x.action("b2", "batch_execute", denied))
+            .error,
+        ErrorCode::PolicyDenied
+    );
+    assert_eq!(x.name_field(), "", "the denied batch never ran");
+    // Observations only: not a mutation, so shadow mode is fine and no target needed.
+    let look = json!({"session_id": x.s, "tool": "batch_execute", "mode": "shadow",
+                      "arguments": {"items": [{"tool": "window.list"}, {"tool": "wait.pause", "arguments": {"ms": 0}}]}});
+    let p = x.preview(look);
+    assert_eq!(p["executable"], true, "{p}");
+    assert_eq!(p["envelope"]["actionClass"], "observe");
+    // A mutating item in shadow mode is a shadow mutation, as it would be alone.
+    let mut sneaky = x.action(
+        "b3",
+        "batch_execute",
+        json!({"items": [{"tool": "window.list"}, {"tool": "keyboard.type", "arguments": {"text": "q"}}]}),
+    );
+    sneaky["mode"] = json!("shadow");
+    assert_eq!(x.preview(sneaky)["blocker"], "shadow_mutation");
+    // Allowed items: the batch commits and each item acted once.
+    let fine = json!({"items": [
+        {"tool": "keyboard.type", "arguments": {"text": "a"}},
+        {"tool": "keyboard.type", "arguments": {"text": "b"}}
+    ]});
+    let p = x.preview(x.action("b4", "batch_execute", fine.clone()));
+    assert_eq!(p["policy"]["decision"], "allow", "{p}");
+    assert_eq!(p["envelope"]["actionClass"], "edit_reversible");
+    let r =
+        x.g.call("execute_action", &x.action("b4", "batch_execute", fine))
+            .unwrap()
+            .unwrap()["receipt"]
+            .clone();
+    assert_eq!(r["status"], "committed", "{r}");
+    assert_eq!(x.name_field(), "ab");
+}
+
+#[test]
+fn a_batch_item_that_is_not_a_valid_call_is_invalid_arguments() {
+    let x = fx();
+    for (items, path) in [
+        (json!([{"tool": "no.such.tool"}]), "items[0].tool"),
+        (
+            json!([{"tool": "window.list"}, {"tool": "batch.execute", "arguments": {"items": [{"tool": "window.list"}]}}]),
+            "items[1].tool",
+        ),
+        (
+            json!([{"tool": "keyboard.type", "arguments": {"text": 5}}]),
+            "items[0].arguments.text",
+        ),
+    ] {
+        let e = x.refused(
+            "preview_action",
+            x.action("bad", "batch_execute", json!({"items": items})),
+        );
+        assert_eq!(e.error, ErrorCode::InvalidArguments, "{e:?}");
+        assert_eq!(e.details["issues"][0]["path"], path, "{e:?}");
+        // Nothing was judged or journaled for it: the id is still free.
+        assert_eq!(
+            x.refused(
+                "execute_action",
+                x.action("bad", "batch_execute", json!({"items": items}))
+            )
+            .error,
+            ErrorCode::InvalidArguments
+        );
+    }
+    let ok = x.g.call(
+        "execute_action",
+        &x.action(
+            "bad",
+            "batch_execute",
+            json!({"items": [{"tool": "keyboard.type", "arguments": {"text": "z"}}]}),
+        ),
+    );
+    assert_eq!(ok.unwrap().unwrap()["receipt"]["status"], "committed");
+}
