@@ -34,12 +34,27 @@ use crate::transports::http::Identity;
 pub struct McpServer {
     engine: Engine,
     kernels: Arc<Kernels>,
+    /// Serving Streamable HTTP: every call must carry the token's [`Identity`].
+    over_http: bool,
 }
 
 impl McpServer {
     /// A server over an engine and the process's governed kernels.
     pub fn new(engine: Engine, kernels: Arc<Kernels>) -> Self {
-        McpServer { engine, kernels }
+        McpServer {
+            engine,
+            kernels,
+            over_http: false,
+        }
+    }
+
+    /// The same server for the Streamable HTTP service: a call without the HTTP
+    /// request's authenticated identity is refused instead of acting for the host.
+    pub fn for_http(&self) -> Self {
+        McpServer {
+            over_http: true,
+            ..self.clone()
+        }
     }
 
     /// Every tool: the plain ones (MCP-safe names), then the governed ones, each with
@@ -96,16 +111,16 @@ impl McpServer {
     }
 }
 
-/// Who the caller of this request is. Over HTTP the token check put an [`Identity`]
-/// into the request; a request that came over HTTP without one is refused rather than
-/// run as the host. Over stdio there is no HTTP request: the host's principal.
-fn caller(context: &RequestContext<RoleServer>) -> Result<Caller, ErrorData> {
-    let Some(parts) = context.extensions.get::<Parts>() else {
-        return Ok(Caller::Host);
-    };
-    match parts.extensions.get::<Identity>() {
-        Some(id) => Ok(id.principal.clone().map_or(Caller::Host, Caller::Principal)),
-        None => Err(ErrorData::internal_error(
+/// Who the caller of a request is, from the HTTP request the SDK hands over (if any).
+/// Over HTTP the token check put an [`Identity`] into the request; a call over HTTP
+/// without one is refused rather than run as the host (fail closed). Over stdio there
+/// is no HTTP request: the host's principal.
+fn caller(over_http: bool, parts: Option<&Parts>) -> Result<Caller, ErrorData> {
+    let identity = parts.and_then(|p| p.extensions.get::<Identity>());
+    match (over_http, identity) {
+        (_, Some(id)) => Ok(id.principal.clone().map_or(Caller::Host, Caller::Principal)),
+        (false, None) if parts.is_none() => Ok(Caller::Host),
+        _ => Err(ErrorData::internal_error(
             "the HTTP request carries no authenticated identity",
             None,
         )),
@@ -147,7 +162,7 @@ impl ServerHandler for McpServer {
         request: CallToolRequestParams,
         context: RequestContext<RoleServer>,
     ) -> Result<CallToolResponse, ErrorData> {
-        let who = caller(&context)?;
+        let who = caller(self.over_http, context.extensions.get::<Parts>())?;
         let name = request.name.to_string();
         let arguments = Value::Object(request.arguments.unwrap_or_default());
         let server = self.clone();
@@ -159,5 +174,41 @@ impl ServerHandler for McpServer {
             Some(result) => Ok(result.into()),
             None => Err(ErrorData::invalid_params(format!("no tool {name:?}"), None)),
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::transports::http::Role;
+
+    fn parts(identity: Option<Identity>) -> Parts {
+        let mut req = axum::http::Request::new(());
+        if let Some(id) = identity {
+            req.extensions_mut().insert(id);
+        }
+        req.into_parts().0
+    }
+
+    #[test]
+    fn the_caller_comes_from_the_transport_never_from_arguments() {
+        assert_eq!(caller(false, None), Ok(Caller::Host));
+        let agent_b = Identity {
+            role: Role::Agent,
+            principal: Some("agent-b".into()),
+        };
+        let host = Identity {
+            role: Role::Operator,
+            principal: None,
+        };
+        assert_eq!(
+            caller(true, Some(&parts(Some(agent_b)))),
+            Ok(Caller::Principal("agent-b".into()))
+        );
+        assert_eq!(caller(true, Some(&parts(Some(host)))), Ok(Caller::Host));
+        // Over HTTP without an identity, or without the request at all: refused.
+        assert!(caller(true, Some(&parts(None))).is_err());
+        assert!(caller(true, None).is_err());
+        assert!(caller(false, Some(&parts(None))).is_err());
     }
 }

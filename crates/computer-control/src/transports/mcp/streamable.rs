@@ -23,7 +23,7 @@ pub fn service(server: McpServer) -> StreamableHttpService<McpServer, LocalSessi
         .disable_allowed_hosts()
         .with_max_request_body_bytes(MAX_BODY);
     StreamableHttpService::new(
-        move || Ok(server.clone()),
+        move || Ok(server.for_http()),
         Arc::new(LocalSessionManager::default()),
         config,
     )
