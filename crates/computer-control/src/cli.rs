@@ -74,21 +74,23 @@ struct ServeArgs {
     /// Desktop backend (overrides platform.name of the config).
     #[arg(long, value_enum)]
     platform: Option<Platform>,
-    /// Governance journal (SQLite, WAL) of the governed tools (MCP). Default:
-    /// `$XDG_STATE_HOME/computer-control/governance.db` (or `~/.local/state/…`).
+    /// Governance journal (SQLite, WAL) of the governed tools (MCP); overrides
+    /// `governance.journal`. Default: `$XDG_STATE_HOME/computer-control/governance.db`
+    /// (or `~/.local/state/…`).
     #[arg(long, env = "COMPUTER_CONTROL_JOURNAL")]
     journal: Option<std::path::PathBuf>,
-    /// The principal governed operations act for (`governance.principal_id`): set by
-    /// the host, never by tool arguments. Over HTTP, an `http.agents` token acts for
-    /// its own principal instead.
-    #[arg(long, env = "COMPUTER_CONTROL_PRINCIPAL", default_value = "local-user")]
-    principal_id: String,
+    /// The principal governed operations act for; overrides `governance.principal_id`
+    /// (default `local-user`). Set by the host, never by tool arguments. Over HTTP, an
+    /// `http.agents` token acts for its own principal instead.
+    #[arg(long, env = "COMPUTER_CONTROL_PRINCIPAL")]
+    principal_id: Option<String>,
 }
 
-/// The journal path: the flag, else the XDG state directory (created if needed).
-fn journal_path(flag: Option<std::path::PathBuf>) -> anyhow::Result<std::path::PathBuf> {
-    if let Some(p) = flag {
-        return Ok(p);
+/// The journal path: `governance.journal` (the flag already applied over it), else the
+/// XDG state directory (created if needed).
+fn journal_path(configured: &str) -> anyhow::Result<std::path::PathBuf> {
+    if !configured.is_empty() {
+        return Ok(std::path::PathBuf::from(configured));
     }
     let state = std::env::var_os("XDG_STATE_HOME")
         .map(std::path::PathBuf::from)
@@ -99,8 +101,30 @@ fn journal_path(flag: Option<std::path::PathBuf>) -> anyhow::Result<std::path::P
     Ok(dir.join("governance.db"))
 }
 
+/// Defaults, then the config file, then `--platform`, `--principal-id` and `--journal`
+/// (each validated like the config key it overrides).
+fn base_config(a: &ServeArgs) -> anyhow::Result<ConfigStack> {
+    let mut stack = config_file(a.config.as_deref(), a.platform)?;
+    let mut governance = serde_json::Map::new();
+    if let Some(p) = &a.principal_id {
+        governance.insert("principal_id".into(), json!(p));
+    }
+    if let Some(j) = &a.journal {
+        let Some(j) = j.to_str() else {
+            anyhow::bail!("--journal {} is not valid UTF-8", j.display());
+        };
+        governance.insert("journal".into(), json!(j));
+    }
+    if !governance.is_empty() {
+        stack
+            .apply(&json!({"governance": governance}))
+            .map_err(|e| anyhow::anyhow!("--principal-id / --journal: {e}"))?;
+    }
+    Ok(stack)
+}
+
 /// Defaults, then the config file, then `--platform`.
-fn base_config(path: Option<&str>, platform: Option<Platform>) -> anyhow::Result<ConfigStack> {
+fn config_file(path: Option<&str>, platform: Option<Platform>) -> anyhow::Result<ConfigStack> {
     let mut stack = ConfigStack::new();
     if let Some(p) = path.filter(|p| !p.trim().is_empty()) {
         let v = load_file(p).map_err(|e| anyhow::anyhow!("{e}"))?;
@@ -130,7 +154,8 @@ fn print_json(v: &Value) -> anyhow::Result<()> {
 pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
     match cli.command {
         Command::Serve(a) => {
-            let base = base_config(a.config.as_deref(), a.platform)?;
+            let base = base_config(&a)?;
+            let governance = base.config().governance.clone();
             let driver = platform::select(&base)?;
             let engine = cc_engine::Engine::new(driver, base);
             if a.transport == Transport::Stdio {
@@ -138,11 +163,11 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
                 return Ok(ExitCode::SUCCESS);
             }
             // One governed kernel per process, shared by every MCP endpoint.
-            let journal = journal_path(a.journal)?;
+            let journal = journal_path(&governance.journal)?;
             let kernels = Arc::new(transports::mcp::Kernels::open(
                 engine.clone(),
                 &journal,
-                &a.principal_id,
+                &governance.principal_id,
             )?);
             let server = transports::mcp::McpServer::new(engine.clone(), kernels.clone());
             let http = |mcp| transports::http::Options {

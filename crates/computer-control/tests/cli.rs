@@ -37,7 +37,7 @@ fn json_out(args: &[&str]) -> Value {
     serde_json::from_slice(&o.stdout).unwrap_or_else(|e| panic!("{args:?} is not JSON: {e}"))
 }
 
-const EVENTS: [&str; 13] = [
+const EVENTS: [&str; 15] = [
     "session.started",
     "session.stopped",
     "session.resumed",
@@ -51,6 +51,8 @@ const EVENTS: [&str; 13] = [
     "safety.confirmation_expired",
     "safety.panic_triggered",
     "safety.panic_released",
+    "governance.approval_requested",
+    "governance.approval_resolved",
 ];
 
 #[test]

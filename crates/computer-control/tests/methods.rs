@@ -129,6 +129,7 @@ fn session_start_refuses_invalid_config_and_other_platforms() {
         json!({"platform": {"virtual_displays": [{"id": "9", "x": 0, "y": 0, "width": 800, "height": 600}]}}),
         json!({"http": {"token": "t"}}),
         json!({"capture": {"backend": "shm"}}),
+        json!({"governance": {"principal_id": "mallory"}}),
     ] {
         s.method_fails("session.start", other, "invalid_config");
     }

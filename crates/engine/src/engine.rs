@@ -671,9 +671,9 @@ impl Engine {
     }
 }
 
-/// Keys chosen when the server starts (driver, HTTP tokens, capture path): a session may
-/// restate them but not change them. `platform.name` may also be `auto` or the running
-/// platform's own name.
+/// Keys chosen when the server starts (driver, HTTP tokens, governed identity and
+/// journal, capture path): a session may restate them but not change them.
+/// `platform.name` may also be `auto` or the running platform's own name.
 fn fixed_at_start(stack: &ConfigStack, base: &ConfigStack, running: &str) -> Option<ToolError> {
     let (c, b) = (stack.config(), base.config());
     let mut issues = Vec::new();
@@ -688,6 +688,9 @@ fn fixed_at_start(stack: &ConfigStack, base: &ConfigStack, running: &str) -> Opt
     }
     if c.http != b.http {
         issues.push("http");
+    }
+    if c.governance != b.governance {
+        issues.push("governance");
     }
     if c.capture.backend != b.capture.backend {
         issues.push("capture.backend");

@@ -52,4 +52,12 @@ pub const EVENT_TYPES: &[(&str, &str)] = &[
     ),
     ("safety.panic_triggered", "The emergency stop engaged."),
     ("safety.panic_released", "The emergency stop was released."),
+    (
+        "governance.approval_requested",
+        "A governed action's confirm decision waits for the operator (arguments redacted).",
+    ),
+    (
+        "governance.approval_resolved",
+        "The operator approved (with an exact_action grant) or denied a governed action.",
+    ),
 ];

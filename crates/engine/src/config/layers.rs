@@ -154,6 +154,29 @@ fn check_rules(patch: &Value, issues: &mut Vec<Issue>) {
     }
 }
 
+/// `governance.principal_id` names who acts in every journal entry and grant: no
+/// surrounding whitespace, no control characters (a principal that prints the same as
+/// another, or breaks a log line, is refused).
+fn check_governance(patch: &Value, issues: &mut Vec<Issue>) {
+    let Some(p) = patch
+        .pointer("/governance/principal_id")
+        .and_then(Value::as_str)
+    else {
+        return;
+    };
+    let message = if p.trim() != p {
+        "must not start or end with whitespace"
+    } else if p.chars().any(char::is_control) {
+        "must not contain control characters"
+    } else {
+        return;
+    };
+    issues.push(Issue {
+        path: "governance.principal_id".into(),
+        message: message.into(),
+    });
+}
+
 /// Validates one layer as a patch.
 pub fn validate_patch(patch: &Value) -> Result<Value, ConfigError> {
     let spec: &Ty = config_spec();
@@ -161,6 +184,7 @@ pub fn validate_patch(patch: &Value) -> Result<Value, ConfigError> {
         .map_err(|i| ConfigError::new("invalid config", i))?;
     let mut issues = Vec::new();
     check_rules(&normalized, &mut issues);
+    check_governance(&normalized, &mut issues);
     if !issues.is_empty() {
         return Err(ConfigError::new("invalid config", issues));
     }
@@ -330,6 +354,51 @@ mod tests {
         ] {
             assert!(s.apply(&bad).is_err(), "{bad}");
         }
+    }
+
+    #[test]
+    fn governance_section() {
+        let mut s = ConfigStack::new();
+        assert_eq!(s.config().governance.principal_id, "local-user");
+        assert_eq!(s.config().governance.journal, "");
+        for (bad, path) in [
+            (
+                json!({"governance": {"principal_id": ""}}),
+                "governance.principal_id",
+            ),
+            (
+                json!({"governance": {"principal_id": " alice"}}),
+                "governance.principal_id",
+            ),
+            (
+                json!({"governance": {"principal_id": "al\nice"}}),
+                "governance.principal_id",
+            ),
+            (
+                json!({"governance": {"principal_id": 7}}),
+                "governance.principal_id",
+            ),
+            (
+                json!({"governance": {"principal_id": "x".repeat(129)}}),
+                "governance.principal_id",
+            ),
+            (json!({"governance": {"journal": 1}}), "governance.journal"),
+            (json!({"governance": {"bogus": 1}}), "governance.bogus"),
+        ] {
+            let before = s.value().clone();
+            let err = s.apply(&bad).unwrap_err();
+            assert_eq!(err.issues[0].path, path, "{bad}: {err}");
+            assert_eq!(s.value(), &before, "a refused layer changed nothing");
+        }
+        s.apply(&json!({"governance": {"principal_id": "alice@example", "journal": "/tmp/j.db"}}))
+            .unwrap();
+        assert_eq!(s.config().governance.principal_id, "alice@example");
+        assert_eq!(s.config().governance.journal, "/tmp/j.db");
+        // Fixed at server start: no session may change it.
+        let err = s
+            .configure(&json!({"governance": {"principal_id": "mallory"}}))
+            .unwrap_err();
+        assert_eq!(err.issues[0].path, "governance");
     }
 
     #[test]

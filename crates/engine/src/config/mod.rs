@@ -7,6 +7,6 @@ mod types;
 pub use layers::{ConfigError, ConfigStack, load_file, validate_patch};
 pub use schema::{config_json_schema, config_spec, defaults};
 pub use types::{
-    A11yConfig, AgentToken, CaptureConfig, Config, DisplaySpec, Effect, Matcher, PlatformConfig,
-    Rule, RuleArgument, RuleMatch, RuleWindow, RuntimeConfig, SafetyConfig,
+    A11yConfig, AgentToken, CaptureConfig, Config, DisplaySpec, Effect, GovernanceConfig, Matcher,
+    PlatformConfig, Rule, RuleArgument, RuleMatch, RuleWindow, RuntimeConfig, SafetyConfig,
 };

@@ -280,6 +280,28 @@ fn build() -> Ty {
         )
         .immutable(),
     ]);
+    let governance = Ty::Object(vec![
+        Field::def(
+            "principal_id",
+            Ty::Str {
+                max_chars: Some(128),
+                non_empty: true,
+            },
+            json!("local-user"),
+            "the principal governed operations act for (the host's identity, never a tool argument; --principal-id overrides it)",
+        )
+        .immutable(),
+        Field::def(
+            "journal",
+            Ty::Str {
+                max_chars: Some(4096),
+                non_empty: false,
+            },
+            json!(""),
+            "the governance journal (SQLite, WAL); empty: $XDG_STATE_HOME/computer-control/governance.db (--journal overrides it)",
+        )
+        .immutable(),
+    ]);
     let section = |name, ty, doc, mutable| Field {
         name,
         ty,
@@ -303,6 +325,12 @@ fn build() -> Ty {
             "http",
             http,
             "HTTP transport (fixed at server start)",
+            false,
+        ),
+        section(
+            "governance",
+            governance,
+            "governed actions (fixed at server start)",
             false,
         ),
     ])

@@ -14,6 +14,16 @@ pub struct Config {
     pub a11y: A11yConfig,
     pub runtime: RuntimeConfig,
     pub http: HttpConfig,
+    pub governance: GovernanceConfig,
+}
+
+/// `governance`: the governed kernel's identity and journal, fixed at server start.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct GovernanceConfig {
+    /// Who governed operations act for when the caller has no identity of its own.
+    pub principal_id: String,
+    /// The SQLite journal; empty means the XDG state directory.
+    pub journal: String,
 }
 
 /// `platform`: fixed when the server starts.
