@@ -15,7 +15,9 @@ mod mcp_http_support;
 
 use std::path::{Path, PathBuf};
 
-use mcp_http_support::{AGENT, AGENT_B_TOKEN, McpHttpServer, OPERATOR, TempDir, run_to_end};
+use mcp_http_support::{
+    AGENT, AGENT_B, AGENT_B_TOKEN, HOST_PRINCIPAL, McpHttpServer, OPERATOR, TempDir, run_to_end,
+};
 
 const SCENARIOS: [&str; 7] = [
     "tool_list_and_image",
@@ -90,7 +92,15 @@ fn python_sdk_over_stdio() {
 fn python_sdk_over_streamable_http() {
     require_sdk();
     let s = McpHttpServer::start("mcp-http");
-    run_flow(&["http", &s.mcp_url, AGENT, AGENT_B_TOKEN], "mcp-http");
+    let args = [
+        "http",
+        &s.mcp_url,
+        AGENT,
+        HOST_PRINCIPAL,
+        AGENT_B_TOKEN,
+        AGENT_B,
+    ];
+    run_flow(&args, "mcp-http");
 }
 
 #[test]
@@ -98,5 +108,13 @@ fn python_sdk_over_the_http_transport_mcp_route() {
     require_sdk();
     let s = McpHttpServer::start("http");
     // The operator token acts for the host's principal too; agent-b is another one.
-    run_flow(&["http", &s.mcp_url, OPERATOR, AGENT_B_TOKEN], "http /mcp");
+    let args = [
+        "http",
+        &s.mcp_url,
+        OPERATOR,
+        HOST_PRINCIPAL,
+        AGENT_B_TOKEN,
+        AGENT_B,
+    ];
+    run_flow(&args, "http /mcp");
 }

@@ -6,10 +6,11 @@ Run by tests/mcp_sdk.rs, once per endpoint:
       `serve --transport mcp` over stdio (the host's principal, `--principal-id`);
       a second stdio server on the same journal, with another principal, owns the
       foreign session.
-  governed_flow.py http URL TOKEN OTHER_TOKEN
+  governed_flow.py http URL TOKEN PRINCIPAL OTHER_TOKEN OTHER_PRINCIPAL
       Streamable HTTP at URL (`--transport mcp-http`, or `/mcp` under
-      `--transport http`); TOKEN and OTHER_TOKEN are bearer tokens with different
-      identities, so OTHER_TOKEN's sessions are foreign to TOKEN.
+      `--transport http`); TOKEN and OTHER_TOKEN are bearer tokens whose identities
+      are PRINCIPAL and OTHER_PRINCIPAL, so OTHER_TOKEN's sessions are foreign to
+      TOKEN.
 
 Each scenario prints `PASS <name>`; the first failed check raises, so the process
 exits non-zero with the reason on stderr.
@@ -244,23 +245,21 @@ async def run_stdio(binary, journal):
         await governed_flow(session, "local-user", foreign_sid)
 
 
-async def run_http(url, token, other_token):
+async def run_http(url, token, principal, other_token, other_principal):
     async with http_session(url, other_token) as other:
         foreign = await ok(other, "start_session", {"objective": "someone else's"})
     foreign_sid = foreign["session"]["sessionId"]
+    expect(foreign["session"]["principalId"] == other_principal,
+           "the other token acts for its own identity", foreign)
     async with http_session(url, token) as session:
-        whoami = await ok(session, "start_session", {"objective": "who am I"})
-        principal = whoami["session"]["principalId"]
-        expect(principal != foreign["session"]["principalId"],
-               "the two tokens are two principals", [whoami, foreign])
         await governed_flow(session, principal, foreign_sid)
 
 
 def main(argv):
     if len(argv) == 4 and argv[1] == "stdio":
         asyncio.run(run_stdio(argv[2], argv[3]))
-    elif len(argv) == 5 and argv[1] == "http":
-        asyncio.run(run_http(argv[2], argv[3], argv[4]))
+    elif len(argv) == 7 and argv[1] == "http":
+        asyncio.run(run_http(*argv[2:7]))
     else:
         print(__doc__, file=sys.stderr)
         return 2
