@@ -59,6 +59,9 @@ impl Tokens {
         }
         for (i, a) in agents.iter().enumerate() {
             let t = a.token.trim();
+            if t.is_empty() || a.principal_id.trim().is_empty() {
+                anyhow::bail!("http.agents[{i}] has a blank token or principal_id");
+            }
             let clash = [&agent, &operator].into_iter().flatten().any(|o| o == t)
                 || agents[..i].iter().any(|b| b.token.trim() == t);
             if clash {
@@ -378,6 +381,20 @@ mod tests {
         let o = t.identify("operator-token-012345").unwrap();
         assert_eq!((o.role, o.principal), (Role::Operator, None));
         assert_eq!(t.identify("agent-b-token-012345678"), None);
+    }
+
+    #[test]
+    fn blank_agent_tokens_and_principals_are_refused() {
+        for (principal_id, token) in [("agent-b", "  "), (" ", "agent-b-token-0123456789")] {
+            let agents = [AgentToken {
+                principal_id: principal_id.into(),
+                token: token.into(),
+            }];
+            let e = Tokens::resolve("", "", &agents, "http://127.0.0.1:1")
+                .err()
+                .expect("refused");
+            assert!(e.to_string().contains("blank"), "{e}");
+        }
     }
 
     #[test]
