@@ -3,7 +3,8 @@
 //! HTTP (`--transport mcp-http`) and `/mcp` under `--transport http`. The script
 //! (`tests/mcp_sdk/governed_flow.py`) checks, on each: every tool's input and output
 //! schemas and annotations, a capture as an image block (the SDK validates every
-//! successful result against its tool's output schema); then a click with a postcondition to
+//! successful result against its tool's output schema); a `principal_id` argument
+//! refused (`invalid_arguments`: the principal is the transport's); then a click with a postcondition to
 //! `committed` and `satisfied: true`; its replay (same receipt, performed once); a
 //! conflicting reuse of its action id (`action_id_conflict`); a spent budget
 //! (`lease_not_active`, reason `budget_exhausted`); an expired lease (`lease_expired`);
@@ -19,8 +20,9 @@ use mcp_http_support::{
     AGENT, AGENT_B, AGENT_B_TOKEN, HOST_PRINCIPAL, McpHttpServer, OPERATOR, TempDir, run_to_end,
 };
 
-const SCENARIOS: [&str; 7] = [
+const SCENARIOS: [&str; 8] = [
     "tool_list_and_image",
+    "principal_not_an_argument",
     "committed_and_verified",
     "replay",
     "action_id_conflict",

@@ -155,6 +155,10 @@ async def governed_flow(session, principal, foreign_sid):
            "metadata only in structuredContent", shot.structured_content)
     passed("tool_list_and_image")
 
+    # The principal is the transport's, never an argument.
+    await refused(session, "start_session", {"principal_id": "mallory"}, "invalid_arguments")
+    passed("principal_not_an_argument")
+
     target, at = await form_target(session)
     started = await ok(session, "start_session", {"objective": "submit the form"})
     sid = started["session"]["sessionId"]
