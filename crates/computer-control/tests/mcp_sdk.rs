@@ -4,8 +4,8 @@
 //! (`tests/mcp_sdk/governed_flow.py`) checks, on each: every tool's input and output
 //! schemas and annotations, a capture as an image block (the SDK validates every
 //! successful result against its tool's output schema); a `principal_id` argument
-//! refused (`invalid_arguments`: the principal is the transport's); then a click with a postcondition to
-//! `committed` and `satisfied: true`; its replay (same receipt, performed once); a
+//! refused (`invalid_arguments`: the principal is the transport's); then a click with
+//! a postcondition to `committed` and `satisfied: true`; its replay (same receipt, performed once); a
 //! conflicting reuse of its action id (`action_id_conflict`); a spent budget
 //! (`lease_not_active`, reason `budget_exhausted`); an expired lease (`lease_expired`);
 //! a session of another principal (`principal_mismatch`; over HTTP the other principal
