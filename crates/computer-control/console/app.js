@@ -26,6 +26,9 @@
     state: 'unknown',
     status: null,
     pending: new Map(), // request_id -> {request_id, tool, arguments, risk, reason, deadline, timeout_s, card}
+    governed: new Map(), // "sessionId/actionId" -> {r (the approval request), card, deciding}
+    govLoading: false,
+    govAgain: false,
     trail: [], // newest last
     frame: {etag: null, url: null, region: null, size: null, number: 0},
     streamAbort: null,
@@ -192,6 +195,17 @@
       case 'safety.confirmation_expired':
         removePending(p.request_id, 'expired');
         trailSystem(ev, 'deny', 'Expired', 'No decision in time: denied automatically');
+        break;
+      case 'governance.approval_requested':
+        trailSystem(ev, 'confirm', 'Governed action awaits approval',
+          describe(p.tool, p.arguments).title + (Array.isArray(p.reasons) ? ' — ' + p.reasons.join('; ') : ''));
+        refreshGoverned();
+        break;
+      case 'governance.approval_resolved':
+        trailSystem(ev, p.status === 'approved' ? 'ok' : 'deny',
+          p.status === 'approved' ? 'Governed action approved' : 'Governed action denied',
+          (p.actionId || '') + (p.grantId ? ' — grant ' + p.grantId : ''));
+        refreshGoverned();
         break;
       case 'action.started':
         trailAction(ev, p);
@@ -531,6 +545,181 @@
     }
   }
 
+  // ---------------------------------------------------------------- governed approvals
+  //
+  // Governed actions (MCP preview_action / execute_action) whose policy decision is
+  // `confirm` wait here (GET /approvals, operator token only). Approving issues a
+  // one-time grant for exactly that action (its argsDigest, which the request carries
+  // back so a re-previewed action is never approved unseen), valid for the chosen time.
+
+  const GOV_TTLS = [[60, '1 min'], [120, '2 min'], [300, '5 min'], [30, '30 s']];
+
+  function govKey(r) {
+    return r.sessionId + '/' + r.actionId;
+  }
+
+  async function refreshGoverned() {
+    if (!app.running) return;
+    if (app.role !== 'operator') {
+      $('no-gov').textContent = 'Approving governed actions needs the operator token.';
+      return;
+    }
+    if (app.govLoading) { app.govAgain = true; return; }
+    app.govLoading = true;
+    try {
+      const res = await fetch('/approvals', {headers: auth(), cache: 'no-store'});
+      if (res.status === 401) { showLogin('The token is no longer accepted.'); return; }
+      if (res.ok) renderGoverned((await res.json()).approvals || []);
+    } catch (_) {
+      // The next event or poll tries again.
+    } finally {
+      app.govLoading = false;
+      if (app.govAgain) { app.govAgain = false; refreshGoverned(); }
+    }
+  }
+
+  function renderGoverned(list) {
+    const live = new Set(list.map(govKey));
+    for (const [k, item] of app.governed) {
+      if (!live.has(k) && !item.deciding) { item.card.remove(); app.governed.delete(k); }
+    }
+    for (const r of list) {
+      const k = govKey(r);
+      const cur = app.governed.get(k);
+      if (cur && (cur.deciding || cur.r.argsDigest === r.argsDigest)) continue;
+      if (cur) cur.card.remove();
+      const item = {r, card: null, deciding: false};
+      item.card = renderGovCard(item);
+      app.governed.set(k, item);
+      $('gov-cards').prepend(item.card);
+    }
+    updateGovCount();
+    tickGoverned();
+  }
+
+  function renderGovCard(item) {
+    const r = item.r;
+    const d = describe(r.tool, r.arguments);
+    const card = el('article', 'card gov-card');
+    card.dataset.sessionId = r.sessionId;
+    card.dataset.actionId = r.actionId;
+
+    const head = el('div', 'card-head');
+    head.append(el('span', 'badge badge-governed', String(r.actionClass || 'governed').replace(/_/g, ' ')));
+    head.append(el('code', 'card-tool', r.tool));
+    head.append(el('span', 'gov-expiry', ''));
+    card.append(head);
+    card.append(el('h3', 'card-title', d.title));
+    if (d.text !== null) {
+      const box = el('div', 'typed');
+      box.append(el('div', 'typed-label', 'Text'));
+      box.append(el('pre', 'typed-text', d.text === '' ? '(empty)' : d.text));
+      card.append(box);
+    }
+
+    const facts = el('dl', 'card-facts');
+    const fact = (k, v) => { if (v) { facts.append(el('dt', null, k), el('dd', null, v)); } };
+    const t = r.target;
+    fact('Target', t ? t.appId + (t.windowTitle ? ' · “' + t.windowTitle + '”' : '') +
+      (t.windowId !== undefined ? ' (window ' + t.windowId + ')' : '') + (t.role ? ' · ' + t.role : '') : null);
+    fact('Why', Array.isArray(r.reasons) ? r.reasons.join('; ') : null);
+    fact('Agent', r.principalId + ' · session ' + r.sessionId + ' · action ' + r.actionId);
+    fact('Mode', r.mode);
+    fact('Data', Array.isArray(r.dataLabels) && r.dataLabels.length ? r.dataLabels.join(', ') : null);
+    card.append(facts);
+    card.append(el('div', 'gov-digest', 'argsDigest ' + r.argsDigest));
+
+    const raw = el('details', 'raw');
+    raw.append(el('summary', null, 'Arguments'));
+    raw.append(el('pre', 'raw-json', JSON.stringify(r.arguments ?? {}, null, 2)));
+    card.append(raw);
+
+    const actions = el('div', 'card-actions');
+    const approve = el('button', 'btn btn-approve', 'Approve');
+    approve.type = 'button';
+    const ttl = el('select', 'gov-ttl');
+    ttl.title = 'How long the grant stays valid';
+    for (const [secs, label] of GOV_TTLS) {
+      const o = el('option', null, 'valid ' + label);
+      o.value = String(secs);
+      ttl.append(o);
+    }
+    const deny = el('button', 'btn btn-deny', 'Deny');
+    deny.type = 'button';
+    approve.addEventListener('click', () => decideGoverned(item, true, Number(ttl.value), [approve, deny, ttl]));
+    deny.addEventListener('click', () => decideGoverned(item, false, 0, [approve, deny, ttl]));
+    actions.append(approve, ttl, deny, el('span', 'card-outcome', ''));
+    card.append(actions);
+    return card;
+  }
+
+  async function decideGoverned(item, approve, ttlS, controls) {
+    const r = item.r;
+    const outcome = item.card.querySelector('.card-outcome');
+    for (const c of controls) c.disabled = true;
+    item.deciding = true;
+    outcome.textContent = approve ? 'Approving…' : 'Denying…';
+    const body = {session_id: r.sessionId, action_id: r.actionId, args_digest: r.argsDigest};
+    if (approve) body.ttl_ms = ttlS * 1000;
+    try {
+      const res = await fetch('/approvals/' + (approve ? 'approve' : 'deny'), {
+        method: 'POST',
+        headers: Object.assign({'Content-Type': 'application/json'}, auth()),
+        body: JSON.stringify(body),
+        cache: 'no-store',
+      });
+      const out = await res.json().catch(() => ({}));
+      if (res.ok) {
+        outcome.textContent = approve
+          ? 'Approved: one-time grant, valid ' + ttlS + ' s; the agent may now execute it'
+          : 'Denied';
+        item.card.classList.add('card-gone', approve ? 'card-approved' : 'card-denied');
+        setTimeout(() => {
+          item.card.remove();
+          app.governed.delete(govKey(r));
+          updateGovCount();
+        }, 2000);
+        return;
+      }
+      const msg = out.message || ('the server answered ' + res.status);
+      outcome.textContent = msg;
+      toast(msg, 'error');
+      item.deciding = false;
+      if (res.status === 404 || res.status === 409 || res.status === 410) {
+        app.governed.delete(govKey(r));
+        item.card.remove();
+        refreshGoverned();
+      } else {
+        for (const c of controls) c.disabled = false;
+      }
+    } catch (e) {
+      outcome.textContent = e.message;
+      item.deciding = false;
+      for (const c of controls) c.disabled = false;
+    }
+    updateGovCount();
+  }
+
+  function tickGoverned() {
+    const now = Date.now();
+    for (const item of app.governed.values()) {
+      if (item.deciding) continue;
+      const left = (Date.parse(item.r.expiresAt) - now) / 1000;
+      const expired = !(left > 0);
+      item.card.classList.toggle('gov-expired', expired);
+      item.card.querySelector('.gov-expiry').textContent =
+        expired ? 'preview expired' : 'preview valid ' + Math.ceil(left) + ' s';
+      item.card.querySelector('.btn-approve').disabled = expired;
+    }
+  }
+
+  function updateGovCount() {
+    const n = app.governed.size;
+    $('gov-count').textContent = String(n);
+    $('gov-count').classList.toggle('count-hot', n > 0);
+    $('no-gov').hidden = n > 0;
+  }
+
   // ---------------------------------------------------------------- trail
 
   function trailAction(ev, p) {
@@ -553,6 +742,7 @@
     const meta = el('div', 'row-meta');
     meta.append(el('code', null, p.tool));
     if (p.request_id) meta.append(el('span', 'tag tag-approved', 'approved by operator'));
+    if (p.grant_id) meta.append(el('span', 'tag tag-granted', 'governed: operator grant'));
     if (d.text) meta.append(el('span', 'row-text', '“' + clip(d.text, 60) + '”'));
     body.append(meta);
     row.append(body);
@@ -779,10 +969,14 @@
     setState('unknown');
     pollStatus();
     streamEvents();
+    refreshGoverned();
   }
 
   setInterval(() => { if (app.running) pollStatus(); }, STATUS_EVERY_MS);
   setInterval(tick, 200);
+  setInterval(tickGoverned, 1000);
+  // Expired previews leave the list without an event.
+  setInterval(refreshGoverned, 5000);
   window.addEventListener('resize', renderMarkers);
 
   $('panic').addEventListener('click', async () => {

@@ -1,12 +1,15 @@
 //! The operator console in a real browser (Debian's chromium, driven by playwright-core
-//! from `tests/browser/console_test.js`): the operator opens it, a high-risk action sent
-//! by the agent appears as a card, approving it in the page runs it and the trail shows
-//! it, and the panic button stops the session. Screenshots go to
+//! from `tests/browser/console_test.js`): the operator opens it, a governed click the
+//! agent previewed over MCP (`/mcp`, policy `confirm`) waits in its card and is approved
+//! in the page, after which the agent's `execute_action` commits; a high-risk action
+//! sent by the agent appears as a card, approving it in the page runs it and the trail
+//! shows it, and the panic button stops the session. Screenshots go to
 //! `target/console-screenshots/` (CI artifacts).
 //!
 //! Prerequisites (`scripts/test.sh` installs them): `/usr/bin/chromium`, and
 //! `npm install --no-save playwright-core` in `tests/browser`.
 
+mod governed_http_support;
 mod http_support;
 
 use std::io::Read;
@@ -14,7 +17,8 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
-use http_support::{AGENT, OPERATOR, Server};
+use governed_http_support::{agent, click, confirm_clicks_config, form, now, ok, session};
+use http_support::{AGENT, OPERATOR, Server, tokens_config};
 use serde_json::{Value, json};
 
 fn browser_dir() -> PathBuf {
@@ -38,7 +42,7 @@ async fn operator_approves_and_panics_in_the_console() {
         browser_dir().display()
     );
 
-    let s = Server::start();
+    let s = Server::start_with(Some(confirm_clicks_config(tokens_config())), &[], &[]);
     assert_eq!(s.call(AGENT, "session.start", json!({})).await["ok"], true);
     let cap = s
         .call(
@@ -49,6 +53,15 @@ async fn operator_approves_and_panics_in_the_console() {
         .await;
     assert_eq!(cap["ok"], true, "{cap}");
 
+    // The agent previews a governed click: policy `confirm`, so it waits for the
+    // operator (the page approves it).
+    let a = agent(&s.base, AGENT).await;
+    let (gov_session, gov_lease) = session(&a).await;
+    let (window, submit) = form(&a).await;
+    let gov = click(&window, submit, &gov_session, &gov_lease, "g1", 0, &now());
+    let preview = ok(&a, "preview_action", gov.clone()).await;
+    assert_eq!(preview["blocker"], "approval_required", "{preview}");
+
     let shots = screenshots_dir();
     let _ = std::fs::remove_dir_all(&shots);
     let mut child = Command::new("node")
@@ -58,6 +71,8 @@ async fn operator_approves_and_panics_in_the_console() {
         .env("CC_AGENT_TOKEN", AGENT)
         .env("CC_OPERATOR_TOKEN", OPERATOR)
         .env("CC_SCREENSHOTS", &shots)
+        .env("CC_GOV_SESSION", &gov_session)
+        .env("CC_GOV_ACTION", "g1")
         .env("CHROMIUM", &chromium)
         .stdin(Stdio::null())
         .stdout(Stdio::piped())
@@ -77,7 +92,17 @@ async fn operator_approves_and_panics_in_the_console() {
         s
     });
     let t = Instant::now();
+    // While the page runs, the agent relies on the server remembering the operator's
+    // grant for its action: once a re-preview names it, it executes at once (the
+    // target evidence must stay under 30 s old).
+    let mut receipt = None;
     let status = loop {
+        if receipt.is_none() {
+            let p = ok(&a, "preview_action", gov.clone()).await;
+            if p["policy"]["grantId"].is_string() {
+                receipt = Some(ok(&a, "execute_action", gov.clone()).await["receipt"].clone());
+            }
+        }
         if let Some(st) = child.try_wait().unwrap() {
             break Some(st);
         }
@@ -97,6 +122,11 @@ async fn operator_approves_and_panics_in_the_console() {
         "browser test failed ({status:?}):\n{result:#}\nstdout:\n{stdout}\nstderr:\n{stderr}\nserver:\n{}",
         s.stderr_text()
     );
+
+    // The operator's grant from the page let the agent's governed click commit.
+    let receipt = receipt.expect("the page's approval reached the agent");
+    assert_eq!(receipt["status"], "committed", "{receipt}");
+    assert_eq!(receipt["result"]["verification"]["satisfied"], true);
 
     // What the page did, checked from outside it.
     let id = result["request_id"].as_str().unwrap();
@@ -129,6 +159,7 @@ async fn operator_approves_and_panics_in_the_console() {
         "events: approved {approved}, ran {ran}, panic {panicked}"
     );
     for f in [
+        "0-governed-pending.png",
         "1-pending-win-r.png",
         "2-approved-trail.png",
         "3-pending-click-marked.png",

@@ -2,7 +2,9 @@
 // Run by tests/http_browser.rs against a live server; prints one JSON result line last.
 //
 // Env: CC_BASE (http://127.0.0.1:PORT), CC_AGENT_TOKEN, CC_OPERATOR_TOKEN,
-//      CC_SCREENSHOTS (directory), CHROMIUM (default /usr/bin/chromium).
+//      CC_SCREENSHOTS (directory), CHROMIUM (default /usr/bin/chromium),
+//      CC_GOV_SESSION / CC_GOV_ACTION: a governed action the agent previewed (policy
+//      `confirm`) that the operator approves in the page; the caller then executes it.
 'use strict';
 
 const fs = require('fs');
@@ -15,6 +17,8 @@ const AGENT = process.env.CC_AGENT_TOKEN;
 const OPERATOR = process.env.CC_OPERATOR_TOKEN;
 const SHOTS = process.env.CC_SCREENSHOTS;
 const T = 20000;
+const GOV_SESSION = process.env.CC_GOV_SESSION;
+const GOV_ACTION = process.env.CC_GOV_ACTION;
 
 function fail(msg) {
   throw new Error(msg);
@@ -31,7 +35,9 @@ async function rpc(token, method, params) {
 }
 
 async function main() {
-  if (!BASE || !AGENT || !OPERATOR || !SHOTS) fail('CC_BASE, CC_AGENT_TOKEN, CC_OPERATOR_TOKEN, CC_SCREENSHOTS are required');
+  if (!BASE || !AGENT || !OPERATOR || !SHOTS || !GOV_SESSION || !GOV_ACTION) {
+    fail('CC_BASE, CC_AGENT_TOKEN, CC_OPERATOR_TOKEN, CC_SCREENSHOTS, CC_GOV_SESSION, CC_GOV_ACTION are required');
+  }
   fs.mkdirSync(SHOTS, {recursive: true});
   const profile = fs.mkdtempSync(path.join(os.tmpdir(), 'cc-console-chromium-'));
   const context = await chromium.launchPersistentContext(profile, {
@@ -66,6 +72,33 @@ async function main() {
     if (!/operator/.test(role)) fail('role shown: ' + role);
     await page.waitForSelector('#frame:not([hidden])', {timeout: T});
     step('console open, session ready, live screen shown');
+
+    // 1b. A governed action the agent previewed waits in its own card: what, where,
+    //     why. The agent cannot approve it; the operator approves it in the page.
+    const gov = `.gov-card[data-session-id="${GOV_SESSION}"][data-action-id="${GOV_ACTION}"]`;
+    await page.waitForSelector(gov, {timeout: T});
+    const govText = await page.textContent(gov);
+    for (const want of ['pointer.click', 'Click at', 'cc-form', 'Sign in', 'rule 0 requires confirmation', 'edit reversible', 'Approve', 'Deny']) {
+      if (!govText.includes(want)) fail(`governed card lacks "${want}": ${govText}`);
+    }
+    const govSelf = await fetch(BASE + '/approvals/approve', {
+      method: 'POST',
+      headers: {Authorization: 'Bearer ' + AGENT, 'Content-Type': 'application/json'},
+      body: JSON.stringify({session_id: GOV_SESSION, action_id: GOV_ACTION}),
+    });
+    if (govSelf.status !== 403) fail('agent approval of a governed action answered ' + govSelf.status);
+    await page.screenshot({path: path.join(SHOTS, '0-governed-pending.png')});
+    await page.selectOption(gov + ' .gov-ttl', '120');
+    await page.click(gov + ' .btn-approve');
+    await page.waitForSelector(gov + '.card-approved', {timeout: T});
+    const govOutcome = await page.textContent(gov + ' .card-outcome');
+    if (!/valid 120 s/.test(govOutcome)) fail('governed outcome: ' + govOutcome);
+    await page.waitForSelector('li.row[data-type="governance.approval_resolved"]', {timeout: T});
+    await page.waitForSelector(gov, {state: 'detached', timeout: T});
+    const left = await fetch(BASE + '/approvals', {headers: {Authorization: 'Bearer ' + OPERATOR}});
+    const leftBody = await left.json();
+    if (leftBody.approvals.length !== 0) fail('still pending after approval: ' + JSON.stringify(leftBody));
+    step('governed click approved in the page with a 120 s grant');
 
     // 2. The agent asks for a high-risk combo: it waits for the operator.
     const ask = await rpc(AGENT, 'tools.call', {tool: 'keyboard.combo', arguments: {keys: 'win+r'}});

@@ -100,7 +100,8 @@ fn shown_arguments(
 
 impl Governance {
     /// Remembers a preview (step of `preview_action`, and of an execute refused with
-    /// `approval_required`). Answers the request when it is newly pending, for
+    /// `approval_required`). Answers the request when it is newly pending (not when the
+    /// same action is previewed again while it waits), for
     /// [`Governance::announce_request`] once the journal lock is released.
     pub(crate) fn remember_preview(
         &self,
@@ -111,7 +112,15 @@ impl Governance {
         let e = &preview.envelope;
         let pending =
             preview.policy.decision == PolicyVerdict::Confirm && preview.policy.grant_id.is_none();
-        let target = e.target.as_ref().map(|t| self.target_summary(t, pending));
+        // What this action was last previewed as (same id and digest): its decision
+        // stands, and a request already waiting is neither re-read nor re-announced.
+        let previous = load(conn, &e.session_id, &e.action_id)?
+            .map(|(old, _)| old)
+            .filter(|old| old.args_digest == e.args_digest);
+        let target = match &previous {
+            Some(old) if old.target.is_some() => old.target.clone(),
+            _ => e.target.as_ref().map(|t| self.target_summary(t, pending)),
+        };
         let at = self.now();
         let mut request = ApprovalRequest {
             session_id: e.session_id.clone(),
@@ -147,18 +156,20 @@ impl Governance {
             .map_err(db)?;
             // The same action with the same digest, already decided: the decision
             // stands (asking again takes a new action id).
-            if let Some((old, _)) = load(tx, &request.session_id, &request.action_id)?
-                && old.args_digest == request.args_digest
+            if let Some(old) = &previous
                 && matches!(old.status, RequestStatus::Approved | RequestStatus::Denied)
             {
                 request.status = old.status;
-                request.grant_id = old.grant_id;
-                request.resolved_at = old.resolved_at;
-                request.reason = old.reason;
+                request.grant_id = old.grant_id.clone();
+                request.resolved_at = old.resolved_at.clone();
+                request.reason = old.reason.clone();
             }
             save(tx, &request, preview)
         })?;
-        Ok((request.status == RequestStatus::Pending).then_some(request))
+        let already_waiting = previous.is_some_and(|old| {
+            old.status == RequestStatus::Pending && !is_past(&old.expires_at, at)
+        });
+        Ok((request.status == RequestStatus::Pending && !already_waiting).then_some(request))
     }
 
     /// [`Governance::remember_preview`] and [`Governance::announce_request`] for an
