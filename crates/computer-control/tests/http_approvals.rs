@@ -235,6 +235,33 @@ async fn refusals_are_clear_and_change_nothing() {
     assert_eq!(status, 409, "{err}");
     assert_eq!(err["error"], "not_confirm");
     assert!(err["message"].as_str().unwrap().contains("allow"), "{err}");
+    // A preview past its expiry: 410.
+    let mut short = click(&window, submit, &sid, &lid, "e1", 1, &at);
+    short["expires_in_ms"] = json!(1);
+    ok(&a, "preview_action", short).await;
+    tokio::time::sleep(Duration::from_millis(5)).await;
+    let (status, err) = post(
+        &s,
+        OPERATOR,
+        "/approvals/approve",
+        json!({"session_id": sid, "action_id": "e1"}),
+    )
+    .await;
+    assert_eq!(status, 410, "{err}");
+    assert_eq!(err["error"], "approval_expired");
+    // A paused session: not listed, and 409 session_not_running.
+    ok(&a, "pause_session", json!({"session_id": sid})).await;
+    assert!(pending(&s).await.is_empty());
+    let (status, err) = post(
+        &s,
+        OPERATOR,
+        "/approvals/approve",
+        json!({"session_id": sid, "action_id": "a1"}),
+    )
+    .await;
+    assert_eq!(status, 409, "{err}");
+    assert_eq!(err["error"], "session_not_running");
+    ok(&a, "resume_session", json!({"session_id": sid})).await;
     // Still pending after all that, and still refused to the agent.
     assert_eq!(pending(&s).await.len(), 1);
     let e = refused(

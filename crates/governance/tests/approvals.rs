@@ -487,6 +487,24 @@ fn decisions_that_cannot_apply_are_refused_with_nothing_written() {
 }
 
 #[test]
+fn a_request_of_a_session_that_is_not_running_cannot_be_approved() {
+    let dir = tempfile::tempdir().unwrap();
+    let e = engine();
+    let g = kernel(&e, &dir.path().join("j.db"), "local-user", clock());
+    let f = form(&e);
+    let s = start(&g);
+    let l = lease(&g, &s);
+    ok(&g, "preview_action", click(&f, &s, &l, "a1", 0));
+    ok(&g, "pause_session", json!({"session_id": s}));
+    assert!(g.pending_approvals().unwrap().is_empty(), "not listed");
+    let refused = g.decide_approval(&decision(&s, "a1"), true).unwrap_err();
+    assert_eq!(refused.code(), "session_not_running", "{refused:?}");
+    ok(&g, "resume_session", json!({"session_id": s}));
+    assert_eq!(g.pending_approvals().unwrap().len(), 1, "listed again");
+    approve(&g, &decision(&s, "a1"));
+}
+
+#[test]
 fn executing_without_a_preview_still_asks_the_operator() {
     let dir = tempfile::tempdir().unwrap();
     let e = engine();
