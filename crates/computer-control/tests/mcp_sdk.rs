@@ -9,7 +9,8 @@
 //! conflicting reuse of its action id (`action_id_conflict`); a spent budget
 //! (`lease_not_active`, reason `budget_exhausted`); an expired lease (`lease_expired`);
 //! a session of another principal (`principal_mismatch`; over HTTP the other principal
-//! is another token's identity). Every error is checked on the wire: `isError: true`
+//! is another token's identity); a high-risk plain action answered as a normal
+//! `awaiting_confirmation` result. Every error is checked on the wire: `isError: true`
 //! with `{error, message, details}` as structured content and as text.
 
 mod mcp_http_support;
@@ -20,7 +21,7 @@ use mcp_http_support::{
     AGENT, AGENT_B, AGENT_B_TOKEN, HOST_PRINCIPAL, McpHttpServer, OPERATOR, TempDir, run_to_end,
 };
 
-const SCENARIOS: [&str; 8] = [
+const SCENARIOS: [&str; 9] = [
     "tool_list_and_image",
     "principal_not_an_argument",
     "committed_and_verified",
@@ -29,6 +30,7 @@ const SCENARIOS: [&str; 8] = [
     "budget_exhausted",
     "lease_expired",
     "principal_mismatch",
+    "awaiting_confirmation",
 ];
 
 fn script_dir() -> PathBuf {

@@ -209,6 +209,16 @@ async def governed_flow(session, principal, foreign_sid):
     }, "principal_mismatch")
     passed("principal_mismatch")
 
+    # A high-risk plain action waits for a person: a normal result (validated by the SDK
+    # against the tool's output schema), never an error, and no tool to approve it.
+    pending = await session.call_tool("keyboard_combo", {"keys": ["win", "r"]})
+    expect(not pending.is_error, "awaiting_confirmation is a normal result",
+           pending.model_dump(mode="json"))
+    body = pending.structured_content
+    expect(body["status"] == "awaiting_confirmation" and body["request_id"],
+           "awaiting_confirmation with a request id", body)
+    passed("awaiting_confirmation")
+
 
 def stdio_params(binary, journal, principal):
     return StdioServerParameters(
