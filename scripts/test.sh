@@ -40,7 +40,13 @@ fi
 # The MCP client tests (tests/mcp_sdk.rs): the official MCP Python SDK, pinned.
 if ! python3 -c "import importlib.metadata as m, sys; sys.exit(m.version('mcp') != '2.3.0')" 2>/dev/null; then
   echo "installing the MCP Python SDK for the MCP client tests"
-  python3 -m pip install --quiet 'mcp==2.3.0'
+  if ! python3 -m pip --version >/dev/null 2>&1; then
+    if [ "$(id -u)" = 0 ]; then SUDO=""; else SUDO="sudo"; fi
+    $SUDO apt-get install -y -qq python3-pip >/dev/null
+  fi
+  # Debian's own python3 refuses pip outside a venv (PEP 668) unless told otherwise.
+  python3 -m pip install --quiet 'mcp==2.3.0' ||
+    python3 -m pip install --quiet --break-system-packages 'mcp==2.3.0'
 fi
 
 # The MCP conformance suite (tests/mcp_conformance.rs), with the Node 22 it needs.
