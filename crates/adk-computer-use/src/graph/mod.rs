@@ -172,24 +172,33 @@ impl<R: ComputerUseRuntime, P: Planner> ComputerUseGraph<R, P> {
                 thread_id: thread_id.to_owned(),
                 message: e.to_string(),
             })?;
-        if state.thread_id != thread_id {
+        if state.thread_id != thread_id || state.step != checkpoint.step + 1 {
             return Err(CheckpointError::State {
                 thread_id: thread_id.to_owned(),
-                message: format!("the checkpoint holds thread `{}`", state.thread_id),
+                message: format!(
+                    "checkpoint {} holds step {} of thread `{}`",
+                    checkpoint.step, state.step, state.thread_id
+                ),
             });
         }
         Ok(Some(state))
     }
 
+    /// Writes `state` as the thread's next step. The stored state already names the step
+    /// after it, so a loaded state continues the numbering.
     fn save(&self, state: &mut GraphState, node: &str) -> Result<(), CheckpointError> {
-        let json = serde_json::to_string(state).map_err(|e| CheckpointError::State {
-            thread_id: state.thread_id.clone(),
-            message: e.to_string(),
-        })?;
-        self.checkpoints
-            .save(&state.thread_id, state.step, node, &json)?;
-        state.step += 1;
-        Ok(())
+        let step = state.step;
+        state.step = step + 1;
+        let written = serde_json::to_string(state)
+            .map_err(|e| CheckpointError::State {
+                thread_id: state.thread_id.clone(),
+                message: e.to_string(),
+            })
+            .and_then(|json| self.checkpoints.save(&state.thread_id, step, node, &json));
+        if written.is_err() {
+            state.step = step;
+        }
+        written
     }
 
     async fn drive(&self, state: &mut GraphState) -> Result<RunOutcome, GraphError> {

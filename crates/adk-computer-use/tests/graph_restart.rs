@@ -1,0 +1,181 @@
+//! Durable checkpoints (GOVERNANCE.md Part B): a process killed with SIGKILL while the
+//! graph waits for approval is resumed by a new process, and the action is executed
+//! exactly once — also when the kill lands after the effect but before its checkpoint.
+//!
+//! The test executable re-runs itself as the child (`child_process`, selected by an
+//! environment variable; without it that test does nothing). Parent and child share a
+//! real SQLite checkpoint file and the fault runtime's journal file, which stands for the
+//! server's receipt store: an `execute` under an action id already journaled replays the
+//! receipt without acting.
+
+mod support;
+
+use std::io::{BufRead, BufReader};
+use std::path::Path;
+use std::process::{Child, Command, Stdio};
+use std::sync::Arc;
+
+use adk_computer_use::checkpoint::SqliteCheckpointer;
+use adk_computer_use::graph::{ComputerUseGraph, Node, ResumeInput, RunOutcome};
+use adk_computer_use::runtime::ManualClock;
+use cc_contract::PolicyVerdict;
+use support::{FaultRuntime, click_plan, grant_for, op, planner, postcondition};
+use time::{Duration, OffsetDateTime};
+
+const MODE: &str = "GRAPH_RESTART_CHILD";
+const DIR: &str = "GRAPH_RESTART_DIR";
+const THREAD: &str = "restart-thread";
+
+type Graph = ComputerUseGraph<FaultRuntime, Box<dyn support::PlanFn>>;
+
+/// The graph a process builds: checkpoints and journal in `dir`, the clock at real time.
+fn open_graph(dir: &Path) -> Graph {
+    let clock = Arc::new(ManualClock::new(OffsetDateTime::now_utc()));
+    let runtime = FaultRuntime::with_journal(clock.clone(), &dir.join("journal.json"));
+    runtime.knobs().verdict = PolicyVerdict::Confirm;
+    let checkpoints = SqliteCheckpointer::open(dir.join("checkpoints.db")).expect("open");
+    let planner: Box<dyn support::PlanFn> = Box::new(planner(click_plan(Some(postcondition()))));
+    ComputerUseGraph::new(runtime, planner, checkpoints, clock)
+}
+
+/// The grant an operator issues for the thread's pending preview, read from the
+/// checkpoint as a new process would.
+fn grant(graph: &Graph) -> ResumeInput {
+    let state = graph.state(THREAD).expect("state").expect("checkpointed");
+    let preview = state
+        .decoded_preview()
+        .expect("a preview")
+        .expect("decodes");
+    ResumeInput::exact_grant(grant_for(
+        &preview,
+        OffsetDateTime::now_utc() + Duration::minutes(5),
+    ))
+}
+
+/// Child side: runs until the interrupt (or, resuming, into an effect that hangs), says so
+/// on stdout, and waits to be killed.
+#[tokio::test]
+async fn child_process() {
+    let Ok(mode) = std::env::var(MODE) else {
+        return;
+    };
+    let dir = std::env::var(DIR).expect("dir");
+    let graph = open_graph(Path::new(&dir));
+    match mode.as_str() {
+        "until_approval" => {
+            let outcome = graph.run(THREAD).await.expect("runs");
+            assert!(matches!(outcome, RunOutcome::Interrupted(_)), "{outcome:?}");
+            println!("interrupted");
+        }
+        "resume_and_die_after_effect" => {
+            graph.runtime().knobs().hang_after_effect = true;
+            // Prints `executed` and hangs inside execute_action.
+            let _ = graph.resume(THREAD, grant(&graph)).await;
+        }
+        other => panic!("unknown child mode {other}"),
+    }
+    loop {
+        std::thread::park();
+    }
+}
+
+/// Starts the child in `mode` and waits until it prints `marker`.
+fn spawn_until(dir: &Path, mode: &str, marker: &str) -> Child {
+    let mut child = Command::new(std::env::current_exe().expect("test executable"))
+        .args([
+            "--exact",
+            "child_process",
+            "--nocapture",
+            "--test-threads=1",
+        ])
+        .env(MODE, mode)
+        .env(DIR, dir)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::inherit())
+        .spawn()
+        .expect("spawn child");
+    let stdout = child.stdout.take().expect("stdout");
+    for line in BufReader::new(stdout).lines() {
+        let line = line.expect("child stdout");
+        // libtest prints `test child_process ... ` on the same line first.
+        if line.trim_end().ends_with(marker) {
+            return child;
+        }
+    }
+    let status = child.wait().expect("wait");
+    panic!("the child ended ({status}) before printing {marker}");
+}
+
+/// SIGKILL (what `Child::kill` sends on Unix): no destructor, no flush, no cleanup.
+fn sigkill(mut child: Child) {
+    child.kill().expect("SIGKILL");
+    let status = child.wait().expect("reap");
+    use std::os::unix::process::ExitStatusExt;
+    assert_eq!(status.signal(), Some(9), "{status}");
+}
+
+#[tokio::test]
+async fn a_process_killed_while_waiting_for_approval_resumes_elsewhere_and_acts_once() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    sigkill(spawn_until(dir.path(), "until_approval", "interrupted"));
+
+    // A new process (this one) opens the same checkpoint file.
+    let graph = open_graph(dir.path());
+    let state = graph.state(THREAD).expect("state").expect("checkpointed");
+    assert_eq!(state.next, Node::Approval);
+    assert!(state.awaiting_approval);
+    assert_eq!(graph.runtime().effects(), 0);
+
+    // Asking again is still the interrupt; resuming with the grant acts once.
+    assert!(matches!(
+        graph.run(THREAD).await,
+        Ok(RunOutcome::Interrupted(_))
+    ));
+    let outcome = graph.resume(THREAD, grant(&graph)).await.expect("resumes");
+    let RunOutcome::Completed(done) = outcome else {
+        panic!("{outcome:?}")
+    };
+    assert!(done.verified, "{done:?}");
+    assert_eq!(graph.runtime().effects(), 1);
+    assert_eq!(graph.runtime().count(op::EXECUTE), 1);
+
+    // And never again, from any process.
+    let again = open_graph(dir.path());
+    assert!(matches!(
+        again.run(THREAD).await,
+        Ok(RunOutcome::Completed(_))
+    ));
+    assert_eq!(again.runtime().effects(), 1);
+    assert_eq!(again.runtime().count(op::EXECUTE), 0);
+}
+
+#[tokio::test]
+async fn a_kill_after_the_effect_but_before_its_checkpoint_replays_the_receipt() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    sigkill(spawn_until(dir.path(), "until_approval", "interrupted"));
+    sigkill(spawn_until(
+        dir.path(),
+        "resume_and_die_after_effect",
+        "executed",
+    ));
+
+    // The effect happened; the checkpoint still says "execute next".
+    let graph = open_graph(dir.path());
+    assert_eq!(graph.runtime().effects(), 1);
+    let state = graph.state(THREAD).expect("state").expect("checkpointed");
+    assert_eq!(state.next, Node::Execute);
+    assert!(state.receipt.is_none());
+
+    // The retried execute uses the same action id: the runtime replays the receipt.
+    let outcome = graph.run(THREAD).await.expect("resumes");
+    let RunOutcome::Completed(done) = outcome else {
+        panic!("{outcome:?}")
+    };
+    assert!(done.verified, "{done:?}");
+    assert_eq!(graph.runtime().count(op::EXECUTE), 1, "execute was retried");
+    assert_eq!(graph.runtime().effects(), 1, "but acted only once");
+    assert_eq!(
+        done.receipt.action_id,
+        adk_computer_use::graph::action_id_for(THREAD, Node::Execute)
+    );
+}
