@@ -67,6 +67,14 @@ CREATE TABLE IF NOT EXISTS grants (
     action_digest TEXT NOT NULL,
     data TEXT NOT NULL
 );
+-- The lookups that are not by primary key: every preview prunes expired approval
+-- requests, the operator lists pending ones, and lease and reservation checks read the
+-- active rows. Without these each would scan its whole table as the journal grows.
+CREATE INDEX IF NOT EXISTS approval_requests_by_expiry ON approval_requests (expires_at);
+CREATE INDEX IF NOT EXISTS approval_requests_by_status ON approval_requests (status);
+CREATE INDEX IF NOT EXISTS leases_by_state ON leases (state);
+CREATE INDEX IF NOT EXISTS reservations_by_state ON reservations (state);
+CREATE INDEX IF NOT EXISTS grants_by_action ON grants (session_id, action_digest);
 ";
 
 /// Opens (creating if needed) the journal at `path`, in WAL mode with full sync, so
@@ -103,9 +111,10 @@ pub fn get_one<T: DeserializeOwned>(
     sql: &str,
     params: impl rusqlite::Params,
 ) -> GovResult<Option<T>> {
+    // Cached: the same few statements run on every governed call.
     let text: Option<String> = tx
-        .query_row(sql, params, |r| r.get(0))
-        .optional()
+        .prepare_cached(sql)
+        .and_then(|mut stmt| stmt.query_row(params, |r| r.get(0)).optional())
         .map_err(db)?;
     text.map(|t| from_json(&t)).transpose()
 }
@@ -116,7 +125,7 @@ pub fn get_all<T: DeserializeOwned>(
     sql: &str,
     params: impl rusqlite::Params,
 ) -> GovResult<Vec<T>> {
-    let mut stmt = tx.prepare(sql).map_err(db)?;
+    let mut stmt = tx.prepare_cached(sql).map_err(db)?;
     let rows = stmt
         .query_map(params, |r| r.get::<_, String>(0))
         .map_err(db)?;
@@ -138,13 +147,16 @@ pub fn append_event(
     payload: Value,
 ) -> GovResult<SessionEvent> {
     let last: Option<(u64, String)> = tx
-        .query_row(
+        .prepare_cached(
             "SELECT sequence, hash FROM events WHERE session_id = ?1
              ORDER BY sequence DESC LIMIT 1",
-            params![session_id],
-            |r| Ok((r.get::<_, i64>(0)?.max(0) as u64, r.get(1)?)),
         )
-        .optional()
+        .and_then(|mut stmt| {
+            stmt.query_row(params![session_id], |r| {
+                Ok((r.get::<_, i64>(0)?.max(0) as u64, r.get(1)?))
+            })
+            .optional()
+        })
         .map_err(db)?;
     let (sequence, previous) = match last {
         Some((seq, hash)) => (seq + 1, hash),
@@ -177,10 +189,11 @@ pub fn append_event(
         hash: hash.clone(),
     });
     let seq = i64::try_from(sequence).map_err(storage)?;
-    tx.execute(
+    let data = to_json(&event)?;
+    tx.prepare_cached(
         "INSERT INTO events (session_id, sequence, hash, data) VALUES (?1, ?2, ?3, ?4)",
-        params![session_id, seq, hash, to_json(&event)?],
     )
+    .and_then(|mut stmt| stmt.execute(params![session_id, seq, hash, data]))
     .map_err(db)?;
     Ok(event)
 }
