@@ -119,12 +119,20 @@ impl Governance {
         }
         require_running(&session)?;
         if let Some(b) = prepared.preview.blocker {
+            let mut error = blocker_error(b);
             if b == Blocker::ApprovalRequired {
                 // The agent may execute without previewing: the operator still sees
-                // what waits for approval.
-                self.ask_operator(&mut conn, &prepared);
+                // what waits for approval, and the agent learns where it stands.
+                if let Some(r) = self.ask_operator(&mut conn, &prepared) {
+                    error
+                        .details
+                        .insert("approvalStatus".into(), json!(r.status));
+                    if let Some(reason) = r.reason {
+                        error.details.insert("reason".into(), json!(reason));
+                    }
+                }
             }
-            return Err(blocker_error(b));
+            return Err(error);
         }
         // 4. The lease, checked before the desktop is read (its refusals — expiry, a
         //    boundary escape — are committed with their events).

@@ -462,10 +462,10 @@ fn decisions_that_cannot_apply_are_refused_with_nothing_written() {
     }
     assert!(g.pending_approvals().unwrap().is_empty());
     assert!(journal_types(&g, &s).contains(&"approval.denied".to_string()));
-    assert_eq!(
-        err(&g, "execute_action", click(&f, &s, &l, "a1", 0)).error,
-        ErrorCode::ApprovalRequired
-    );
+    let refused = err(&g, "execute_action", click(&f, &s, &l, "a1", 0));
+    assert_eq!(refused.error, ErrorCode::ApprovalRequired);
+    assert_eq!(refused.details["approvalStatus"], "denied", "{refused:?}");
+    assert_eq!(refused.details["reason"], "not now");
     assert!(matches!(
         g.decide_approval(&decision(&s, "a1"), true),
         Err(ApprovalError::AlreadyDecided {
@@ -513,10 +513,9 @@ fn executing_without_a_preview_still_asks_the_operator() {
     let s = start(&g);
     let l = lease(&g, &s);
     let a1 = click(&f, &s, &l, "a1", 0);
-    assert_eq!(
-        err(&g, "execute_action", a1.clone()).error,
-        ErrorCode::ApprovalRequired
-    );
+    let refused = err(&g, "execute_action", a1.clone());
+    assert_eq!(refused.error, ErrorCode::ApprovalRequired);
+    assert_eq!(refused.details["approvalStatus"], "pending", "{refused:?}");
     let pending = g.pending_approvals().unwrap();
     assert_eq!(pending.len(), 1);
     approve(&g, &decision(&s, "a1"));

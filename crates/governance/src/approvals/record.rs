@@ -173,14 +173,27 @@ impl Governance {
     }
 
     /// [`Governance::remember_preview`] and [`Governance::announce_request`] for an
-    /// execute refused with `approval_required`. The refusal stands whatever happens
-    /// here, so a journal failure is only logged.
-    pub(crate) fn ask_operator(&self, conn: &mut Connection, p: &Prepared) {
+    /// execute refused with `approval_required`; answers the request as stored (pending
+    /// or denied). The refusal stands whatever happens here, so a journal failure is
+    /// only logged.
+    pub(crate) fn ask_operator(
+        &self,
+        conn: &mut Connection,
+        p: &Prepared,
+    ) -> Option<ApprovalRequest> {
         match self.remember_preview(conn, p) {
             Ok(Some(request)) => self.announce_request(&request),
             Ok(None) => {}
-            Err(e) => tracing::error!("cannot record the approval request: {}", e.message),
+            Err(e) => {
+                tracing::error!("cannot record the approval request: {}", e.message);
+                return None;
+            }
         }
+        let e = &p.preview.envelope;
+        load(conn, &e.session_id, &e.action_id)
+            .ok()
+            .flatten()
+            .map(|(r, _)| r)
     }
 
     /// Tells the event bus (the console) that a request waits.
