@@ -266,3 +266,60 @@ impl Governance {
         Ok((request, preview, session.principal_id))
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn codes_and_messages_are_distinct_and_clear() {
+        let errors = [
+            ApprovalError::InvalidRequest("ttl_ms must be in 1..=300000, got 0".into()),
+            ApprovalError::NotFound {
+                session_id: "ses-1".into(),
+                action_id: "a1".into(),
+            },
+            ApprovalError::Changed {
+                expected: "aa".into(),
+                actual: "bb".into(),
+            },
+            ApprovalError::NotConfirm {
+                decision: PolicyVerdict::Allow,
+            },
+            ApprovalError::AlreadyDecided {
+                status: RequestStatus::Approved,
+            },
+            ApprovalError::AlreadyDecided {
+                status: RequestStatus::NotRequired,
+            },
+            ApprovalError::Expired {
+                expires_at: "2026-11-29T10:00:00.000Z".into(),
+            },
+        ];
+        let codes: Vec<&str> = errors.iter().map(ApprovalError::code).collect();
+        assert_eq!(
+            codes,
+            [
+                "invalid_request",
+                "approval_not_found",
+                "approval_changed",
+                "not_confirm",
+                "already_decided",
+                "already_decided",
+                "approval_expired"
+            ]
+        );
+        assert!(errors[1].message().contains("a1") && errors[1].message().contains("ses-1"));
+        assert!(errors[2].message().contains("bb"));
+        assert!(errors[3].message().contains("allow"));
+        assert!(errors[4].message().contains("approved"));
+        assert!(errors[5].message().contains("grant already covers"));
+        assert!(errors[6].message().contains("2026-11-29T10:00:00.000Z"));
+    }
+
+    #[test]
+    fn a_decision_refuses_unknown_fields() {
+        let bad = serde_json::json!({"session_id": "s", "action_id": "a", "approve": true});
+        assert!(serde_json::from_value::<ApprovalDecision>(bad).is_err());
+    }
+}

@@ -159,3 +159,67 @@ async fn decide(
         ),
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use cc_contract::{ContractError, PolicyVerdict};
+    use cc_governance::approvals::RequestStatus;
+
+    #[test]
+    fn every_refusal_has_its_status() {
+        let cases = [
+            (ApprovalError::InvalidRequest("x".into()), 400),
+            (
+                ApprovalError::NotFound {
+                    session_id: "s".into(),
+                    action_id: "a".into(),
+                },
+                404,
+            ),
+            (
+                ApprovalError::Changed {
+                    expected: "e".into(),
+                    actual: "a".into(),
+                },
+                409,
+            ),
+            (
+                ApprovalError::NotConfirm {
+                    decision: PolicyVerdict::Allow,
+                },
+                409,
+            ),
+            (
+                ApprovalError::AlreadyDecided {
+                    status: RequestStatus::Denied,
+                },
+                409,
+            ),
+            (
+                ApprovalError::Expired {
+                    expires_at: "t".into(),
+                },
+                410,
+            ),
+            (
+                ApprovalError::Kernel(ContractError::new(ErrorCode::SessionNotRunning, "x")),
+                409,
+            ),
+            (
+                ApprovalError::Kernel(ContractError::new(ErrorCode::ExecutionFailed, "disk")),
+                500,
+            ),
+        ];
+        for (e, want) in cases {
+            assert_eq!(status_of(&e).as_u16(), want, "{e:?}");
+        }
+    }
+
+    #[test]
+    fn only_the_operator_decides() {
+        assert!(operator_only(Role::Operator).is_none());
+        let r = operator_only(Role::Agent).expect("refused");
+        assert_eq!(r.status(), StatusCode::FORBIDDEN);
+    }
+}
