@@ -87,7 +87,15 @@ async fn the_operator_approves_a_confirm_action_and_it_commits_once() {
     assert_eq!(p["arguments"], json!({"x": submit.0, "y": submit.1}));
     assert!(p["expiresAt"].is_string());
 
-    // The agent may neither list nor decide.
+    // The agent may neither list nor decide, and no MCP tool approves anything.
+    let tools = a.list_all_tools().await.expect("tools/list");
+    assert!(
+        tools.iter().all(|t| !t.name.contains("approv")
+            && !t.name.contains("grant")
+            && !t.name.contains("confirm")),
+        "{:?}",
+        tools.iter().map(|t| t.name.to_string()).collect::<Vec<_>>()
+    );
     assert_eq!(send(&s, AGENT, "GET", "/approvals", None).await.0, 403);
     let body = json!({"session_id": sid, "action_id": "a1"});
     let (status, err) = post(&s, AGENT, "/approvals/approve", body.clone()).await;

@@ -117,6 +117,14 @@ impl Governance {
         let previous = load(conn, &e.session_id, &e.action_id)?
             .map(|(old, _)| old)
             .filter(|old| old.args_digest == e.args_digest);
+        // An action previewed again with nothing to approve: nothing new to record.
+        if !pending
+            && previous
+                .as_ref()
+                .is_some_and(|old| old.status == RequestStatus::NotRequired)
+        {
+            return Ok(None);
+        }
         let target = match &previous {
             Some(old) if old.target.is_some() => old.target.clone(),
             _ => e.target.as_ref().map(|t| self.target_summary(t, pending)),
