@@ -1,0 +1,360 @@
+//! The reference graph end to end against the real `computer-control` server over MCP, on
+//! its virtual desktop: a click with a postcondition reaches `Verified`, one without
+//! reaches `CommittedUnverified`, and a click the policy wants confirmed is approved on the
+//! operator channel (`POST /approvals/approve`, operator token) and then reaches
+//! `Verified`, once.
+#![cfg(feature = "mcp")]
+
+use std::io::{BufRead, BufReader};
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::sync::{Arc, OnceLock};
+
+use adk_computer_use::checkpoint::SqliteCheckpointer;
+use adk_computer_use::governed::{RuntimeOptions, ToolCaller};
+use adk_computer_use::graph::{
+    ComputerUseGraph, Node, OutcomeKind, PlanInput, PlannedAction, ResumeInput, RunOutcome,
+};
+use adk_computer_use::mcp::ComputerUseMcpRuntime;
+use adk_computer_use::runtime::SystemClock;
+use cc_contract::{
+    ActionPostcondition, ApprovalGrant, Bounds, PolicyVerdict, ReceiptStatus, TargetEvidence,
+    WindowId, format_timestamp, value_digest,
+};
+use serde_json::{Map, Value, json};
+
+const AGENT: &str = "graph-e2e-agent-token-0123456789";
+const OPERATOR: &str = "graph-e2e-operator-token-0123456789";
+
+/// The workspace's `computer-control`, built once per test process (a binary crate cannot
+/// be a dev-dependency). When the build fails because another crate is mid-edit, the
+/// existing binary is used and the failure printed.
+fn server_binary() -> PathBuf {
+    static BINARY: OnceLock<PathBuf> = OnceLock::new();
+    BINARY
+        .get_or_init(|| {
+            let workspace = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
+            let target = std::env::var_os("CARGO_TARGET_DIR")
+                .map(PathBuf::from)
+                .unwrap_or_else(|| workspace.join("target"));
+            let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
+            let status = Command::new(cargo)
+                .args([
+                    "build",
+                    "-q",
+                    "-p",
+                    "computer-control",
+                    "--bin",
+                    "computer-control",
+                ])
+                .current_dir(&workspace)
+                .status();
+            if !matches!(&status, Ok(s) if s.success()) {
+                eprintln!(
+                    "building computer-control failed ({status:?}); using the existing binary"
+                );
+            }
+            let binary = target.join("debug").join("computer-control");
+            assert!(binary.exists(), "no binary at {}", binary.display());
+            binary
+        })
+        .clone()
+}
+
+/// `serve --transport mcp` over stdio, journal in `dir`.
+async fn stdio_runtime(dir: &Path) -> ComputerUseMcpRuntime {
+    let mut cmd = tokio::process::Command::new(server_binary());
+    cmd.args([
+        "serve",
+        "--transport",
+        "mcp",
+        "--platform",
+        "virtual",
+        "--journal",
+    ])
+    .arg(dir.join("journal.db"))
+    .env_remove("COMPUTER_CONTROL_CONFIG")
+    .env_remove("COMPUTER_CONTROL_PRINCIPAL")
+    .env("COMPUTER_CONTROL_LOG", "warn")
+    .kill_on_drop(true);
+    ComputerUseMcpRuntime::spawn(cmd, RuntimeOptions::default())
+        .await
+        .expect("spawn and initialize the server")
+}
+
+/// `serve --transport http` with both tokens and a rule that makes clicks wait for the
+/// operator; killed on drop.
+struct HttpServer {
+    child: Child,
+    base: String,
+}
+
+impl Drop for HttpServer {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+fn http_server(dir: &Path) -> HttpServer {
+    let config = json!({
+        "http": {"token": AGENT, "operator_token": OPERATOR},
+        "safety": {"rules": [{"match": {"tool": "pointer.click"}, "effect": "confirm"}]},
+    });
+    let path = dir.join("config.json");
+    std::fs::write(&path, config.to_string()).expect("config");
+    let mut child = Command::new(server_binary())
+        .args([
+            "serve",
+            "--transport",
+            "http",
+            "--port",
+            "0",
+            "--platform",
+            "virtual",
+        ])
+        .arg("--config")
+        .arg(&path)
+        .env_remove("COMPUTER_CONTROL_CONFIG")
+        .env("COMPUTER_CONTROL_LOG", "warn")
+        .env("XDG_STATE_HOME", dir)
+        .env("XDG_RUNTIME_DIR", dir)
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("spawn the HTTP server");
+    let mut lines = BufReader::new(child.stderr.take().expect("stderr")).lines();
+    let base = loop {
+        let line = lines
+            .next()
+            .expect("the server exited before listening")
+            .expect("stderr line");
+        if let Some(url) = line.strip_prefix("computer-control: http listening on ") {
+            break url.trim().to_owned();
+        }
+    };
+    std::thread::spawn(move || lines.for_each(drop));
+    HttpServer { child, base }
+}
+
+async fn form_window(runtime: &ComputerUseMcpRuntime) -> Value {
+    let list = runtime
+        .caller()
+        .call_tool("window_list", Map::new())
+        .await
+        .expect("window_list");
+    list.structured["windows"]
+        .as_array()
+        .and_then(|ws| ws.iter().find(|w| w["app_id"] == "cc-form"))
+        .cloned()
+        .expect("the sign-in form")
+}
+
+fn find<'a>(node: &'a Value, role: &str, name: &str) -> Option<&'a Value> {
+    if let Some(items) = node.as_array() {
+        return items.iter().find_map(|c| find(c, role, name));
+    }
+    if node["role"] == role && node["name"] == name {
+        return Some(node);
+    }
+    node["children"]
+        .as_array()?
+        .iter()
+        .find_map(|c| find(c, role, name))
+}
+
+/// A planner clicking the centre of `(role, name)` in the observed tree, on the form.
+fn click_planner(
+    window: Value,
+    role: &'static str,
+    name: &'static str,
+    postcondition: Option<ActionPostcondition>,
+) -> impl Fn(&PlanInput<'_>) -> Result<PlannedAction, String> + Send + Sync {
+    move |input| {
+        let tree = input.semantic.tree.as_ref().ok_or("no tree")?;
+        let rect = &find(tree, role, name).ok_or("no such element")?["rect"];
+        let at = |i: usize| rect[i].as_i64().ok_or("no rect");
+        let mut arguments = Map::new();
+        arguments.insert("x".into(), json!((at(0)? + at(2)?) / 2));
+        arguments.insert("y".into(), json!((at(1)? + at(3)?) / 2));
+        let r = &window["rect"];
+        let dim = |k: &str| r[k].as_f64().ok_or("no window rect");
+        Ok(PlannedAction {
+            target: Some(TargetEvidence {
+                platform: "virtual".into(),
+                app_id: "cc-form".into(),
+                pid: window["pid"].as_u64().and_then(|p| u32::try_from(p).ok()),
+                window_id: window["id"].as_u64().map(WindowId::Number),
+                window_title_digest: None,
+                display_id: None,
+                role: Some(role.into()),
+                label_digest: None,
+                bounds: Some(Bounds {
+                    x: dim("x")?,
+                    y: dim("y")?,
+                    width: dim("width")?,
+                    height: dim("height")?,
+                }),
+                observation_id: input.semantic.digest.clone(),
+                screenshot_hash: Some(input.visual.digest.clone()),
+                ui_tree_revision: None,
+                confidence: 1.0,
+                captured_at: format_timestamp(time::OffsetDateTime::now_utc()),
+            }),
+            postcondition: postcondition.clone(),
+            expires_in_ms: Some(120_000),
+            ..PlannedAction::new("pointer_click", arguments)
+        })
+    }
+}
+
+fn submitted() -> Option<ActionPostcondition> {
+    Some(ActionPostcondition::UiElement {
+        role: Some("statusbar".into()),
+        label: Some("Status".into()),
+        exists: true,
+        value_digest: Some(value_digest("Submitted: ")),
+    })
+}
+
+fn checkpoints(dir: &Path) -> SqliteCheckpointer {
+    SqliteCheckpointer::open(dir.join("graph.db")).expect("checkpoints")
+}
+
+fn completed(outcome: RunOutcome) -> adk_computer_use::graph::Completion {
+    match outcome {
+        RunOutcome::Completed(done) => *done,
+        other => panic!("expected a completion, got {other:?}"),
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_click_with_a_postcondition_is_verified_over_mcp() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let runtime = stdio_runtime(dir.path()).await;
+    let planner = click_planner(form_window(&runtime).await, "button", "Submit", submitted());
+    let graph = ComputerUseGraph::new(
+        runtime,
+        planner,
+        checkpoints(dir.path()),
+        Arc::new(SystemClock),
+    );
+
+    let done = completed(graph.run("e2e-verified").await.expect("runs"));
+    assert_eq!(done.receipt.status, ReceiptStatus::Committed);
+    assert_eq!(done.result.outcome, OutcomeKind::Verified, "{done:?}");
+    assert!(done.verified && done.committed);
+    let evidence = done
+        .receipt
+        .result
+        .as_ref()
+        .and_then(|r| r.verification.as_ref())
+        .expect("evidence in the receipt");
+    assert_eq!(evidence.observed_digest, Some(value_digest("Submitted: ")));
+
+    // Lease and reservation given back, once, without error.
+    let state = graph.state("e2e-verified").expect("state").expect("some");
+    assert_eq!(state.releases.len(), 2, "{:?}", state.releases);
+    assert!(
+        state.releases.iter().all(|r| r.error.is_none()),
+        "{:?}",
+        state.releases
+    );
+    // A second run reports the same receipt and acts no more.
+    let again = completed(graph.run("e2e-verified").await.expect("runs"));
+    assert_eq!(again.receipt.receipt_id, done.receipt.receipt_id);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_click_without_a_postcondition_is_committed_unverified_over_mcp() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let runtime = stdio_runtime(dir.path()).await;
+    let planner = click_planner(form_window(&runtime).await, "checkbox", "Remember me", None);
+    let graph = ComputerUseGraph::new(
+        runtime,
+        planner,
+        checkpoints(dir.path()),
+        Arc::new(SystemClock),
+    );
+
+    let done = completed(graph.run("e2e-unverified").await.expect("runs"));
+    assert_eq!(done.receipt.status, ReceiptStatus::Committed);
+    assert_eq!(done.result.outcome, OutcomeKind::CommittedUnverified);
+    assert!(!done.verified && done.committed);
+    assert!(
+        done.result
+            .verification_detail
+            .as_deref()
+            .is_some_and(|d| d.contains("no postcondition")),
+        "{:?}",
+        done.result
+    );
+}
+
+/// The operator's approval over HTTP, as the console sends it.
+async fn approve(base: &str, session_id: &str, action_id: &str, digest: &str) -> ApprovalGrant {
+    let body = json!({"session_id": session_id, "action_id": action_id, "args_digest": digest, "ttl_ms": 120_000});
+    let response = reqwest::Client::builder()
+        .no_proxy()
+        .build()
+        .expect("client")
+        .post(format!("{base}/approvals/approve"))
+        .bearer_auth(OPERATOR)
+        .header("content-type", "application/json")
+        .body(body.to_string())
+        .send()
+        .await
+        .expect("approve");
+    assert!(response.status().is_success(), "{}", response.status());
+    let answer: Value = serde_json::from_str(&response.text().await.expect("body")).expect("json");
+    serde_json::from_value(answer["grant"].clone()).expect("a grant")
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_confirmed_click_is_approved_on_the_operator_channel_and_verified() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let server = http_server(dir.path());
+    let mcp = format!("{}/mcp", server.base);
+    let connect =
+        || ComputerUseMcpRuntime::connect_http(&mcp, Some(AGENT), RuntimeOptions::default());
+    let runtime = connect().await.expect("connect");
+    let window = form_window(&runtime).await;
+    let graph = ComputerUseGraph::new(
+        runtime,
+        click_planner(window.clone(), "button", "Submit", submitted()),
+        checkpoints(dir.path()),
+        Arc::new(SystemClock),
+    );
+    let RunOutcome::Interrupted(request) = graph.run("e2e-approval").await.expect("runs") else {
+        panic!("expected the approval interrupt")
+    };
+    assert_eq!(request.preview.policy.decision, PolicyVerdict::Confirm);
+    let env = request.preview.envelope.clone();
+    let grant = approve(
+        &server.base,
+        &env.session_id,
+        &env.action_id,
+        &env.args_digest,
+    )
+    .await;
+    drop(graph);
+
+    // A new graph (new connection, same checkpoint file) resumes the waiting thread.
+    let graph = ComputerUseGraph::new(
+        connect().await.expect("reconnect"),
+        click_planner(window, "button", "Submit", submitted()),
+        checkpoints(dir.path()),
+        Arc::new(SystemClock),
+    );
+    let state = graph.state("e2e-approval").expect("state").expect("some");
+    assert_eq!(state.next, Node::Approval);
+    let done = completed(
+        graph
+            .resume("e2e-approval", ResumeInput::exact_grant(grant))
+            .await
+            .expect("resumes"),
+    );
+    assert_eq!(done.result.outcome, OutcomeKind::Verified, "{done:?}");
+    assert_eq!(done.receipt.action_id, env.action_id);
+}
