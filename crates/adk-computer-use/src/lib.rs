@@ -30,6 +30,8 @@ pub mod error;
 pub mod governed;
 #[cfg(feature = "mcp")]
 pub mod mcp;
+#[cfg(feature = "local")]
+pub mod local;
 pub mod graph;
 pub mod runtime;
 pub mod verification;

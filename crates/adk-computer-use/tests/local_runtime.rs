@@ -1,0 +1,132 @@
+//! `LocalRuntime`: the same scenarios as `mcp_runtime.rs`, against the governed kernel and
+//! engine in this process on the virtual desktop (no process boundary).
+#![cfg(feature = "local")]
+
+mod runtime_support;
+
+use adk_computer_use::ComputerUseError;
+use adk_computer_use::governed::{GovernedRuntime, RuntimeOptions};
+use adk_computer_use::local::{LocalRuntime, LocalToolClient};
+use runtime_support::scenario;
+use runtime_support::{Recording, Rewrite};
+
+fn client(dir: &tempfile::TempDir) -> LocalToolClient {
+    LocalRuntime::on_virtual_desktop(
+        &dir.path().join("journal.db"),
+        "local-user",
+        RuntimeOptions::default(),
+    )
+    .expect("open the kernel")
+    .into_caller()
+}
+
+fn runtime(dir: &tempfile::TempDir) -> GovernedRuntime<Recording<LocalToolClient>> {
+    GovernedRuntime::with_caller(Recording::new(client(dir)), RuntimeOptions::default())
+}
+
+fn rewriting(
+    dir: &tempfile::TempDir,
+    tool: &'static str,
+    rewrite: fn(&mut serde_json::Value),
+) -> GovernedRuntime<Recording<LocalToolClient>> {
+    let rewrite: Rewrite = Box::new(rewrite);
+    GovernedRuntime::with_caller(
+        Recording::rewriting(client(dir), tool, rewrite),
+        RuntimeOptions::default(),
+    )
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn governed_click_commits_a_verified_receipt() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let rt = runtime(&dir);
+    let session_id = scenario::governed_click_commits_a_verified_receipt(&rt).await;
+    // The kernel journaled it: the session's hash chain verifies.
+    let kernel = rt.caller().inner.governance();
+    let events = kernel
+        .call(
+            "get_session_events",
+            &serde_json::json!({"session_id": session_id}),
+        )
+        .expect("a governed tool")
+        .expect("events");
+    let list: Vec<cc_contract::SessionEvent> =
+        serde_json::from_value(events["events"].clone()).expect("session events");
+    assert!(
+        list.iter().any(|e| e.event_type == "action.committed"),
+        "{list:?}"
+    );
+    assert_eq!(cc_governance::verify_chain(&list), Ok(()));
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn altered_envelope_or_proposal_is_refused_before_any_call() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let rt = runtime(&dir);
+    scenario::altered_envelope_is_refused_before_any_call(&rt).await;
+    scenario::altered_proposal_is_refused_before_any_call(&rt).await;
+    scenario::rewritten_preview_record_is_refused(&rt).await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn runtime_errors_keep_their_contract_code() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    scenario::runtime_errors_keep_their_code(&runtime(&dir)).await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn foreign_answers_are_refused_at_the_boundary() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    scenario::foreign_lease_is_refused_and_released(&rewriting(
+        &dir,
+        "acquire_control_lease",
+        scenario::foreign_lease,
+    ))
+    .await;
+    let dir = tempfile::tempdir().expect("temp dir");
+    scenario::foreign_reservation_is_refused_and_released(&rewriting(
+        &dir,
+        "reserve_target",
+        scenario::foreign_reservation,
+    ))
+    .await;
+    let dir = tempfile::tempdir().expect("temp dir");
+    scenario::receipt_of_other_work_is_refused(&rewriting(
+        &dir,
+        "execute_action",
+        scenario::other_digest,
+    ))
+    .await;
+    let dir = tempfile::tempdir().expect("temp dir");
+    scenario::preview_of_another_action_is_refused(&rewriting(
+        &dir,
+        "preview_action",
+        scenario::other_action,
+    ))
+    .await;
+}
+
+#[test]
+fn a_journal_that_cannot_open_is_an_open_error() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    // A directory is not a database file.
+    let err = LocalRuntime::on_virtual_desktop(dir.path(), "local-user", RuntimeOptions::default())
+        .expect_err("not a journal");
+    assert!(
+        matches!(
+            err,
+            ComputerUseError::Runtime {
+                operation: "open",
+                ..
+            }
+        ),
+        "{err:?}"
+    );
+    let err =
+        LocalRuntime::on_virtual_desktop(&dir.path().join("j.db"), "", RuntimeOptions::default())
+            .expect_err("no principal");
+    assert!(
+        matches!(&err, ComputerUseError::Runtime { code: Some(c), .. } if c == "invalid_arguments"),
+        "{err:?}"
+    );
+}
