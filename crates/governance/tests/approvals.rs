@@ -505,6 +505,29 @@ fn a_request_of_a_session_that_is_not_running_cannot_be_approved() {
 }
 
 #[test]
+fn a_grant_never_lifts_a_deny_rule_of_the_engine_gate() {
+    let dir = tempfile::tempdir().unwrap();
+    let e = engine();
+    let g = kernel(&e, &dir.path().join("j.db"), "local-user", clock());
+    let f = form(&e);
+    let s = start(&g);
+    let l = lease(&g, &s);
+    let before = status_bar(&e);
+    ok(&g, "preview_action", click(&f, &s, &l, "a1", 0));
+    approve(&g, &decision(&s, "a1"));
+    // The operator then forbids clicks in the engine session itself: the gate applies
+    // it to the granted action too.
+    let configured = e.configure(&json!({"safety": {"rules": [
+        {"match": {"tool": "pointer.click"}, "effect": "deny"}
+    ]}}));
+    assert!(configured.ok, "{configured:?}");
+    let r = ok(&g, "execute_action", click(&f, &s, &l, "a1", 0))["receipt"].clone();
+    assert_eq!(r["status"], "rejected", "{r}");
+    assert_eq!(r["error"]["code"], "policy_denied");
+    assert_eq!(status_bar(&e), before, "no effect");
+}
+
+#[test]
 fn executing_without_a_preview_still_asks_the_operator() {
     let dir = tempfile::tempdir().unwrap();
     let e = engine();
