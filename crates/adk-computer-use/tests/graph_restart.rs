@@ -72,6 +72,25 @@ async fn child_process() {
             // Prints `executed` and hangs inside execute_action.
             let _ = graph.resume(THREAD, grant(&graph)).await;
         }
+        "die_while_planning" => {
+            // A planner that announces itself and never returns: the kill lands after the
+            // observations were checkpointed (as digests) and before any plan.
+            let dir = Path::new(&dir);
+            let clock = Arc::new(ManualClock::new(OffsetDateTime::now_utc()));
+            let runtime = FaultRuntime::with_journal(clock.clone(), &dir.join("journal.json"));
+            let checkpoints = SqliteCheckpointer::open(dir.join("checkpoints.db")).expect("open");
+            let hanging = |_: &adk_computer_use::graph::PlanInput<'_>| -> Result<
+                adk_computer_use::graph::PlannedAction,
+                String,
+            > {
+                println!("planning");
+                loop {
+                    std::thread::park();
+                }
+            };
+            let graph = ComputerUseGraph::new(runtime, hanging, checkpoints, clock);
+            let _ = graph.run(THREAD).await;
+        }
         other => panic!("unknown child mode {other}"),
     }
     loop {
@@ -178,4 +197,36 @@ async fn a_kill_after_the_effect_but_before_its_checkpoint_replays_the_receipt()
         done.receipt.action_id,
         adk_computer_use::graph::action_id_for(THREAD, Node::Execute)
     );
+}
+
+#[tokio::test]
+async fn a_thread_restarted_before_planning_observes_again_instead_of_planning_blind() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    sigkill(spawn_until(dir.path(), "die_while_planning", "planning"));
+
+    // Only digests survived: the checkpoint is after `join`, the planner never returned.
+    let graph = open_graph(dir.path());
+    let state = graph.state(THREAD).expect("state").expect("checkpointed");
+    assert_eq!(state.next, Node::Plan);
+    let old_digest = state.visual.as_ref().expect("visual").digest.clone();
+
+    // The new process observes again (its planner insists on the content), then plans.
+    let outcome = graph.run(THREAD).await.expect("runs");
+    assert!(matches!(outcome, RunOutcome::Interrupted(_)), "{outcome:?}");
+    assert_eq!(graph.runtime().count(op::VISUAL), 1);
+    assert_eq!(graph.runtime().count(op::SEMANTIC), 1);
+    let nodes: Vec<String> = graph
+        .checkpoints()
+        .history(THREAD)
+        .expect("history")
+        .into_iter()
+        .map(|c| c.node)
+        .collect();
+    assert_eq!(
+        nodes.iter().filter(|n| *n == "observe").count(),
+        2,
+        "{nodes:?}"
+    );
+    let state = graph.state(THREAD).expect("state").expect("checkpointed");
+    assert_eq!(state.visual.expect("visual").digest, old_digest);
 }
