@@ -92,6 +92,29 @@ fn an_approved_confirm_action_runs_without_a_second_confirmation() {
 }
 
 #[test]
+fn a_granted_batch_runs_whole_and_each_item_is_still_gated() {
+    let e = engine(Arc::new(SystemClock), rules());
+    let (_, sub) = e.subscribe(1024, None);
+    let batch = json!({"items": [
+        {"tool": "keyboard.type", "arguments": {"text": "a"}},
+        {"tool": "keyboard.type", "arguments": {"text": "b"}}
+    ]});
+    let env = e.call_tool_approved("batch.execute", &batch, "grt-b");
+    assert!(env.ok, "{env:?}");
+    assert_eq!(env.result.as_ref().unwrap()["status"], "completed");
+    let started = wait_for(&sub, "action.started");
+    assert_eq!(started.payload["tool"], "batch.execute");
+    assert_eq!(started.payload["grant_id"], "grt-b");
+    // A denied item stops it, grant or not.
+    let denied = json!({"items": [
+        {"tool": "keyboard.type", "arguments": {"text": "a"}},
+        {"tool": "keyboard.type", "arguments": {"text": "rm -rf /"}}
+    ]});
+    let env = e.call_tool_approved("batch.execute", &denied, "grt-c");
+    assert_eq!(code(&env), Some(ErrorCode::PolicyDenied), "{env:?}");
+}
+
+#[test]
 fn a_deny_rule_still_denies_an_approved_action() {
     let e = engine(Arc::new(SystemClock), rules());
     let env = e.call_tool_approved("keyboard.type", &json!({"text": "rm -rf /"}), "grt-1");
