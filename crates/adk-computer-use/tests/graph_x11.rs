@@ -1,0 +1,200 @@
+//! The reference graph end to end on a real X11 desktop: a private Xvfb, session bus and
+//! openbox (the desktop crate's `x11_support`), gtk3-widget-factory, and
+//! `computer-control serve --transport mcp --platform x11` driven by the graph over MCP.
+//!
+//! Two threads on one entry of the widget factory (the focused combo-box entry, the first
+//! `edit` of the window, which is what a `ui_element` postcondition without a label reads
+//! back): `ctrl+a` without a postcondition reaches `CommittedUnverified`; typing a text
+//! with the text's digest as postcondition reaches `Verified` by the server's independent
+//! accessibility read-back.
+#![cfg(feature = "mcp")]
+
+#[path = "../../desktop/tests/x11_support/mod.rs"]
+mod x11_support;
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::sync::{Arc, OnceLock};
+
+use adk_computer_use::checkpoint::SqliteCheckpointer;
+use adk_computer_use::governed::{RuntimeOptions, ToolCaller};
+use adk_computer_use::graph::{
+    ComputerUseGraph, OutcomeKind, PlanInput, PlannedAction, RunOutcome,
+};
+use adk_computer_use::mcp::ComputerUseMcpRuntime;
+use adk_computer_use::runtime::SystemClock;
+use cc_contract::{
+    ActionPostcondition, Bounds, TargetEvidence, WindowId, format_timestamp, value_digest,
+};
+use serde_json::{Map, Value, json};
+use x11_support::Desk;
+
+const TEXT: &str = "governed by the graph";
+
+fn server_binary() -> PathBuf {
+    static BINARY: OnceLock<PathBuf> = OnceLock::new();
+    BINARY
+        .get_or_init(|| {
+            let workspace = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
+            let target = std::env::var_os("CARGO_TARGET_DIR")
+                .map(PathBuf::from)
+                .unwrap_or_else(|| workspace.join("target"));
+            let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
+            let status = Command::new(cargo)
+                .args([
+                    "build",
+                    "-q",
+                    "-p",
+                    "computer-control",
+                    "--bin",
+                    "computer-control",
+                ])
+                .current_dir(&workspace)
+                .status();
+            if !matches!(&status, Ok(s) if s.success()) {
+                eprintln!(
+                    "building computer-control failed ({status:?}); using the existing binary"
+                );
+            }
+            let binary = target.join("debug").join("computer-control");
+            assert!(binary.exists(), "no binary at {}", binary.display());
+            binary
+        })
+        .clone()
+}
+
+/// The plan of each thread: select all in the focused entry, or type the text over it.
+fn plan(window: &Value, input: &PlanInput<'_>) -> Result<PlannedAction, String> {
+    let r = &window["rect"];
+    let dim = |k: &str| r[k].as_f64().ok_or("no window rect");
+    let target = TargetEvidence {
+        platform: "linux".into(),
+        app_id: window["app_id"].as_str().ok_or("no app id")?.into(),
+        pid: window["pid"].as_u64().and_then(|p| u32::try_from(p).ok()),
+        window_id: window["id"].as_u64().map(WindowId::Number),
+        window_title_digest: None,
+        display_id: None,
+        role: Some("edit".into()),
+        label_digest: None,
+        bounds: Some(Bounds {
+            x: dim("x")?,
+            y: dim("y")?,
+            width: dim("width")?,
+            height: dim("height")?,
+        }),
+        observation_id: input.semantic.digest.clone(),
+        screenshot_hash: Some(input.visual.digest.clone()),
+        ui_tree_revision: None,
+        confidence: 1.0,
+        captured_at: format_timestamp(time::OffsetDateTime::now_utc()),
+    };
+    let mut arguments = Map::new();
+    let (tool, postcondition) = match input.thread_id {
+        "x11-select-all" => {
+            arguments.insert("keys".into(), json!(["ctrl", "a"]));
+            ("keyboard_combo", None)
+        }
+        "x11-type" => {
+            arguments.insert("text".into(), json!(TEXT));
+            (
+                "keyboard_type",
+                Some(ActionPostcondition::UiElement {
+                    role: Some("edit".into()),
+                    label: None,
+                    exists: true,
+                    value_digest: Some(value_digest(TEXT)),
+                }),
+            )
+        }
+        other => return Err(format!("no plan for thread {other}")),
+    };
+    Ok(PlannedAction {
+        target: Some(target),
+        postcondition,
+        expires_in_ms: Some(120_000),
+        ..PlannedAction::new(tool, arguments)
+    })
+}
+
+/// The desk is started outside any async runtime (its driver runs one of its own).
+#[test]
+fn the_graph_types_into_gtk3_widget_factory_and_verifies_it() {
+    let mut desk = Desk::start();
+    {
+        let mut driver = desk.driver();
+        desk.widget_factory(&mut driver);
+    }
+    tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()
+        .expect("runtime")
+        .block_on(run_graph(&desk));
+}
+
+async fn run_graph(desk: &Desk) {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let mut cmd = Command::new(server_binary());
+    desk.env(&mut cmd)
+        .args([
+            "serve",
+            "--transport",
+            "mcp",
+            "--platform",
+            "x11",
+            "--journal",
+        ])
+        .arg(dir.path().join("journal.db"))
+        .env_remove("COMPUTER_CONTROL_CONFIG")
+        .env_remove("COMPUTER_CONTROL_PRINCIPAL")
+        .env("COMPUTER_CONTROL_LOG", "warn");
+    let mut cmd = tokio::process::Command::from(cmd);
+    cmd.kill_on_drop(true);
+    let runtime = ComputerUseMcpRuntime::spawn(cmd, RuntimeOptions::default())
+        .await
+        .expect("spawn the server on the X11 desk");
+
+    let windows = runtime
+        .caller()
+        .call_tool("window_list", Map::new())
+        .await
+        .expect("window_list");
+    let window = windows.structured["windows"]
+        .as_array()
+        .and_then(|ws| {
+            ws.iter().find(|w| {
+                w["app_id"]
+                    .as_str()
+                    .is_some_and(|a| a.to_lowercase().contains("widget-factory"))
+            })
+        })
+        .cloned()
+        .expect("the widget factory's window");
+    let planner = move |input: &PlanInput<'_>| plan(&window, input);
+    let checkpoints = SqliteCheckpointer::open(dir.path().join("graph.db")).expect("checkpoints");
+    let graph = ComputerUseGraph::new(runtime, planner, checkpoints, Arc::new(SystemClock));
+
+    let RunOutcome::Completed(selected) = graph.run("x11-select-all").await.expect("runs") else {
+        panic!("expected a completion")
+    };
+    assert_eq!(
+        selected.result.outcome,
+        OutcomeKind::CommittedUnverified,
+        "{selected:?}"
+    );
+    assert!(selected.committed && !selected.verified);
+
+    let RunOutcome::Completed(typed) = graph.run("x11-type").await.expect("runs") else {
+        panic!("expected a completion")
+    };
+    assert_eq!(typed.result.outcome, OutcomeKind::Verified, "{typed:?}");
+    let evidence = typed
+        .receipt
+        .result
+        .as_ref()
+        .and_then(|r| r.verification.as_ref())
+        .expect("evidence");
+    assert_eq!(evidence.observed_digest, Some(value_digest(TEXT)));
+    assert_eq!(evidence.method, "accessibility");
+    drop(graph);
+}
