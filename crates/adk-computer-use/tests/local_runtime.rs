@@ -106,6 +106,55 @@ async fn foreign_answers_are_refused_at_the_boundary() {
     .await;
 }
 
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn session_controls_and_emergency_stop() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    scenario::session_controls_and_emergency_stop(&runtime(&dir)).await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn misreported_answers_are_refused() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let rt = rewriting(
+        &dir,
+        "release_control_lease",
+        scenario::other_lease_released,
+    );
+    scenario::misreported_release_is_refused(&rt, "leaseId").await;
+
+    let dir = tempfile::tempdir().expect("temp dir");
+    let rt = rewriting(&dir, "release_control_lease", scenario::lease_still_active);
+    scenario::misreported_release_is_refused(&rt, "state").await;
+
+    let dir = tempfile::tempdir().expect("temp dir");
+    let rt = rewriting(
+        &dir,
+        "release_target_reservation",
+        scenario::other_reservation_released,
+    );
+    scenario::misreported_reservation_release_is_refused(&rt).await;
+
+    let dir = tempfile::tempdir().expect("temp dir");
+    let rt = rewriting(&dir, "start_session", scenario::no_session);
+    scenario::misreported_session_is_refused(&rt, "start_session").await;
+
+    let dir = tempfile::tempdir().expect("temp dir");
+    let rt = rewriting(&dir, "pause_session", scenario::other_session);
+    scenario::misreported_session_is_refused(&rt, "pause_session").await;
+
+    let dir = tempfile::tempdir().expect("temp dir");
+    let rt = rewriting(
+        &dir,
+        "acquire_control_lease",
+        scenario::foreign_unknown_lease,
+    );
+    scenario::refused_lease_with_failed_release_keeps_both(&rt).await;
+
+    let dir = tempfile::tempdir().expect("temp dir");
+    let rt = rewriting(&dir, "emergency_stop", scenario::not_stopped);
+    scenario::unperformed_emergency_stop_is_refused(&rt).await;
+}
+
 #[test]
 fn a_journal_that_cannot_open_is_an_open_error() {
     let dir = tempfile::tempdir().expect("temp dir");

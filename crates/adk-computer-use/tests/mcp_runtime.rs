@@ -56,6 +56,12 @@ async fn altered_envelope_or_proposal_is_refused_before_any_call() {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn session_controls_and_emergency_stop() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    scenario::session_controls_and_emergency_stop(&runtime(&dir).await).await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn runtime_errors_keep_their_contract_code() {
     let dir = tempfile::tempdir().expect("temp dir");
     scenario::runtime_errors_keep_their_code(&runtime(&dir).await).await;

@@ -258,6 +258,14 @@ impl<C: ToolCaller> ComputerUseRuntime for GovernedRuntime<C> {
     async fn emergency_stop(&self, reason: &str) -> RuntimeResult<()> {
         let mut args = Map::new();
         args.insert("reason".into(), reason.into());
-        self.call("emergency_stop", args).await.map(|_| ())
+        let reply = self.call("emergency_stop", args).await?;
+        // A runtime that says it did not stop must not be taken as stopped.
+        if reply.structured.get("stopped") == Some(&Value::Bool(false)) {
+            return Err(invalid_response(
+                "emergency_stop",
+                "the runtime reports that it did not stop",
+            ));
+        }
+        Ok(())
     }
 }

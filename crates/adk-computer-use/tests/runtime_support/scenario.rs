@@ -314,3 +314,132 @@ pub async fn preview_of_another_action_is_refused<C: ToolCaller>(rt: &Runtime<C>
 pub fn other_action(v: &mut serde_json::Value) {
     v["envelope"]["actionId"] = json!("act-theirs");
 }
+
+/// Pause refuses new reservations; stop is accepted; an emergency stop revokes the lease an
+/// action was about to use, and the execute fails with the runtime's code.
+pub async fn session_controls_and_emergency_stop<C: ToolCaller>(rt: &Runtime<C>) {
+    let paused = rt.start_session(None).await.expect("session");
+    rt.pause_session(&paused).await.expect("pause");
+    let form = observe_form(rt.caller()).await;
+    // A preview decides nothing; claiming the target does, and a paused session may not.
+    let record = rt
+        .preview_action(&click_submit(&form, &paused, "act-paused"))
+        .await
+        .expect("preview");
+    let err = rt.reserve_target(&record).await.expect_err("paused");
+    assert_eq!(code(&err), Some("session_not_running"), "{err:?}");
+    rt.stop_session(&paused).await.expect("stop");
+
+    let p = preview_click(rt, "act-stopped").await;
+    let preview = p.record.preview().expect("preview");
+    let fresh =
+        validate_envelope_freshness(&preview.envelope, Arc::new(SystemClock)).expect("fresh");
+    let lease = rt.acquire_lease(&p.record).await.expect("lease");
+    let lease = validate_lease(&lease, &fresh).expect("bound");
+    let approval =
+        validate_approval(Approval::NotRequired, &fresh, &preview.policy).expect("allowed");
+    let auth = authorize_execute(&fresh, &lease, None, &approval).expect("auth");
+    rt.emergency_stop("test: stop everything")
+        .await
+        .expect("emergency stop");
+    let err = rt
+        .execute_action(&p.record, &auth)
+        .await
+        .expect_err("stopped");
+    assert_eq!(code(&err), Some("lease_revoked"), "{err:?}");
+}
+
+/// Answers that misreport what was done are refused with a structured error.
+pub async fn misreported_release_is_refused<C: ToolCaller>(rt: &Runtime<C>, field: &str) {
+    let p = preview_click(rt, "act-release").await;
+    let lease = rt.acquire_lease(&p.record).await.expect("lease");
+    let err = rt.release_lease(&lease).await.expect_err("misreported");
+    match field {
+        "leaseId" => assert_eq!(err.mismatched_field(), Some("leaseId"), "{err:?}"),
+        _ => assert_eq!(code(&err), Some("invalid_response"), "{err:?}"),
+    }
+}
+
+/// The release rewrite naming another lease.
+pub fn other_lease_released(v: &mut serde_json::Value) {
+    v["lease"]["leaseId"] = json!("lea-other");
+}
+
+/// The release rewrite that leaves the lease active.
+pub fn lease_still_active(v: &mut serde_json::Value) {
+    v["lease"]["state"] = json!("active");
+}
+
+/// A reservation release naming another reservation is refused.
+pub async fn misreported_reservation_release_is_refused<C: ToolCaller>(rt: &Runtime<C>) {
+    let p = preview_click(rt, "act-release-reservation").await;
+    let reservation = rt
+        .reserve_target(&p.record)
+        .await
+        .expect("reserve")
+        .expect("a reservation");
+    let err = rt
+        .release_target(&reservation)
+        .await
+        .expect_err("misreported");
+    assert_eq!(err.mismatched_field(), Some("reservationId"), "{err:?}");
+}
+
+/// The release rewrite naming another reservation.
+pub fn other_reservation_released(v: &mut serde_json::Value) {
+    v["reservation"]["reservationId"] = json!("res-other");
+}
+
+/// A session answer for another session, or without one, is an invalid response.
+pub async fn misreported_session_is_refused<C: ToolCaller>(rt: &Runtime<C>, tool: &str) {
+    let err = match tool {
+        "start_session" => rt.start_session(None).await.expect_err("no session id"),
+        _ => {
+            let session = rt.start_session(None).await.expect("session");
+            rt.pause_session(&session)
+                .await
+                .expect_err("another session")
+        }
+    };
+    assert_eq!(code(&err), Some("invalid_response"), "{err:?}");
+}
+
+/// The session rewrite: another session id.
+pub fn other_session(v: &mut serde_json::Value) {
+    v["session"]["sessionId"] = json!("ses-other");
+}
+
+/// The session rewrite: no session at all.
+pub fn no_session(v: &mut serde_json::Value) {
+    *v = json!({});
+}
+
+/// A refused lease whose release fails too: both failures, the refusal first.
+pub async fn refused_lease_with_failed_release_keeps_both<C: ToolCaller>(rt: &Runtime<C>) {
+    let p = preview_click(rt, "act-both").await;
+    let err = rt.acquire_lease(&p.record).await.expect_err("refused");
+    match err {
+        ComputerUseError::Cleanup { primary, cleanup } => {
+            assert_eq!(primary.mismatched_field(), Some("sessionId"), "{primary:?}");
+            assert!(code(&cleanup).is_some(), "{cleanup:?}");
+        }
+        other => panic!("expected both failures, got {other:?}"),
+    }
+}
+
+/// The lease rewrite: another session, and a lease id the server never issued.
+pub fn foreign_unknown_lease(v: &mut serde_json::Value) {
+    v["lease"]["sessionId"] = json!("ses-other");
+    v["lease"]["leaseId"] = json!("lea-never-issued");
+}
+
+/// An emergency stop the runtime reports as not done is an error.
+pub async fn unperformed_emergency_stop_is_refused<C: ToolCaller>(rt: &Runtime<C>) {
+    let err = rt.emergency_stop("test").await.expect_err("not stopped");
+    assert_eq!(code(&err), Some("invalid_response"), "{err:?}");
+}
+
+/// The emergency-stop rewrite: `stopped: false`.
+pub fn not_stopped(v: &mut serde_json::Value) {
+    v["stopped"] = json!(false);
+}
