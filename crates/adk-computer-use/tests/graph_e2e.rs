@@ -358,3 +358,117 @@ async fn a_confirmed_click_is_approved_on_the_operator_channel_and_verified() {
     assert_eq!(done.result.outcome, OutcomeKind::Verified, "{done:?}");
     assert_eq!(done.receipt.action_id, env.action_id);
 }
+
+const CHILD: &str = "GRAPH_E2E_CHILD_BASE";
+const CHILD_DIR: &str = "GRAPH_E2E_CHILD_DIR";
+const RESTART_THREAD: &str = "e2e-restart";
+
+/// Child side of the restart test (does nothing unless started by it): runs the graph
+/// against the parent's server until the approval interrupt, says so, waits to be killed.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn child_process() {
+    let (Ok(base), Ok(dir)) = (std::env::var(CHILD), std::env::var(CHILD_DIR)) else {
+        return;
+    };
+    let runtime = ComputerUseMcpRuntime::connect_http(
+        &format!("{base}/mcp"),
+        Some(AGENT),
+        RuntimeOptions::default(),
+    )
+    .await
+    .expect("connect");
+    let planner = click_planner(form_window(&runtime).await, "button", "Submit", submitted());
+    let graph = ComputerUseGraph::new(
+        runtime,
+        planner,
+        checkpoints(Path::new(&dir)),
+        Arc::new(SystemClock),
+    );
+    let outcome = graph.run(RESTART_THREAD).await.expect("runs");
+    assert!(matches!(outcome, RunOutcome::Interrupted(_)), "{outcome:?}");
+    println!("interrupted");
+    loop {
+        std::thread::park();
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_graph_killed_while_waiting_for_approval_resumes_in_another_process_and_acts_once() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let server = http_server(dir.path());
+    let mut child = Command::new(std::env::current_exe().expect("test executable"))
+        .args([
+            "--exact",
+            "child_process",
+            "--nocapture",
+            "--test-threads=1",
+        ])
+        .env(CHILD, &server.base)
+        .env(CHILD_DIR, dir.path())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::inherit())
+        .spawn()
+        .expect("spawn the graph process");
+    let stdout = child.stdout.take().expect("stdout");
+    let interrupted = BufReader::new(stdout)
+        .lines()
+        .map_while(Result::ok)
+        .any(|line| line.trim_end().ends_with("interrupted"));
+    assert!(interrupted, "the graph process ended before the interrupt");
+    // SIGKILL (what `Child::kill` sends on Unix): the graph process dies mid-wait.
+    child.kill().expect("SIGKILL");
+    child.wait().expect("reap");
+
+    // This process: the operator approves what the checkpoint says is waiting.
+    let runtime = ComputerUseMcpRuntime::connect_http(
+        &format!("{}/mcp", server.base),
+        Some(AGENT),
+        RuntimeOptions::default(),
+    )
+    .await
+    .expect("connect");
+    let window = form_window(&runtime).await;
+    let graph = ComputerUseGraph::new(
+        runtime,
+        click_planner(window, "button", "Submit", submitted()),
+        checkpoints(dir.path()),
+        Arc::new(SystemClock),
+    );
+    let state = graph.state(RESTART_THREAD).expect("state").expect("some");
+    assert_eq!(state.next, Node::Approval);
+    let preview = state
+        .decoded_preview()
+        .expect("a preview")
+        .expect("decodes");
+    let env = preview.envelope;
+    let grant = approve(
+        &server.base,
+        &env.session_id,
+        &env.action_id,
+        &env.args_digest,
+    )
+    .await;
+    let done = completed(
+        graph
+            .resume(RESTART_THREAD, ResumeInput::exact_grant(grant))
+            .await
+            .expect("resumes"),
+    );
+    assert_eq!(done.result.outcome, OutcomeKind::Verified, "{done:?}");
+
+    // Once: one commit in the session's journal, and another run does not act again.
+    let mut args = Map::new();
+    args.insert("session_id".into(), json!(env.session_id));
+    let events = || async {
+        graph
+            .runtime()
+            .caller()
+            .call_tool("get_session_events", args.clone())
+            .await
+            .expect("events")
+            .raw
+    };
+    assert_eq!(events().await.matches("\"action.committed\"").count(), 1);
+    completed(graph.run(RESTART_THREAD).await.expect("runs"));
+    assert_eq!(events().await.matches("\"action.committed\"").count(), 1);
+}
