@@ -492,11 +492,19 @@ async fn absent_optional_fields_in_responses_are_accepted() {
 #[tokio::test]
 async fn a_preview_for_other_arguments_or_another_session_is_refused() {
     type Change = fn(&mut cc_contract::ActionPreview);
-    let cases: [(&str, Change); 4] = [
+    let cases: [(&str, Change); 8] = [
         ("argsDigest", |p| p.envelope.args_digest = sha256_hex("x")),
         ("sessionId", |p| p.envelope.session_id = "session-2".into()),
         ("actionId", |p| p.envelope.action_id = "act-2".into()),
         ("target", |p| p.envelope.target = None),
+        ("postcondition", |p| p.envelope.postcondition = None),
+        ("requestedMode", |p| {
+            p.envelope.requested_mode = ExecutionMode::Background
+        }),
+        ("agentId", |p| p.envelope.agent_id = Some("intruder".into())),
+        ("executionGroupId", |p| {
+            p.envelope.execution_group_id = Some("group-2".into())
+        }),
     ];
     for (field, change) in cases {
         let h = Harness::click();
@@ -918,4 +926,69 @@ async fn a_corrupt_checkpoint_is_reported_instead_of_resumed() {
         Err(GraphError::Checkpoint { .. })
     ));
     assert_no_side_effect(&h);
+}
+
+#[tokio::test]
+async fn a_malformed_observation_digest_fails_at_join() {
+    let h = Harness::click();
+    h.rt().knobs().visual_digest = Some("md5:abc".into());
+    let (node, err) = step_error(h.graph.run("t").await);
+    assert_eq!(node, Node::Join);
+    assert!(
+        matches!(&err, ComputerUseError::Runtime { operation: "observe", code: Some(c), .. } if c == "invalid_response"),
+        "{err:?}"
+    );
+    assert_eq!(h.rt().count(op::PREVIEW), 0);
+}
+
+#[tokio::test]
+async fn a_checkpoint_failure_whose_cleanup_fails_too_reports_both() {
+    let h = Harness::click();
+    h.rt().knobs().fail.push(op::RELEASE_TARGET);
+    let conn = rusqlite::Connection::open(h.db_path()).expect("second connection");
+    conn.execute_batch(
+        "CREATE TRIGGER refuse_reserve BEFORE INSERT ON graph_checkpoints
+         WHEN NEW.node = 'reserve_target'
+         BEGIN SELECT RAISE(ABORT, 'injected: disk full'); END;",
+    )
+    .expect("trigger");
+    match h.graph.run("t").await {
+        Err(GraphError::Checkpoint {
+            cleanup: Some(cleanup),
+            ..
+        }) => assert!(matches!(
+            *cleanup,
+            ComputerUseError::Runtime {
+                operation: "release_target",
+                ..
+            }
+        )),
+        other => panic!("{other:?}"),
+    }
+    assert_eq!(h.rt().count(op::ACQUIRE), 0);
+}
+
+#[tokio::test]
+async fn a_checkpoint_of_another_thread_or_undecodable_state_is_refused() {
+    for state in [
+        serde_json::to_string(&adk_computer_use::graph::GraphState::new("other")).expect("json"),
+        "{\"not\": \"a state\"}".to_owned(),
+    ] {
+        let h = Harness::click();
+        h.graph
+            .checkpoints()
+            .save("t", 0, "observe", &state)
+            .expect("save");
+        match h.graph.run("t").await {
+            Err(GraphError::Checkpoint { source, .. }) => assert!(
+                matches!(
+                    *source,
+                    adk_computer_use::checkpoint::CheckpointError::State { .. }
+                ),
+                "{source:?}"
+            ),
+            other => panic!("{other:?}"),
+        }
+        assert_eq!(h.rt().calls(), Vec::<String>::new());
+    }
 }

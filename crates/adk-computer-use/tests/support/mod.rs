@@ -99,6 +99,8 @@ pub struct Knobs {
     pub evidence: Evidence,
     /// After the effect is recorded, print `executed` on stdout and hang (to be killed).
     pub hang_after_effect: bool,
+    /// Replaces the screenshot's digest.
+    pub visual_digest: Option<String>,
 }
 
 impl Default for Knobs {
@@ -116,6 +118,7 @@ impl Default for Knobs {
             fail: Vec::new(),
             evidence: Evidence::Honest,
             hang_after_effect: false,
+            visual_digest: None,
         }
     }
 }
@@ -336,8 +339,11 @@ impl ComputerUseRuntime for FaultRuntime {
     async fn observe_visual(&self) -> RuntimeResult<VisualObservation> {
         self.enter(op::VISUAL)?;
         let image = b"\x89PNG fake pixels of the screen".to_vec();
+        let digest = self.knobs().visual_digest.clone();
         Ok(VisualObservation {
-            digest: format!("sha256:{}", sha256_hex(&String::from_utf8_lossy(&image))),
+            digest: digest.unwrap_or_else(|| {
+                format!("sha256:{}", sha256_hex(&String::from_utf8_lossy(&image)))
+            }),
             width: 1280,
             height: 800,
             frame_id: Some("frame-1".into()),
