@@ -47,17 +47,43 @@ pub fn tool_error(operation: &'static str, body: &Value) -> ComputerUseError {
     }
 }
 
+/// The result proper. Some upstream v8 servers wrap it as `{output}` or
+/// `{response: {output}}`; computer-control does not.
+pub fn payload(result: &Value) -> &Value {
+    result
+        .pointer("/response/output")
+        .or_else(|| result.get("output"))
+        .unwrap_or(result)
+}
+
 /// Decodes `result[key]` (the upstream v8 shapes: `{session}`, `{lease}`, `{reservation}`,
-/// `{receipt}`) as `T`.
+/// `{receipt}`) as `T`, looking through a [`payload`] wrapper; a payload without `key` must
+/// be the object itself (some servers answer it bare).
 pub fn member<T: DeserializeOwned>(
     operation: &'static str,
     result: &Value,
     key: &'static str,
 ) -> RuntimeResult<T> {
-    let value = result
-        .get(key)
-        .ok_or_else(|| invalid_response(operation, format!("the result has no `{key}`")))?;
-    decode(operation, key, value.clone())
+    let payload = payload(result);
+    match payload.get(key) {
+        Some(value) => decode(operation, key, value.clone()),
+        None => serde_json::from_value(payload.clone()).map_err(|e| {
+            invalid_response(
+                operation,
+                format!("the result has no `{key}` and is not one itself: {e}"),
+            )
+        }),
+    }
+}
+
+/// The session id a session tool answered for (`session.sessionId`, or a bare
+/// `sessionId`).
+pub fn session_id(result: &Value) -> Option<&str> {
+    let payload = payload(result);
+    payload
+        .pointer("/session/sessionId")
+        .or_else(|| payload.get("sessionId"))
+        .and_then(Value::as_str)
 }
 
 /// Decodes `value` as `T`, naming what it was meant to be when it does not fit.
@@ -116,6 +142,29 @@ mod tests {
             err,
             ComputerUseError::Runtime { code: Some(ref c), .. } if c == INVALID_RESPONSE
         ));
+    }
+
+    #[test]
+    fn wrapped_and_bare_results_are_read() {
+        let lease = json!({"leaseId": "l1"});
+        for result in [
+            json!({"lease": lease}),
+            json!({"output": {"lease": lease}}),
+            json!({"response": {"output": {"lease": lease}}}),
+            lease.clone(),
+        ] {
+            let got: Value = member("acquire_control_lease", &result, "lease").expect("a lease");
+            assert_eq!(got, lease, "{result}");
+        }
+        assert_eq!(
+            session_id(&json!({"output": {"sessionId": "s1"}})),
+            Some("s1")
+        );
+        assert_eq!(
+            session_id(&json!({"session": {"sessionId": "s2"}})),
+            Some("s2")
+        );
+        assert_eq!(session_id(&json!({"session": {}})), None);
     }
 
     #[test]

@@ -13,7 +13,7 @@ use super::caller::{ToolCaller, ToolReply};
 use super::envelope_diff::require_same_envelope;
 use super::observe;
 use super::proposal_check::require_envelope_answers;
-use super::reply::{invalid_response, member};
+use super::reply::{self, invalid_response, member, payload};
 use crate::bound::{BoundReceipt, ExecutionAuthorization, FreshEnvelope};
 use crate::error::{ComputerUseError, ResponseObject, with_cleanup};
 use crate::runtime::binding::{
@@ -57,10 +57,7 @@ impl<C: ToolCaller> GovernedRuntime<C> {
     /// Calls a session tool and checks the session it answers for.
     async fn session_call(&self, tool: &'static str, session_id: &str) -> RuntimeResult<()> {
         let reply = self.call(tool, arguments::session(session_id)).await?;
-        let answered = reply
-            .structured
-            .pointer("/session/sessionId")
-            .and_then(Value::as_str);
+        let answered = reply::session_id(&reply.structured);
         if answered == Some(session_id) {
             Ok(())
         } else {
@@ -127,12 +124,9 @@ impl<C: ToolCaller> ComputerUseRuntime for GovernedRuntime<C> {
             args.insert("objective".into(), objective.into());
         }
         let reply = self.call(OP, args).await?;
-        match reply.structured.pointer("/session/sessionId") {
-            Some(Value::String(id)) if !id.is_empty() => Ok(id.clone()),
-            _ => Err(invalid_response(
-                OP,
-                "the result has no `session.sessionId`",
-            )),
+        match reply::session_id(&reply.structured) {
+            Some(id) if !id.is_empty() => Ok(id.to_string()),
+            _ => Err(invalid_response(OP, "the result names no session id")),
         }
     }
 
@@ -163,7 +157,15 @@ impl<C: ToolCaller> ComputerUseRuntime for GovernedRuntime<C> {
     async fn preview_action(&self, proposed: &ProposedAction) -> RuntimeResult<PreviewRecord> {
         const OP: &str = "preview_action";
         let reply = self.call(OP, arguments::action(OP, proposed)?).await?;
-        let record = PreviewRecord::new(proposed.clone(), reply.raw)?;
+        // The server's own text, unless it wrapped the preview (then the preview alone).
+        let inner = payload(&reply.structured);
+        let raw = if std::ptr::eq(inner, &reply.structured) {
+            reply.raw
+        } else {
+            serde_json::to_string(inner)
+                .map_err(|e| invalid_response(OP, format!("the preview does not serialize: {e}")))?
+        };
+        let record = PreviewRecord::new(proposed.clone(), raw)?;
         let preview = record.preview()?;
         require_envelope_answers(proposed, &preview.envelope)?;
         validate_envelope_freshness(&preview.envelope, self.options.clock.clone())?;
