@@ -992,3 +992,20 @@ async fn a_checkpoint_of_another_thread_or_undecodable_state_is_refused() {
         assert_eq!(h.rt().calls(), Vec::<String>::new());
     }
 }
+
+#[tokio::test]
+async fn a_graph_given_a_session_uses_it_instead_of_starting_one() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let clock = std::sync::Arc::new(adk_computer_use::runtime::ManualClock::new(t0()));
+    let graph = adk_computer_use::graph::ComputerUseGraph::new(
+        support::FaultRuntime::new(clock.clone()),
+        support::planner(click_plan(Some(support::postcondition()))),
+        adk_computer_use::checkpoint::SqliteCheckpointer::open(dir.path().join("c.db"))
+            .expect("open"),
+        clock,
+    )
+    .with_objective("unused: the session exists")
+    .with_session(support::SESSION);
+    assert!(completed(graph.run("t").await).verified);
+    assert_eq!(graph.runtime().count(op::START), 0);
+}
