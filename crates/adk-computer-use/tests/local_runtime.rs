@@ -151,6 +151,14 @@ async fn misreported_answers_are_refused() {
     scenario::refused_lease_with_failed_release_keeps_both(&rt).await;
 
     let dir = tempfile::tempdir().expect("temp dir");
+    let rt = rewriting(&dir, "acquire_control_lease", scenario::bogus_state);
+    scenario::undecodable_grant_is_refused_and_released(&rt, "acquire_control_lease").await;
+
+    let dir = tempfile::tempdir().expect("temp dir");
+    let rt = rewriting(&dir, "reserve_target", scenario::bogus_state);
+    scenario::undecodable_grant_is_refused_and_released(&rt, "reserve_target").await;
+
+    let dir = tempfile::tempdir().expect("temp dir");
     let rt = rewriting(&dir, "emergency_stop", scenario::not_stopped);
     scenario::unperformed_emergency_stop_is_refused(&rt).await;
 }

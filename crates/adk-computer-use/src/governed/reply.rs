@@ -76,6 +76,19 @@ pub fn member<T: DeserializeOwned>(
     }
 }
 
+/// The id of what a tool issued (`lease.leaseId`, `reservation.reservationId`), read
+/// without decoding the rest: what the server holds must be released even when its answer
+/// is refused or does not decode.
+pub fn issued_id(result: &Value, key: &str, field: &str) -> Option<String> {
+    let payload = payload(result);
+    payload
+        .get(key)
+        .unwrap_or(payload)
+        .get(field)
+        .and_then(Value::as_str)
+        .map(str::to_string)
+}
+
 /// The session id a session tool answered for (`session.sessionId`, or a bare
 /// `sessionId`).
 pub fn session_id(result: &Value) -> Option<&str> {

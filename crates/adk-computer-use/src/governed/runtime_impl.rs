@@ -13,8 +13,10 @@ use super::caller::{ToolCaller, ToolReply};
 use super::envelope_diff::require_same_envelope;
 use super::observe;
 use super::proposal_check::require_envelope_answers;
-use super::reply::{self, invalid_response, member, payload};
-use crate::bound::{BoundReceipt, ExecutionAuthorization, FreshEnvelope};
+use super::reply::{self, invalid_response, issued_id, member, payload};
+use crate::bound::{
+    BoundLease, BoundReceipt, BoundReservation, ExecutionAuthorization, FreshEnvelope,
+};
 use crate::error::{ComputerUseError, ResponseObject, with_cleanup};
 use crate::runtime::binding::{
     rebind_receipt, validate_envelope_freshness, validate_lease, validate_reservation,
@@ -183,17 +185,20 @@ impl<C: ToolCaller> ComputerUseRuntime for GovernedRuntime<C> {
             return Ok(None);
         };
         let reply = self.call(OP, args).await?;
-        let reservation: TargetReservation = member(OP, &reply.structured, "reservation")?;
-        match validate_reservation(&reservation, &fresh) {
-            Ok(bound) => Ok(Some(bound.into_inner())),
-            Err(refused) => {
-                // Refused, but the server holds it for our session: give it back.
+        let outcome = member::<TargetReservation>(OP, &reply.structured, "reservation")
+            .and_then(|r| validate_reservation(&r, &fresh).map(BoundReservation::into_inner));
+        match (
+            outcome,
+            issued_id(&reply.structured, "reservation", "reservationId"),
+        ) {
+            (Ok(reservation), _) => Ok(Some(reservation)),
+            (Err(refused), Some(id)) => {
+                // Refused (or undecodable), but the server holds it for our session.
                 let session = &fresh.envelope().session_id;
-                let cleanup = self
-                    .release_reservation_in(session, &reservation.reservation_id)
-                    .await;
+                let cleanup = self.release_reservation_in(session, &id).await;
                 with_cleanup(Err(refused), cleanup)
             }
+            (Err(refused), None) => Err(refused),
         }
     }
 
@@ -208,15 +213,17 @@ impl<C: ToolCaller> ComputerUseRuntime for GovernedRuntime<C> {
         let reply = self
             .call(OP, arguments::lease(fresh.envelope(), &self.options)?)
             .await?;
-        let lease: ControlLease = member(OP, &reply.structured, "lease")?;
-        match validate_lease(&lease, &fresh) {
-            Ok(bound) => Ok(bound.into_inner()),
-            Err(refused) => {
+        let outcome = member::<ControlLease>(OP, &reply.structured, "lease")
+            .and_then(|l| validate_lease(&l, &fresh).map(BoundLease::into_inner));
+        match (outcome, issued_id(&reply.structured, "lease", "leaseId")) {
+            (Ok(lease), _) => Ok(lease),
+            (Err(refused), Some(id)) => {
                 // Refused, never returned; released in the session it was asked for.
                 let session = &fresh.envelope().session_id;
-                let cleanup = self.release_lease_in(session, &lease.lease_id).await;
+                let cleanup = self.release_lease_in(session, &id).await;
                 with_cleanup(Err(refused), cleanup)
             }
+            (Err(refused), None) => Err(refused),
         }
     }
 

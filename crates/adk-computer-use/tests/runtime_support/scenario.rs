@@ -443,3 +443,30 @@ pub async fn unperformed_emergency_stop_is_refused<C: ToolCaller>(rt: &Runtime<C
 pub fn not_stopped(v: &mut serde_json::Value) {
     v["stopped"] = json!(false);
 }
+
+/// A lease or reservation the server issued but answered in a shape that does not decode
+/// is refused, and still released by the id the answer carried.
+pub async fn undecodable_grant_is_refused_and_released<C: ToolCaller>(rt: &Runtime<C>, tool: &str) {
+    let p = preview_click(rt, "act-undecodable").await;
+    let err = match tool {
+        "reserve_target" => rt.reserve_target(&p.record).await.map(|_| ()),
+        _ => rt.acquire_lease(&p.record).await.map(|_| ()),
+    }
+    .expect_err("undecodable");
+    assert_eq!(code(&err), Some("invalid_response"), "{err:?}");
+    let calls = rt.caller().calls();
+    let release = match tool {
+        "reserve_target" => "release_target_reservation",
+        _ => "release_control_lease",
+    };
+    assert_eq!(calls.last().map(String::as_str), Some(release), "{calls:?}");
+}
+
+/// The rewrite that breaks a lease's or reservation's state but keeps its id.
+pub fn bogus_state(v: &mut serde_json::Value) {
+    for key in ["lease", "reservation"] {
+        if let Some(object) = v.get_mut(key) {
+            object["state"] = json!("bogus");
+        }
+    }
+}
