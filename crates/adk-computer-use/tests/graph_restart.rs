@@ -114,11 +114,31 @@ fn spawn_until(dir: &Path, mode: &str, marker: &str) -> Child {
         .spawn()
         .expect("spawn child");
     let stdout = child.stdout.take().expect("stdout");
-    for line in BufReader::new(stdout).lines() {
-        let line = line.expect("child stdout");
-        // libtest prints `test child_process ... ` on the same line first.
-        if line.trim_end().ends_with(marker) {
-            return child;
+    // Lines arrive on a channel so a child that hangs without printing fails the test
+    // (after a generous guard against a hung CI run, not a speed limit) instead of
+    // blocking it forever.
+    let (tx, rx) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        for line in BufReader::new(stdout).lines() {
+            if tx.send(line).is_err() {
+                break;
+            }
+        }
+    });
+    loop {
+        match rx.recv_timeout(std::time::Duration::from_secs(300)) {
+            Ok(line) => {
+                let line = line.expect("child stdout");
+                // libtest prints `test child_process ... ` on the same line first.
+                if line.trim_end().ends_with(marker) {
+                    return child;
+                }
+            }
+            Err(std::sync::mpsc::RecvTimeoutError::Timeout) => {
+                let _ = child.kill();
+                panic!("the child printed nothing for 300 s while we waited for {marker}");
+            }
+            Err(std::sync::mpsc::RecvTimeoutError::Disconnected) => break,
         }
     }
     let status = child.wait().expect("wait");
