@@ -28,11 +28,11 @@ pub mod checkpoint;
 pub mod error;
 #[cfg(any(feature = "mcp", feature = "local"))]
 pub mod governed;
-#[cfg(feature = "mcp")]
-pub mod mcp;
+pub mod graph;
 #[cfg(feature = "local")]
 pub mod local;
-pub mod graph;
+#[cfg(feature = "mcp")]
+pub mod mcp;
 pub mod runtime;
 pub mod verification;
 
