@@ -9,7 +9,7 @@ mod runtime_support;
 use std::sync::Arc;
 
 use adk_computer_use::governed::{GovernedRuntime, RuntimeOptions};
-use adk_computer_use::mcp::McpToolClient;
+use adk_computer_use::mcp::{McpTimeouts, McpToolClient};
 use adk_computer_use::runtime::{ComputerUseRuntime, ManualClock};
 use adk_computer_use::{ComputerUseError, ResponseObject};
 use runtime_support::scenario;
@@ -139,6 +139,50 @@ async fn a_server_that_cannot_start_is_a_connect_error() {
                 ..
             }
         ),
+        "{err:?}"
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_server_that_never_initializes_is_a_connect_error() {
+    // A process that never speaks MCP: the handshake limit ends the wait.
+    let mut cmd = tokio::process::Command::new("sleep");
+    cmd.arg("600");
+    let timeouts = McpTimeouts {
+        initialize: std::time::Duration::from_millis(300),
+        call: None,
+    };
+    let err = McpToolClient::spawn_with(cmd, timeouts)
+        .await
+        .expect_err("no handshake");
+    assert!(
+        matches!(&err, ComputerUseError::Runtime { operation: "connect", code: None, message }
+            if message.contains("did not initialize")),
+        "{err:?}"
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_call_not_answered_in_time_is_a_runtime_error() {
+    // A real call that takes longer than the limit: a ten-second pause.
+    use adk_computer_use::governed::ToolCaller;
+    let dir = tempfile::tempdir().expect("temp dir");
+    let timeouts = McpTimeouts {
+        call: Some(std::time::Duration::from_millis(200)),
+        ..McpTimeouts::default()
+    };
+    let client = McpToolClient::spawn_with(serve_command(&dir.path().join("journal.db")), timeouts)
+        .await
+        .expect("initialize");
+    let mut args = serde_json::Map::new();
+    args.insert("ms".into(), serde_json::json!(10_000));
+    let err = client
+        .call_tool("wait_pause", args)
+        .await
+        .expect_err("no answer in time");
+    assert!(
+        matches!(&err, ComputerUseError::Runtime { operation: "wait_pause", code: None, message }
+            if message.contains("no answer")),
         "{err:?}"
     );
 }

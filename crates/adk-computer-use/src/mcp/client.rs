@@ -1,6 +1,9 @@
 //! [`McpToolClient`]: the official MCP SDK (rmcp) as a [`ToolCaller`], over a child
 //! process (stdio) or Streamable HTTP with a bearer token.
 
+use std::future::Future;
+use std::time::Duration;
+
 use rmcp::ServiceExt;
 use rmcp::model::CallToolRequestParams;
 use rmcp::service::{RoleClient, RunningService};
@@ -10,6 +13,7 @@ use rmcp::transport::streamable_http_client::StreamableHttpClientTransportConfig
 use serde_json::{Map, Value};
 
 use super::result::reply_from_result;
+use super::timeouts::McpTimeouts;
 use crate::error::ComputerUseError;
 use crate::governed::{ToolCaller, ToolListing, ToolReply};
 use crate::runtime::RuntimeResult;
@@ -17,6 +21,7 @@ use crate::runtime::RuntimeResult;
 /// A connected MCP client of a Part A server.
 pub struct McpToolClient {
     service: RunningService<RoleClient, ()>,
+    call_timeout: Option<Duration>,
 }
 
 impl std::fmt::Debug for McpToolClient {
@@ -27,23 +32,84 @@ impl std::fmt::Debug for McpToolClient {
 
 impl McpToolClient {
     /// Spawns `command` and speaks MCP over its stdin and stdout (the server's stderr is
-    /// inherited). The child is killed when the client is dropped.
+    /// inherited), with [`McpTimeouts::default`]. The child is killed when the client is
+    /// dropped.
     pub async fn spawn(command: tokio::process::Command) -> RuntimeResult<Self> {
-        let transport = TokioChildProcess::new(command).map_err(transport_error)?;
-        let service = ().serve(transport).await.map_err(transport_error)?;
-        Ok(Self { service })
+        Self::spawn_with(command, McpTimeouts::default()).await
     }
 
-    /// Connects to a Streamable HTTP endpoint (`http://host:port/mcp`). `bearer_token` is
-    /// sent as `Authorization: Bearer <token>` on every request.
+    /// [`Self::spawn`] with explicit timeouts.
+    pub async fn spawn_with(
+        mut command: tokio::process::Command,
+        timeouts: McpTimeouts,
+    ) -> RuntimeResult<Self> {
+        command.kill_on_drop(true);
+        let transport = TokioChildProcess::new(command).map_err(transport_error)?;
+        Self::initialize(().serve(transport), timeouts).await
+    }
+
+    /// Connects to a Streamable HTTP endpoint (`http://host:port/mcp`), with
+    /// [`McpTimeouts::default`]. `bearer_token` is sent as `Authorization: Bearer <token>`
+    /// on every request.
     pub async fn connect_http(url: &str, bearer_token: Option<&str>) -> RuntimeResult<Self> {
+        Self::connect_http_with(url, bearer_token, McpTimeouts::default()).await
+    }
+
+    /// [`Self::connect_http`] with explicit timeouts.
+    pub async fn connect_http_with(
+        url: &str,
+        bearer_token: Option<&str>,
+        timeouts: McpTimeouts,
+    ) -> RuntimeResult<Self> {
         let mut config = StreamableHttpClientTransportConfig::with_uri(url.to_string());
         if let Some(token) = bearer_token {
             config = config.auth_header(token.to_string());
         }
         let transport = StreamableHttpClientTransport::from_config(config);
-        let service = ().serve(transport).await.map_err(transport_error)?;
-        Ok(Self { service })
+        Self::initialize(().serve(transport), timeouts).await
+    }
+
+    async fn initialize<E: std::fmt::Display>(
+        handshake: impl Future<Output = Result<RunningService<RoleClient, ()>, E>>,
+        timeouts: McpTimeouts,
+    ) -> RuntimeResult<Self> {
+        let service = tokio::time::timeout(timeouts.initialize, handshake)
+            .await
+            .map_err(|_| {
+                transport_error(format!(
+                    "the server did not initialize within {:?}",
+                    timeouts.initialize
+                ))
+            })?
+            .map_err(transport_error)?;
+        Ok(Self {
+            service,
+            call_timeout: timeouts.call,
+        })
+    }
+
+    /// Waits for `call` within the call timeout, if there is one.
+    async fn bounded<T>(
+        &self,
+        operation: &'static str,
+        call: impl Future<Output = Result<T, rmcp::ServiceError>>,
+    ) -> RuntimeResult<T> {
+        let answer =
+            match self.call_timeout {
+                Some(limit) => tokio::time::timeout(limit, call).await.map_err(|_| {
+                    ComputerUseError::Runtime {
+                        operation,
+                        code: None,
+                        message: format!("no answer from the server within {limit:?}"),
+                    }
+                })?,
+                None => call.await,
+            };
+        answer.map_err(|e| ComputerUseError::Runtime {
+            operation,
+            code: None,
+            message: format!("the MCP call failed: {e}"),
+        })
     }
 
     /// Closes the session (and ends a child server by closing its stdin).
@@ -63,28 +129,14 @@ impl ToolCaller for McpToolClient {
         arguments: Map<String, Value>,
     ) -> RuntimeResult<ToolReply> {
         let params = CallToolRequestParams::new(tool).with_arguments(arguments);
-        let result =
-            self.service
-                .call_tool(params)
-                .await
-                .map_err(|e| ComputerUseError::Runtime {
-                    operation: tool,
-                    code: None,
-                    message: format!("the MCP call failed: {e}"),
-                })?;
+        let result = self.bounded(tool, self.service.call_tool(params)).await?;
         reply_from_result(tool, result)
     }
 
     async fn list_tools(&self) -> RuntimeResult<ToolListing> {
         let tools = self
-            .service
-            .list_all_tools()
-            .await
-            .map_err(|e| ComputerUseError::Runtime {
-                operation: "tools/list",
-                code: None,
-                message: format!("the MCP call failed: {e}"),
-            })?;
+            .bounded("tools/list", self.service.list_all_tools())
+            .await?;
         let server = self
             .service
             .peer_info()

@@ -8,8 +8,10 @@
 
 mod client;
 mod result;
+mod timeouts;
 
 pub use client::McpToolClient;
+pub use timeouts::McpTimeouts;
 
 use crate::governed::{GovernedRuntime, RuntimeOptions};
 use crate::runtime::RuntimeResult;
