@@ -21,6 +21,10 @@ pub(crate) struct Item {
     pub def: &'static ToolDef,
     pub args: Value,
     pub landing: Landing,
+    /// It writes into a field assessed sensitive, or writes credential-labelled text
+    /// ([`crate::sensitivity::writes_secret`]): high risk, as the gate rates typing
+    /// into a focused password field.
+    pub writes_secret: bool,
 }
 
 impl Governance {
@@ -36,6 +40,7 @@ impl Governance {
                 def,
                 landing: self.landing(def, args),
                 args: args.clone(),
+                writes_secret: false,
             }]);
         }
         let items = args.get("items").and_then(Value::as_array);
@@ -49,6 +54,7 @@ impl Governance {
                 def: item_def,
                 landing: self.landing(item_def, &item_args),
                 args: item_args,
+                writes_secret: false,
             });
         }
         Ok(out)

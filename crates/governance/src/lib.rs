@@ -24,6 +24,7 @@ mod leases;
 mod policy;
 mod preview;
 mod reservations;
+mod sensitivity;
 pub mod sessions;
 pub mod store;
 mod util;

@@ -138,9 +138,17 @@ pub(crate) fn decide(engine: &Engine, tool: &str, items: &[Item]) -> Decided {
         merged.confirm = merged.confirm.or(v.confirm);
         merged.allow = merged.allow.or(v.allow);
         all_listed &= v.allow.is_some() || v.confirm.is_some();
-        let r = action_risk(item.def.name, &item.args, &Context::default());
+        let ctx = Context {
+            focused_password: item.writes_secret,
+            target_password: item.writes_secret,
+        };
+        let r = action_risk(item.def.name, &item.args, &ctx);
         risk = risk.max(r);
-        class = class.max(action_class(item.def, r));
+        class = class.max(if item.writes_secret {
+            ActionClass::Authentication
+        } else {
+            action_class(item.def, r)
+        });
         mutation |= is_mutation(item.def);
     }
     if !all_listed {

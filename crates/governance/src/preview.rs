@@ -16,6 +16,7 @@ use crate::error::{GovResult, fail_with, invalid};
 use crate::grants;
 use crate::kernel::Governance;
 use crate::policy::{capability, decide, tool_or_invalid};
+use crate::sensitivity;
 use crate::sessions::load_owned;
 use crate::util::{new_id, ts, ts_after};
 
@@ -66,11 +67,19 @@ impl Governance {
             ));
         }
         let operation = a.operation.clone().unwrap_or_else(|| def.name.to_string());
-        let items = self.inspect(def, &args_value)?;
+        let at = self.now();
+        let sensitivity = sensitivity::assess(def.name, a.target.as_ref(), ts(at));
+        let mut items = self.inspect(def, &args_value)?;
+        for item in &mut items {
+            // The target evidence is the action's own, not a batch item's.
+            let own = (item.def.name == def.name)
+                .then_some(sensitivity.as_ref())
+                .flatten();
+            item.writes_secret = sensitivity::writes_secret(item.def.name, own, &a.data_labels);
+        }
         let decided = decide(&self.engine, def.name, &items);
         let class = decided.class;
         let mutation = decided.mutation;
-        let at = self.now();
         let mut envelope = ActionEnvelope {
             action_id: a.action_id.clone().unwrap_or_else(|| new_id("act")),
             session_id: session.session_id.clone(),
@@ -85,7 +94,7 @@ impl Governance {
             action_class: class,
             requested_mode: a.mode,
             target: a.target.clone(),
-            target_sensitivity: None,
+            target_sensitivity: sensitivity,
             resource: resource(def, &args_value, a.target.as_ref()),
             provenance: a.provenance.clone(),
             data_labels: a.data_labels.clone(),

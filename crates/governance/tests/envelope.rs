@@ -281,3 +281,87 @@ fn a_batch_item_that_is_not_a_valid_call_is_invalid_arguments() {
     );
     assert_eq!(ok.unwrap().unwrap()["receipt"]["status"], "committed");
 }
+
+#[test]
+fn typing_into_a_password_field_is_assessed_sensitive_bound_in_the_digest_and_confirmed() {
+    let x = fx();
+    let typed = |id: &str, role: Option<&str>, labels: Value| {
+        let mut a = x.action(id, "keyboard_type", json!({"text": "hunter2"}));
+        if let Some(r) = role {
+            a["target"]["role"] = json!(r);
+        }
+        a["data_labels"] = labels;
+        a
+    };
+    let p = x.preview(typed("p1", Some("password_text"), json!([])));
+    let env = &p["envelope"];
+    let s = &env["targetSensitivity"];
+    assert_eq!(s["assessment"], "sensitive", "{p}");
+    assert_eq!(s["source"], "accessibility");
+    assert_eq!(s["signals"], json!(["secure_role"]));
+    assert_eq!(s["fieldsChecked"], 1);
+    assert!(s["observedAt"].is_string());
+    assert_eq!(p["policy"]["decision"], "confirm");
+    assert_eq!(p["blocker"], "approval_required");
+    assert_eq!(env["actionClass"], "authentication");
+    // The digest binds the assessment (without observedAt: a later preview of the same
+    // action has the same digest).
+    let args = json!({"text": "hunter2"});
+    assert_eq!(env["argsDigest"], digest_of(env, &args).as_str());
+    let e: ActionEnvelope = serde_json::from_value(env.clone()).unwrap();
+    let a = args.as_object().unwrap().clone();
+    assert!(
+        ArgsDigestInput::from_envelope(&e, &a)
+            .canonical()
+            .contains(r#""targetSensitivity":{"#)
+    );
+    let mut unassessed = e.clone();
+    unassessed.target_sensitivity = None;
+    assert_ne!(
+        args_digest(&ArgsDigestInput::from_envelope(&unassessed, &a)),
+        e.args_digest
+    );
+    let mut later = e.clone();
+    if let Some(s) = later.target_sensitivity.as_mut() {
+        s.observed_at = "2030-01-01T00:00:00.000Z".into();
+    }
+    assert_eq!(
+        args_digest(&ArgsDigestInput::from_envelope(&later, &a)),
+        e.args_digest
+    );
+    assert_eq!(
+        x.refused(
+            "execute_action",
+            typed("p1", Some("password_text"), json!([]))
+        )
+        .error,
+        ErrorCode::ApprovalRequired
+    );
+    assert_eq!(x.name_field(), "", "nothing was typed");
+
+    // Another role: not sensitive, allowed; no role: unknown, allowed.
+    let p = x.preview(typed("p2", Some("edit"), json!([])));
+    assert_eq!(
+        p["envelope"]["targetSensitivity"]["assessment"],
+        "non_sensitive"
+    );
+    assert_eq!(p["policy"]["decision"], "allow", "{p}");
+    let p = x.preview(typed("p3", None, json!([])));
+    let s = &p["envelope"]["targetSensitivity"];
+    assert_eq!(s["assessment"], "unknown");
+    assert_eq!(s["source"], "unavailable");
+    assert_eq!(s["signals"], json!(["native_signal_unavailable"]));
+    assert_eq!(p["policy"]["decision"], "allow");
+    // Text the caller labels a credential is confirmed wherever it goes.
+    let p = x.preview(typed("p4", Some("edit"), json!(["credential"])));
+    assert_eq!(p["policy"]["decision"], "confirm", "{p}");
+    assert_eq!(p["envelope"]["actionClass"], "authentication");
+    // A click is not text entry: no assessment.
+    let mut click = x.action("p5", "pointer_click", json!({"x": 1, "y": 1}));
+    click["target"]["role"] = json!("password_text");
+    assert!(
+        x.preview(click)["envelope"]
+            .get("targetSensitivity")
+            .is_none()
+    );
+}
