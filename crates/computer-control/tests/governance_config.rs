@@ -113,3 +113,64 @@ fn a_bad_principal_is_refused_at_start() {
         assert!(stderr.contains(needle), "{flags:?}: {stderr}");
     }
 }
+
+/// One server per journal: a second server on a journal in use refuses to start (it
+/// would otherwise recover the journal under the first one's feet: revoke its leases,
+/// settle its in-flight receipts), says who holds it, and the first keeps serving.
+#[test]
+fn a_second_server_on_the_same_journal_is_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    let journal = dir.path().join("shared.db");
+    let serve = |stdin: std::process::Stdio| {
+        Command::new(env!("CARGO_BIN_EXE_computer-control"))
+            .args(["serve", "--transport", "mcp", "--platform", "virtual"])
+            .arg("--journal")
+            .arg(&journal)
+            .env_remove("COMPUTER_CONTROL_CONFIG")
+            .env("XDG_STATE_HOME", dir.path())
+            .stdin(stdin)
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::piped())
+            .spawn()
+            .unwrap()
+    };
+    // The first server holds the journal while its stdin stays open.
+    let mut first = serve(std::process::Stdio::piped());
+    let lock = dir.path().join("shared.db.lock");
+    let pid = first.id().to_string();
+    let deadline = std::time::Instant::now() + TIMEOUT;
+    while std::fs::read_to_string(&lock).ok().as_deref() != Some(pid.as_str()) {
+        assert!(
+            std::time::Instant::now() < deadline,
+            "the first server never took the lock"
+        );
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    let second = serve(std::process::Stdio::null())
+        .wait_with_output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&second.stderr);
+    assert!(
+        !second.status.success(),
+        "the second server started: {stderr}"
+    );
+    assert!(
+        stderr.contains(&format!("in use by process {pid}")),
+        "{stderr}"
+    );
+    assert!(
+        first.try_wait().unwrap().is_none(),
+        "the first server kept serving"
+    );
+    // Closing the first server's stdin ends it (before any MCP initialize: an error
+    // exit, which is not what this test is about) and frees the journal.
+    drop(first.stdin.take());
+    first.wait().unwrap();
+    // A new server takes the journal and gets as far as waiting for its MCP client.
+    let third = serve(std::process::Stdio::null())
+        .wait_with_output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&third.stderr);
+    assert!(!stderr.contains("in use"), "{stderr}");
+    assert!(stderr.contains("MCP initialize"), "{stderr}");
+}

@@ -12,6 +12,7 @@ use serde_json::Value;
 
 use crate::args::{self, parse};
 use crate::error::{GovResult, db, fail, storage};
+use crate::journal_lock::JournalLock;
 use crate::store;
 
 /// The governed MCP tools, served beside the plain tools (GOVERNANCE.md Part A).
@@ -44,6 +45,8 @@ pub struct Governance {
     clock: Arc<dyn Clock>,
     /// Shared by the kernels of every principal of the process ([`Governance::for_principal`]).
     conn: Arc<Mutex<Connection>>,
+    /// Held while any kernel of the process lives: one server per journal.
+    _lock: Arc<JournalLock>,
 }
 
 impl Governance {
@@ -70,11 +73,14 @@ impl Governance {
         if principal.is_empty() {
             return Err(fail(ErrorCode::InvalidArguments, "principal_id is empty"));
         }
+        // The lock first: a second server must not even recover the journal.
+        let lock = JournalLock::acquire(db_path)?;
         Ok(Governance {
             engine,
             principal,
             clock,
             conn: Arc::new(Mutex::new(store::open(db_path)?)),
+            _lock: Arc::new(lock),
         })
     }
 
@@ -101,6 +107,7 @@ impl Governance {
             principal,
             clock: self.clock.clone(),
             conn: self.conn.clone(),
+            _lock: self._lock.clone(),
         })
     }
 

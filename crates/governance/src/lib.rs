@@ -19,6 +19,7 @@ mod execute;
 mod failpoint;
 mod grants;
 mod inspect;
+mod journal_lock;
 mod kernel;
 mod leases;
 mod policy;

@@ -355,8 +355,9 @@ fn a_grant_for_another_digest_session_or_principal_is_refused() {
         err(&g, "execute_action", in_s2).error,
         ErrorCode::ApprovalRequired
     );
-    // Another principal on the same journal: its own session, the same click.
-    let m = kernel(&e, &db, "mallory", clock());
+    // Another principal on the same journal (as an HTTP token's identity is): its own
+    // session, the same click.
+    let m = g.for_principal("mallory").unwrap();
     let sm = start(&m);
     let lm = lease(&m, &sm);
     let mut theirs = click(&f, &sm, &lm, "a1", 0);

@@ -85,9 +85,10 @@ fn form(e: &Engine) -> (Value, (i64, i64)) {
 }
 
 impl Fx {
+    /// Another handle on the same kernel and journal (one server per journal), acting
+    /// for `principal`; it has not run startup recovery.
     fn kernel(&self, principal: &str) -> Governance {
-        Governance::open_with_clock(self.engine.clone(), &self.db, principal, self.clock.clone())
-            .unwrap()
+        self.g.for_principal(principal).unwrap()
     }
 
     fn ok(&self, tool: &str, args: Value) -> Value {

@@ -262,7 +262,7 @@ fn foreign_principals_and_sessions_are_refused() {
     let db = dir.path().join("j.db");
     let e = engine();
     let g = kernel(&e, &db, "local-user");
-    let mallory = kernel(&e, &db, "mallory");
+    let mallory = g.for_principal("mallory").unwrap();
     let f = form(&e);
     let s = start(&g);
     let l = lease(&g, &s, 5, 60_000);

@@ -95,7 +95,9 @@ struct World {
     db: std::path::PathBuf,
     engine: Engine,
     clock: Arc<ManualClock>,
-    g: Governance,
+    /// `None` only inside a restart: the old kernel is gone before the new one opens,
+    /// as when a process dies (one server per journal).
+    g: Option<Governance>,
     form: Value,
     sessions: Vec<String>,
     /// Leases acquired, in order: (session, id), any state.
@@ -110,6 +112,10 @@ fn open(engine: &Engine, db: &Path, clock: &Arc<ManualClock>) -> Governance {
 }
 
 impl World {
+    fn g(&self) -> &Governance {
+        self.g.as_ref().expect("a kernel outside a restart")
+    }
+
     fn new() -> World {
         let dir = tempfile::tempdir().unwrap();
         let db = dir.path().join("journal.db");
@@ -130,7 +136,7 @@ impl World {
             db,
             engine,
             clock,
-            g,
+            g: Some(g),
             form,
             sessions: Vec::new(),
             leases: Vec::new(),
@@ -148,7 +154,7 @@ impl World {
     }
 
     fn call(&self, tool: &str, args: Value) -> Result<Value, cc_contract::ContractError> {
-        self.g.call(tool, &args).expect("a governed tool")
+        self.g().call(tool, &args).expect("a governed tool")
     }
 
     fn name_field(&self) -> String {
@@ -282,8 +288,9 @@ impl World {
                 assert!(self.engine.panic(&json!({"on": false})).ok);
             }
             Op::Restart => {
-                self.g = open(&self.engine, &self.db, &self.clock);
-                self.g.recover().unwrap();
+                self.g = None;
+                self.g = Some(open(&self.engine, &self.db, &self.clock));
+                self.g().recover().unwrap();
             }
             Op::Resume { session } => {
                 if let Err(e) = self.call(
@@ -395,7 +402,7 @@ impl World {
             let events: Vec<SessionEvent> = serde_json::from_value(page["events"].clone()).unwrap();
             assert!(events.len() < 1000, "one page holds the chain");
             assert_eq!(verify_chain(&events), Ok(()));
-            assert_eq!(self.g.verify_session_chain(s).unwrap(), Ok(()));
+            assert_eq!(self.g().verify_session_chain(s).unwrap(), Ok(()));
         }
     }
 }
