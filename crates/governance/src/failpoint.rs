@@ -39,17 +39,19 @@ impl Failpoint {
 /// and is logged).
 fn armed() -> Option<Failpoint> {
     static ARMED: OnceLock<Option<Failpoint>> = OnceLock::new();
-    *ARMED.get_or_init(|| {
-        let value = std::env::var(FAILPOINT_ENV).ok()?;
-        match value.as_str() {
-            "before_effect" => Some(Failpoint::BeforeEffect),
-            "after_effect" => Some(Failpoint::AfterEffect),
-            other => {
-                tracing::warn!("{FAILPOINT_ENV}={other:?} names no failpoint; ignored");
-                None
-            }
+    *ARMED.get_or_init(|| parse(std::env::var(FAILPOINT_ENV).ok().as_deref()))
+}
+
+/// The point a value of the variable names; anything else arms nothing.
+fn parse(value: Option<&str>) -> Option<Failpoint> {
+    match value? {
+        "before_effect" => Some(Failpoint::BeforeEffect),
+        "after_effect" => Some(Failpoint::AfterEffect),
+        other => {
+            tracing::warn!("{FAILPOINT_ENV}={other:?} names no failpoint; ignored");
+            None
         }
-    })
+    }
 }
 
 /// Blocks forever when `point` is the armed one (see the module docs); returns at once
@@ -61,5 +63,35 @@ pub(crate) fn hit(point: Failpoint) {
     eprintln!("cc-governance failpoint {} reached", point.name());
     loop {
         std::thread::park();
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn only_the_two_names_arm_a_point() {
+        assert_eq!(parse(Some("before_effect")), Some(Failpoint::BeforeEffect));
+        assert_eq!(parse(Some("after_effect")), Some(Failpoint::AfterEffect));
+        for inert in [
+            None,
+            Some(""),
+            Some("BEFORE_EFFECT"),
+            Some("after_effect "),
+            Some("1"),
+        ] {
+            assert_eq!(parse(inert), None, "{inert:?}");
+        }
+    }
+
+    #[test]
+    fn an_unarmed_point_returns_at_once() {
+        // This test process does not set the variable (the crash tests set it on the
+        // server process only), so both points are no-ops here.
+        if std::env::var_os(FAILPOINT_ENV).is_none() {
+            hit(Failpoint::BeforeEffect);
+            hit(Failpoint::AfterEffect);
+        }
     }
 }
