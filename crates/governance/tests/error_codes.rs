@@ -25,7 +25,6 @@ use serde_json::{Value, json};
 struct Fx {
     _dir: tempfile::TempDir,
     db: std::path::PathBuf,
-    engine: Engine,
     clock: Arc<ManualClock>,
     g: Governance,
     form: Value,
@@ -49,7 +48,6 @@ fn fx() -> Fx {
     Fx {
         _dir: dir,
         db,
-        engine,
         clock,
         g,
         form,
