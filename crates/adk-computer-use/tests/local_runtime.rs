@@ -187,3 +187,9 @@ fn a_journal_that_cannot_open_is_an_open_error() {
         "{err:?}"
     );
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn text_entry_preview_binds_with_its_sensitivity() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    scenario::text_entry_preview_binds_with_its_sensitivity(&runtime(&dir)).await;
+}

@@ -186,3 +186,9 @@ async fn a_call_not_answered_in_time_is_a_runtime_error() {
         "{err:?}"
     );
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn text_entry_preview_binds_with_its_sensitivity() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    scenario::text_entry_preview_binds_with_its_sensitivity(&runtime(&dir).await).await;
+}

@@ -470,3 +470,25 @@ pub fn bogus_state(v: &mut serde_json::Value) {
         }
     }
 }
+
+/// A text-entry preview carries the server's `targetSensitivity`, which its `argsDigest`
+/// covers: the boundary recomputation must agree, or every typing action would be refused.
+pub async fn text_entry_preview_binds_with_its_sensitivity<C: ToolCaller>(rt: &Runtime<C>) {
+    let session_id = rt.start_session(None).await.expect("session");
+    let form = observe_form(rt.caller()).await;
+    let mut proposal = click_submit(&form, &session_id, "act-type");
+    proposal.tool = "keyboard_type".into();
+    proposal.arguments = serde_json::Map::new();
+    proposal.arguments.insert("text".into(), json!("Ada"));
+    proposal.postcondition = None;
+    if let Some(target) = proposal.target.as_mut() {
+        target.role = Some("text".into());
+    }
+    let record = rt.preview_action(&proposal).await.expect("preview");
+    let envelope = record.preview().expect("preview").envelope;
+    assert!(envelope.target_sensitivity.is_some(), "{envelope:?}");
+    rt.acquire_lease(&record)
+        .await
+        .map(|_| ())
+        .expect("the record still answers its proposal");
+}
