@@ -8,6 +8,9 @@ need=()
 for cmd in Xvfb xdotool openbox xterm gtk3-widget-factory import scrot xrandr dbus-run-session; do
   command -v "$cmd" >/dev/null 2>&1 || need+=("$cmd")
 done
+# The Qt5 widget examples the X11 Qt tests (crates/desktop/tests/x11_qt.rs) start.
+[ -x /usr/lib/x86_64-linux-gnu/qt5/examples/widgets/widgets/calculator/calculator ] ||
+  need+=(qtbase5-examples)
 if [ ${#need[@]} -gt 0 ]; then
   echo "installing the test desktop (missing: ${need[*]})"
   if [ "$(id -u)" = 0 ]; then SUDO=""; else SUDO="sudo"; fi
@@ -15,7 +18,7 @@ if [ ${#need[@]} -gt 0 ]; then
   $SUDO apt-get update -qq
   $SUDO apt-get install -y -qq --no-install-recommends \
     xvfb xdotool dbus-x11 at-spi2-core gtk-3-examples python3-pyatspi gir1.2-atspi-2.0 \
-    openbox xterm imagemagick scrot x11-xserver-utils wmctrl >/dev/null
+    openbox xterm imagemagick scrot x11-xserver-utils wmctrl qtbase5-examples >/dev/null
 fi
 
 # The operator console's browser test (tests/http_browser.rs): Debian's chromium and

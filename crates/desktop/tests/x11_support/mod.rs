@@ -50,6 +50,9 @@ pub fn require_tools() {
     );
 }
 
+/// Where Debian's `qtbase5-examples` installs the Qt5 widget examples.
+pub const QT_EXAMPLES: &str = "/usr/lib/x86_64-linux-gnu/qt5/examples/widgets";
+
 /// One private desktop.
 pub struct Desk {
     pub display: String,
@@ -228,6 +231,33 @@ impl Desk {
             },
         );
         id
+    }
+
+    /// Starts one of Debian's Qt5 widget examples (`qtbase5-examples`, `rel` under
+    /// its `widgets/` directory) and returns its pid. The variables that would force
+    /// Qt's accessibility bridge on are removed: whether the application exposes its
+    /// tree must depend on the accessibility bus the driver enabled, as it does for a
+    /// user's applications.
+    pub fn spawn_qt_example(&mut self, rel: &str) -> u32 {
+        let program = Path::new(QT_EXAMPLES).join(rel);
+        assert!(
+            program.is_file(),
+            "the Qt tests need {}: apt-get install -y --no-install-recommends qtbase5-examples",
+            program.display()
+        );
+        let child = self
+            .env(&mut Command::new(&program))
+            .env_remove("QT_ACCESSIBILITY")
+            .env_remove("QT_LINUX_ACCESSIBILITY_ALWAYS_ON")
+            .env("QT_QPA_PLATFORM", "xcb")
+            .stdin(Stdio::null())
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .unwrap_or_else(|e| panic!("start {}: {e}", program.display()));
+        let pid = child.id();
+        self.children.push(child);
+        pid
     }
 
     /// A path in the desk's private directory.

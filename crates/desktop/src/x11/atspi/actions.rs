@@ -146,6 +146,7 @@ pub(crate) async fn element(
         }
     };
     let top = top_of(bus, &app, &item).await;
+    let is_top = top.as_ref().is_some_and(|t| *t == item.path);
     let (window_id, name) = match &top {
         Some(top_path) => {
             let tops = read_tops(bus, &app).await;
@@ -180,7 +181,7 @@ pub(crate) async fn element(
         parent_selects(bus, &app, &item),
     );
     Ok(Some(ElementInfo {
-        role: roles::role(item.role, item.states),
+        role: snapshot::node_role(&item, is_top),
         name,
         window_id,
         rect,

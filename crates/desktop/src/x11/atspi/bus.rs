@@ -1,7 +1,12 @@
 //! The accessibility bus: found through `org.a11y.Bus.GetAddress` on the session bus
 //! (or `$AT_SPI_BUS_ADDRESS`), with `org.a11y.Status.IsEnabled` set so that toolkits
 //! started afterwards (Qt) expose their trees, and one event listener registered so
-//! that GTK3's bridge activates its bulk cache. Calls are raw D-Bus calls decoded into
+//! that GTK3's bridge activates its bulk cache. Qt (5.15.8 in Debian 12) turns its
+//! bridge on at start when the bus launcher runs (it reads the `AT_SPI_BUS` property
+//! the launcher puts on the X root window), or when `org.a11y.Bus` appears later with
+//! `IsEnabled` or `ScreenReaderEnabled` true; it never re-reads them. Setting the
+//! property is what starts the launcher here (D-Bus activation), so a Qt application
+//! started after the driver is exposed (`tests/x11_qt.rs`). Calls are raw D-Bus calls decoded into
 //! plain types, so an unknown role or state value from a newer toolkit decodes fine.
 
 use std::time::Duration;

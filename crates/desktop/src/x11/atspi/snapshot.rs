@@ -4,7 +4,7 @@
 
 use std::collections::{HashMap, HashSet};
 
-use cc_protocol::PhysicalRect;
+use cc_protocol::{PhysicalRect, Role};
 use futures_util::future::join_all;
 
 use super::bus::{ACCESSIBLE, Bus, ROOT_PATH, Ref};
@@ -122,12 +122,26 @@ pub(crate) fn top_name(item: &Item, window: Option<u64>, wins: &[XWindow]) -> St
         .unwrap_or_default()
 }
 
+/// The protocol role of a node; `top` when it is a top-level (a child of its
+/// application's root). Qt5 gives a plain top-level widget (a calculator, a main form)
+/// the role of a generic container (`filler`), but an application's children are its
+/// windows: a top-level container is reported as `window`, in snapshots and element
+/// re-reads alike (the identity check compares roles).
+pub(crate) fn node_role(item: &Item, top: bool) -> Role {
+    match roles::role(item.role, item.states) {
+        Role::Group | Role::Pane if top => Role::Window,
+        r => r,
+    }
+}
+
 /// Rectangle and value fetched per (application index, path).
 type Extras = HashMap<(usize, String), (Option<PhysicalRect>, Option<String>)>;
 
 /// A node before its rectangle and value are known.
 struct Skel {
     app: usize,
+    /// A top-level of its application.
+    top: bool,
     item: Item,
     name: String,
     window_id: Option<u64>,
@@ -150,6 +164,7 @@ fn build(
     *budget = budget.checked_sub(1)?;
     let mut node = Skel {
         app: ai,
+        top: false,
         item: item.clone(),
         name: item.name.clone(),
         window_id: None,
@@ -228,6 +243,7 @@ pub(crate) async fn tree(
             roots.push((stack, ai, pos, {
                 let mut s = Skel {
                     app: ai,
+                    top: true,
                     item: item.clone(),
                     name: top_name(&item, id, wins),
                     window_id: id,
@@ -303,7 +319,7 @@ fn finish(s: Skel, apps: &[App], extra: &Extras) -> RawNode {
     let bus = apps.get(s.app).map(|a| a.bus.as_str()).unwrap_or_default();
     RawNode {
         handle: handle(bus, &s.item.path),
-        role: roles::role(s.item.role, s.item.states),
+        role: node_role(&s.item, s.top),
         name: s.name,
         value: if s.item.role == roles::r::PASSWORD_TEXT {
             None
@@ -361,6 +377,20 @@ mod tests {
 
     fn count(n: &Skel) -> usize {
         1 + n.children.iter().map(count).sum::<usize>()
+    }
+
+    #[test]
+    fn a_top_level_container_is_a_window() {
+        let mut it = item("/w", true, &[]);
+        it.role = roles::r::FILLER;
+        assert_eq!(node_role(&it, true), Role::Window, "Qt's plain top-level");
+        assert_eq!(node_role(&it, false), Role::Group);
+        it.role = roles::r::PANEL;
+        assert_eq!(node_role(&it, true), Role::Window);
+        it.role = roles::r::DIALOG;
+        assert_eq!(node_role(&it, true), Role::Dialog);
+        it.role = roles::r::BUTTON;
+        assert_eq!(node_role(&it, true), Role::Button, "only containers");
     }
 
     #[test]

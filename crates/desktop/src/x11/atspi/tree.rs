@@ -1,6 +1,7 @@
 //! Reading an application's accessible objects: in bulk through `Cache.GetItems`
-//! (the current format, or the legacy one Qt5 answers), else by walking the tree with
-//! pipelined calls. Then the per-node extras a snapshot needs (screen rectangles and
+//! (the current format, or the legacy one), else by walking the tree with pipelined
+//! calls. Qt answers the legacy format but always with an empty list, so Qt
+//! applications are walked. Then the per-node extras a snapshot needs (screen rectangles and
 //! values) for the nodes it keeps, all in flight at once.
 
 use std::collections::HashMap;
@@ -139,7 +140,72 @@ fn same_bus(r: &Ref, bus: &str) -> Option<String> {
     (r.0 == bus || r.0.is_empty()).then(|| r.1.as_str().to_string())
 }
 
-/// Reads one application: bulk cache first, then the legacy cache, then a walk.
+/// The format of a `Cache.GetItems` reply.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum CacheFormat {
+    /// `a((so)(so)(so)iiassusau)`: at-spi2-atk ≥ 2.34 (GTK3), with index and child count.
+    Current,
+    /// `a((so)(so)(so)a(so)assusau)`: older at-spi2-atk, and Qt. Qt's bridge (5.15.8
+    /// in Debian 12, as in Qt 6) never fills its cache: it answers an empty list, with
+    /// introspection data that even claims `a((so)(so)a(so)assusau)`.
+    Legacy,
+}
+
+/// Decodes a `Cache.GetItems` reply of application `app`: the current format
+/// `a((so)(so)(so)iiassusau)` first, then the legacy `a((so)(so)(so)a(so)assusau)`.
+/// Objects of another bus name are dropped (a reply cannot describe other apps).
+/// `None` when the reply has neither shape.
+pub(crate) fn decode_cache(app: &str, msg: &zbus::Message) -> Option<(CacheFormat, App)> {
+    let body = msg.body();
+    if let Ok(list) = body.deserialize::<Vec<CacheItem>>() {
+        let items = list
+            .into_iter()
+            .filter_map(|(obj, _, parent, index, _, ifaces, name, role, _, st)| {
+                let path = same_bus(&obj, app)?;
+                Some((
+                    path.clone(),
+                    Item {
+                        path,
+                        parent: same_bus(&parent, app).filter(|p| p != "/"),
+                        index,
+                        role,
+                        name,
+                        states: States::from_words(&st),
+                        ifaces: iface::bits(&ifaces),
+                        children: Vec::new(),
+                    },
+                ))
+            })
+            .collect::<HashMap<_, _>>();
+        return Some((CacheFormat::Current, App::from_parts(app, items, false)));
+    }
+    if let Ok(list) = body.deserialize::<Vec<LegacyItem>>() {
+        let items = list
+            .into_iter()
+            .filter_map(|(obj, _, parent, children, ifaces, name, role, _, st)| {
+                let path = same_bus(&obj, app)?;
+                Some((
+                    path.clone(),
+                    Item {
+                        path,
+                        parent: same_bus(&parent, app).filter(|p| p != "/"),
+                        index: 0,
+                        role,
+                        name,
+                        states: States::from_words(&st),
+                        ifaces: iface::bits(&ifaces),
+                        children: children.iter().filter_map(|c| same_bus(c, app)).collect(),
+                    },
+                ))
+            })
+            .collect::<HashMap<_, _>>();
+        return Some((CacheFormat::Legacy, App::from_parts(app, items, true)));
+    }
+    None
+}
+
+/// Reads one application: bulk cache first (current or legacy format), else a walk
+/// (toolkits without a cache, and Qt, whose cache is always empty).
 pub(crate) async fn read_app(bus: &Bus, app: &str, max_nodes: usize) -> App {
     if bus.walk_only {
         return walk(bus, app, max_nodes).await;
@@ -149,52 +215,11 @@ pub(crate) async fn read_app(bus: &Bus, app: &str, max_nodes: usize) -> App {
         .call_method(Some(app), CACHE_PATH, Some(CACHE), "GetItems", &())
         .await
     {
-        let body = msg.body();
-        if let Ok(list) = body.deserialize::<Vec<CacheItem>>() {
-            let items = list
-                .into_iter()
-                .filter_map(|(obj, _, parent, index, _, ifaces, name, role, _, st)| {
-                    let path = same_bus(&obj, app)?;
-                    Some((
-                        path.clone(),
-                        Item {
-                            path,
-                            parent: same_bus(&parent, app).filter(|p| p != "/"),
-                            index,
-                            role,
-                            name,
-                            states: States::from_words(&st),
-                            ifaces: iface::bits(&ifaces),
-                            children: Vec::new(),
-                        },
-                    ))
-                })
-                .collect::<HashMap<_, _>>();
-            if !items.is_empty() {
-                return App::from_parts(app, items, false);
-            }
-        } else if let Ok(list) = body.deserialize::<Vec<LegacyItem>>() {
-            let items = list
-                .into_iter()
-                .filter_map(|(obj, _, parent, children, ifaces, name, role, _, st)| {
-                    let path = same_bus(&obj, app)?;
-                    Some((
-                        path.clone(),
-                        Item {
-                            path,
-                            parent: same_bus(&parent, app).filter(|p| p != "/"),
-                            index: 0,
-                            role,
-                            name,
-                            states: States::from_words(&st),
-                            ifaces: iface::bits(&ifaces),
-                            children: children.iter().filter_map(|c| same_bus(c, app)).collect(),
-                        },
-                    ))
-                })
-                .collect::<HashMap<_, _>>();
-            if !items.is_empty() {
-                let mut app_items = App::from_parts(app, items, true);
+        match decode_cache(app, &msg) {
+            // An empty cache (Qt's is always empty) says nothing: walk.
+            Some((_, items)) if items.items.is_empty() => {}
+            Some((CacheFormat::Current, items)) => return items,
+            Some((CacheFormat::Legacy, mut items)) => {
                 // Legacy items carry no index: order top-levels as the root lists them.
                 if let Ok(kids) = bus
                     .call::<Vec<Ref>>(app, ROOT_PATH, ACCESSIBLE, "GetChildren", &())
@@ -202,11 +227,12 @@ pub(crate) async fn read_app(bus: &Bus, app: &str, max_nodes: usize) -> App {
                 {
                     let order: Vec<String> = kids.iter().filter_map(|c| same_bus(c, app)).collect();
                     if !order.is_empty() {
-                        app_items.tops = order;
+                        items.tops = order;
                     }
                 }
-                return app_items;
+                return items;
             }
+            None => {}
         }
     }
     walk(bus, app, max_nodes).await
@@ -318,5 +344,146 @@ async fn walk(bus: &Bus, app: &str, max_nodes: usize) -> App {
         bus: app.to_string(),
         items,
         tops,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The signature of Qt's reply to `Cache.GetItems`, captured from Debian's Qt
+    /// 5.15.8 with `busctl --address=<a11y bus> call <app> /org/a11y/atspi/cache
+    /// org.a11y.atspi.Cache GetItems` (`tests/x11_qt.rs` checks it again live).
+    const QT_REPLY_SIGNATURE: &str = "a((so)(so)(so)a(so)assusau)";
+
+    fn path(p: &str) -> OwnedObjectPath {
+        OwnedObjectPath::try_from(p).unwrap()
+    }
+
+    fn r(bus: &str, p: &str) -> Ref {
+        (bus.to_string(), path(p))
+    }
+
+    fn reply<B: serde::Serialize + zbus::zvariant::DynamicType>(body: &B) -> zbus::Message {
+        zbus::Message::signal(CACHE_PATH, CACHE, "GetItems")
+            .unwrap()
+            .build(body)
+            .unwrap()
+    }
+
+    const SHOWING: [u32; 2] = [(1 << 25) | (1 << 30), 0];
+
+    #[test]
+    fn qts_empty_legacy_reply_means_walk() {
+        let msg = reply(&Vec::<LegacyItem>::new());
+        assert_eq!(msg.body().signature().to_string(), QT_REPLY_SIGNATURE);
+        let (format, app) = decode_cache(":1.4", &msg).unwrap();
+        assert_eq!(format, CacheFormat::Legacy);
+        assert!(app.items.is_empty(), "read_app walks such an application");
+    }
+
+    #[test]
+    fn legacy_items_keep_their_children_and_drop_other_buses() {
+        let app = ":1.4";
+        let items: Vec<LegacyItem> = vec![
+            (
+                r(app, "/w"),
+                r(app, ROOT_PATH),
+                r(app, ROOT_PATH),
+                vec![r(app, "/b"), r(":1.9", "/x"), r(app, "/a")],
+                vec!["org.a11y.atspi.Component".into()],
+                "Calculator".into(),
+                roles::r::FILLER,
+                String::new(),
+                SHOWING.to_vec(),
+            ),
+            (
+                r(app, "/a"),
+                r(app, ROOT_PATH),
+                r(app, "/w"),
+                vec![],
+                vec![
+                    "org.a11y.atspi.Action".into(),
+                    "org.a11y.atspi.Component".into(),
+                ],
+                "7".into(),
+                roles::r::BUTTON,
+                String::new(),
+                SHOWING.to_vec(),
+            ),
+            (
+                r(app, "/b"),
+                r(app, ROOT_PATH),
+                r(app, "/w"),
+                vec![],
+                vec!["org.a11y.atspi.EditableText".into()],
+                String::new(),
+                roles::r::ENTRY,
+                String::new(),
+                SHOWING.to_vec(),
+            ),
+            // Another application's object is never taken for this one's.
+            (
+                r(":1.9", "/a"),
+                r(":1.9", ROOT_PATH),
+                r(":1.9", "/"),
+                vec![],
+                vec![],
+                "other".into(),
+                roles::r::BUTTON,
+                String::new(),
+                SHOWING.to_vec(),
+            ),
+        ];
+        let (format, got) = decode_cache(app, &reply(&items)).unwrap();
+        assert_eq!(format, CacheFormat::Legacy);
+        assert_eq!(got.items.len(), 3);
+        assert_eq!(got.tops, ["/w"]);
+        let w = &got.items["/w"];
+        assert_eq!(
+            w.children,
+            ["/b", "/a"],
+            "the application's order, its own objects"
+        );
+        assert_eq!(w.parent.as_deref(), Some(ROOT_PATH));
+        let a = &got.items["/a"];
+        assert_eq!((a.name.as_str(), a.role), ("7", roles::r::BUTTON));
+        assert_eq!(a.ifaces, iface::ACTION | iface::COMPONENT);
+        assert!(a.states.showing());
+        assert_eq!(got.items["/b"].ifaces, iface::EDITABLE_TEXT);
+    }
+
+    #[test]
+    fn current_items_are_ordered_by_index() {
+        let app = ":1.2";
+        let item = |p: &str, parent: &str, index: i32, name: &str| -> CacheItem {
+            (
+                r(app, p),
+                r(app, ROOT_PATH),
+                r(app, parent),
+                index,
+                0,
+                vec![],
+                name.into(),
+                roles::r::PUSH_BUTTON_MENU,
+                String::new(),
+                SHOWING.to_vec(),
+            )
+        };
+        let items = vec![
+            item("/f", ROOT_PATH, 0, "frame"),
+            item("/2", "/f", 1, "second"),
+            item("/1", "/f", 0, "first"),
+        ];
+        let (format, got) = decode_cache(app, &reply(&items)).unwrap();
+        assert_eq!(format, CacheFormat::Current);
+        assert_eq!(got.tops, ["/f"]);
+        assert_eq!(got.items["/f"].children, ["/1", "/2"]);
+    }
+
+    #[test]
+    fn another_shape_is_no_cache() {
+        assert!(decode_cache(":1.2", &reply(&("not a cache",))).is_none());
+        assert!(decode_cache(":1.2", &reply(&Vec::<(String, u32)>::new())).is_none());
     }
 }
