@@ -365,3 +365,24 @@ fn typing_into_a_password_field_is_assessed_sensitive_bound_in_the_digest_and_co
             .is_none()
     );
 }
+
+#[test]
+fn an_approved_batch_with_a_high_risk_item_runs_once_under_its_grant() {
+    let x = fx();
+    let batch = json!({"items": [
+        {"tool": "keyboard.type", "arguments": {"text": "a"}},
+        {"tool": "keyboard.combo", "arguments": {"keys": ["win", "r"]}}
+    ]});
+    let action = x.action("ab1", "batch_execute", batch);
+    let p = x.preview(action.clone());
+    assert_eq!(p["policy"]["decision"], "confirm", "{p}");
+    let preview: cc_contract::ActionPreview = serde_json::from_value(p).unwrap();
+    x.g.approve_preview(&preview, 60_000).unwrap();
+    let r = x.g.call("execute_action", &action).unwrap().unwrap()["receipt"].clone();
+    assert_eq!(r["status"], "committed", "{r}");
+    assert_eq!(x.name_field(), "a", "the batch ran once");
+    // Its grant was single-use: the replay answers the receipt and types nothing more.
+    let again = x.g.call("execute_action", &action).unwrap().unwrap()["receipt"].clone();
+    assert_eq!(again, r);
+    assert_eq!(x.name_field(), "a");
+}
