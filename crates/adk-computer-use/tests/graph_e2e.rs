@@ -5,10 +5,12 @@
 //! `Verified`, once.
 #![cfg(feature = "mcp")]
 
+mod server_bin;
+
 use std::io::{BufRead, BufReader};
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::{Child, Command, Stdio};
-use std::sync::{Arc, OnceLock};
+use std::sync::Arc;
 
 use adk_computer_use::checkpoint::SqliteCheckpointer;
 use adk_computer_use::governed::{RuntimeOptions, ToolCaller};
@@ -22,44 +24,10 @@ use cc_contract::{
     WindowId, format_timestamp, value_digest,
 };
 use serde_json::{Map, Value, json};
+use server_bin::server_binary;
 
 const AGENT: &str = "graph-e2e-agent-token-0123456789";
 const OPERATOR: &str = "graph-e2e-operator-token-0123456789";
-
-/// The workspace's `computer-control`, built once per test process (a binary crate cannot
-/// be a dev-dependency). When the build fails because another crate is mid-edit, the
-/// existing binary is used and the failure printed.
-fn server_binary() -> PathBuf {
-    static BINARY: OnceLock<PathBuf> = OnceLock::new();
-    BINARY
-        .get_or_init(|| {
-            let workspace = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
-            let target = std::env::var_os("CARGO_TARGET_DIR")
-                .map(PathBuf::from)
-                .unwrap_or_else(|| workspace.join("target"));
-            let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
-            let status = Command::new(cargo)
-                .args([
-                    "build",
-                    "-q",
-                    "-p",
-                    "computer-control",
-                    "--bin",
-                    "computer-control",
-                ])
-                .current_dir(&workspace)
-                .status();
-            if !matches!(&status, Ok(s) if s.success()) {
-                eprintln!(
-                    "building computer-control failed ({status:?}); using the existing binary"
-                );
-            }
-            let binary = target.join("debug").join("computer-control");
-            assert!(binary.exists(), "no binary at {}", binary.display());
-            binary
-        })
-        .clone()
-}
 
 /// `serve --transport mcp` over stdio, journal in `dir`.
 async fn stdio_runtime(dir: &Path) -> ComputerUseMcpRuntime {

@@ -9,12 +9,12 @@
 //! accessibility read-back.
 #![cfg(feature = "mcp")]
 
+mod server_bin;
 #[path = "../../desktop/tests/x11_support/mod.rs"]
 mod x11_support;
 
-use std::path::{Path, PathBuf};
 use std::process::Command;
-use std::sync::{Arc, OnceLock};
+use std::sync::Arc;
 
 use adk_computer_use::checkpoint::SqliteCheckpointer;
 use adk_computer_use::governed::{RuntimeOptions, ToolCaller};
@@ -27,41 +27,10 @@ use cc_contract::{
     ActionPostcondition, Bounds, TargetEvidence, WindowId, format_timestamp, value_digest,
 };
 use serde_json::{Map, Value, json};
+use server_bin::server_binary;
 use x11_support::Desk;
 
 const TEXT: &str = "governed by the graph";
-
-fn server_binary() -> PathBuf {
-    static BINARY: OnceLock<PathBuf> = OnceLock::new();
-    BINARY
-        .get_or_init(|| {
-            let workspace = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
-            let target = std::env::var_os("CARGO_TARGET_DIR")
-                .map(PathBuf::from)
-                .unwrap_or_else(|| workspace.join("target"));
-            let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
-            let status = Command::new(cargo)
-                .args([
-                    "build",
-                    "-q",
-                    "-p",
-                    "computer-control",
-                    "--bin",
-                    "computer-control",
-                ])
-                .current_dir(&workspace)
-                .status();
-            if !matches!(&status, Ok(s) if s.success()) {
-                eprintln!(
-                    "building computer-control failed ({status:?}); using the existing binary"
-                );
-            }
-            let binary = target.join("debug").join("computer-control");
-            assert!(binary.exists(), "no binary at {}", binary.display());
-            binary
-        })
-        .clone()
-}
 
 /// The plan of each thread: select all in the focused entry, or type the text over it.
 fn plan(window: &Value, input: &PlanInput<'_>) -> Result<PlannedAction, String> {

@@ -6,59 +6,17 @@
 #![allow(dead_code)] // each test binary uses its own subset
 
 pub mod scenario;
+#[path = "../server_bin/mod.rs"]
+mod server_bin;
 
-use std::path::PathBuf;
-use std::process::Command;
-use std::sync::{Arc, Mutex, OnceLock};
+pub use server_bin::server_binary;
+
+use std::sync::{Arc, Mutex};
 
 use adk_computer_use::governed::{ToolCaller, ToolListing, ToolReply};
 use adk_computer_use::runtime::{ProposedAction, RuntimeResult};
 use cc_contract::{ExecutionMode, format_timestamp, value_digest};
 use serde_json::{Map, Value, json};
-
-/// The `computer-control` binary of this workspace, built once per test process (a
-/// dev-dependency on a binary crate is not possible). Cargo makes the build a no-op when it
-/// is up to date; when the build fails because another crate is mid-edit, an existing
-/// binary is used and the failure is printed.
-pub fn server_binary() -> PathBuf {
-    static BINARY: OnceLock<PathBuf> = OnceLock::new();
-    BINARY
-        .get_or_init(|| {
-            let manifest = PathBuf::from(env!("CARGO_MANIFEST_DIR"));
-            let workspace = manifest.join("../..");
-            let target = std::env::var_os("CARGO_TARGET_DIR")
-                .map(PathBuf::from)
-                .unwrap_or_else(|| workspace.join("target"));
-            let binary = target.join("debug").join("computer-control");
-            let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
-            let status = Command::new(cargo)
-                .args([
-                    "build",
-                    "-q",
-                    "-p",
-                    "computer-control",
-                    "--bin",
-                    "computer-control",
-                ])
-                .current_dir(&workspace)
-                .status();
-            match status {
-                Ok(s) if s.success() => {}
-                other => {
-                    eprintln!(
-                        "building computer-control failed ({other:?}); using the existing binary"
-                    );
-                }
-            }
-            assert!(
-                binary.exists(),
-                "no computer-control binary at {}",
-                binary.display()
-            );
-            binary
-        })
-        .clone()
-}
 
 /// `computer-control serve --transport mcp --platform virtual --journal <journal>`.
 pub fn serve_command(journal: &std::path::Path) -> tokio::process::Command {
