@@ -2,8 +2,9 @@
 //! against the real kernel (a temp SQLite file, the virtual desktop through the
 //! engine), on the kernel's manual clock so expiry is reached by moving time.
 //!
-//! Every governed action types one character into the form's Name field, a distinct
-//! character per `(session, action id, arguments)`, so the field's text counts the
+//! Every governed action types one character into the form's Name field (by
+//! `keyboard.type`, or as the first item of a `batch.execute`), a distinct character per
+//! `(session, action id, arguments)`, so the field's text counts the
 //! effects of each action exactly. Invariants:
 //! * never more than one effect per action id (and a replay answers the same receipt);
 //! * never beyond budget: `actionsUsed ≤ actionBudget` for every lease, and the number
@@ -321,9 +322,21 @@ impl World {
         }
         .cloned()
         .unwrap_or_else(|| "lea-none".into());
+        // Variant 0 types its mark with `keyboard.type`; variant 1 as the first item of
+        // a batch (whose second item only waits), so batches go through the same
+        // one-effect and budget checks.
+        let text = mark(session, action, variant).to_string();
+        let (tool, arguments) = if variant == 0 {
+            ("keyboard_type", json!({"text": text}))
+        } else {
+            (
+                "batch_execute",
+                json!({"items": [{"tool": "keyboard.type", "arguments": {"text": text}},
+                                 {"tool": "wait.pause", "arguments": {"ms": 0}}]}),
+            )
+        };
         let args = json!({"session_id": self.sessions[session], "action_id": format!("a{action}"),
-                          "lease_id": lease_id, "tool": "keyboard_type",
-                          "arguments": {"text": mark(session, action, variant).to_string()},
+                          "lease_id": lease_id, "tool": tool, "arguments": arguments,
                           "mode": "foreground", "target": self.target()});
         let before = self.name_field();
         let key = (session, action, variant);
