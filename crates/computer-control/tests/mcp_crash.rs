@@ -10,7 +10,7 @@
 //! The two exact points use the kernel's test hook `CC_GOVERNANCE_FAILPOINT`
 //! (`crates/governance/src/failpoint.rs`): the server announces the point on stderr
 //! and blocks there, the test reads the desktop through a plain tool (the engine is not
-//! behind the journal lock) and then kills the process.
+//! behind the journal connection) and then kills the process.
 
 use std::os::unix::process::ExitStatusExt;
 use std::path::Path;
@@ -270,7 +270,7 @@ async fn crash_at(point: &str, effect_before_kill: &str) {
             .await
     });
     server.reached(point).await;
-    // The engine is not behind the journal lock: the desktop can be read.
+    // The engine is not behind the journal connection: the desktop can be read.
     assert_eq!(server.name_field().await, effect_before_kill, "at {point}");
     server.kill().await;
     assert!(

@@ -7,9 +7,9 @@
 //! desktop not yet touched) or `after_effect` (the desktop was acted on, the receipt not
 //! yet committed) in the **server process's environment**. On reaching that point the
 //! executing thread writes `cc-governance failpoint <name> reached` to stderr and then
-//! blocks forever, holding the journal lock, until the test kills the process. Nothing
-//! a client sends can set it: it is read from the process environment once, and no
-//! tool argument or configuration key reaches it. Unset (the default) it costs one
+//! blocks forever, holding the journal connection, until the test kills the process.
+//! Nothing a client sends can set it: it is read from the process environment once, and
+//! no tool argument or configuration key reaches it. Unset (the default) it costs one
 //! load of a cached value.
 
 use std::sync::OnceLock;
