@@ -3,12 +3,13 @@
 //! Nested contract objects (`target`, `postcondition`, `provenance`) keep their camelCase
 //! wire form, so the server receives exactly the evidence the planner observed.
 
-use cc_contract::{ActionEnvelope, ExecutionMode, LeaseKind, WindowId};
+use cc_contract::{ActionEnvelope, ExecutionMode, LeaseKind};
 use serde::Serialize;
 use serde_json::{Map, Value};
 
 use super::options::RuntimeOptions;
 use crate::error::ComputerUseError;
+use crate::runtime::binding::lease::target_axes;
 use crate::runtime::{ProposedAction, RuntimeResult};
 
 /// `preview_action` arguments: the proposal, field for field.
@@ -71,21 +72,6 @@ pub fn execute(
         put(&mut m, "approval_grant_id", grant);
     }
     Ok(m)
-}
-
-/// The app, window and display an envelope's action lands on: from the target evidence,
-/// else from the resource the server derived.
-pub fn target_axes(e: &ActionEnvelope) -> (Option<&str>, Option<&WindowId>, Option<&str>) {
-    let target = e.target.as_ref();
-    let resource = e.resource.as_ref();
-    let app = target
-        .map(|t| t.app_id.as_str())
-        .or_else(|| resource.and_then(|r| r.target_app_id.as_deref()));
-    let window = target
-        .and_then(|t| t.window_id.as_ref())
-        .or_else(|| resource.and_then(|r| r.target_window_id.as_ref()));
-    let display = target.and_then(|t| t.display_id.as_deref());
-    (app, window, display)
 }
 
 /// `acquire_control_lease` arguments for one envelope: its session, agent and mode, and

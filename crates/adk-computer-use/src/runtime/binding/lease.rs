@@ -73,8 +73,11 @@ pub(super) fn recheck(
 }
 
 /// The target's app, window and display: from the target evidence, else from the
-/// resource the server derived.
-fn target_axes(envelope: &ActionEnvelope) -> (Option<&str>, Option<&WindowId>, Option<&str>) {
+/// resource the server derived. Shared with the runtimes, which ask for a lease bounded
+/// to the same axes this check enforces.
+pub(crate) fn target_axes(
+    envelope: &ActionEnvelope,
+) -> (Option<&str>, Option<&WindowId>, Option<&str>) {
     let target = envelope.target.as_ref();
     let resource = envelope.resource.as_ref();
     let app = target

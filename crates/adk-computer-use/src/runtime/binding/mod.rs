@@ -35,7 +35,7 @@
 mod approval;
 mod authorize;
 mod envelope;
-mod lease;
+pub(crate) mod lease;
 mod receipt;
 mod reservation;
 
