@@ -99,7 +99,10 @@ impl Governance {
         let prepared = self.prepare(&conn, a)?;
         let digest = prepared.preview.envelope.args_digest.clone();
         // 3 (looked up first, so a replay has no effect at all — not even a grant or
-        //    budget consumption).
+        //    budget consumption). It also comes before the expiry of step 1: a replay
+        //    performs nothing, so the freshness of what the agent saw no longer matters,
+        //    and a client retrying after a lost answer must get its receipt back, not
+        //    `stale_target` for an action that did happen.
         if let Some(stored) = load_receipt(&conn, &a.session_id, &action_id)? {
             if stored.action_digest != digest {
                 return Err(fail_with(
@@ -118,6 +121,9 @@ impl Governance {
             return Ok(stored);
         }
         require_running(&session)?;
+        // 1. The envelope the agent was shown must still be valid (checked before any
+        //    blocker: an expired preview is re-previewed, which shows the blocker anew).
+        self.check_not_expired(&conn, &a.session_id, &action_id, &digest)?;
         if let Some(b) = prepared.preview.blocker {
             let mut error = blocker_error(b);
             if b == Blocker::ApprovalRequired {
@@ -165,6 +171,37 @@ impl Governance {
         in_tx(&mut conn, |tx| {
             self.finish(tx, receipt, &mut lease, outcome, a)
         })
+    }
+
+    /// Step 1's expiry: the re-preview above is always fresh, so the envelope that can
+    /// have expired is the one remembered from the agent's own preview of this action
+    /// with the same digest. An action never previewed (or whose `allow` preview was
+    /// forgotten by a restart; see [`crate::previews`]) has no such envelope, and its
+    /// re-preview is the envelope, as before. A preview of other arguments under the
+    /// same id is not this envelope either. Refused with nothing written.
+    fn check_not_expired(
+        &self,
+        conn: &Connection,
+        session_id: &str,
+        action_id: &str,
+        digest: &str,
+    ) -> GovResult<()> {
+        let Some(seen) = self.remembered_preview(conn, session_id, action_id)? else {
+            return Ok(());
+        };
+        if seen.args_digest != digest || seen.expires > self.now() {
+            return Ok(());
+        }
+        Err(fail_with(
+            ErrorCode::StaleTarget,
+            format!(
+                "the preview of action {action_id} expired at {}; preview it again, then execute",
+                seen.expires_at
+            ),
+            json!({"reason": "preview_expired", "actionId": action_id,
+                   "argsDigest": digest, "proposedAt": seen.proposed_at,
+                   "expiredAt": seen.expires_at}),
+        ))
     }
 
     fn begin(

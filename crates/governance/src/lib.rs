@@ -24,6 +24,7 @@ mod kernel;
 mod leases;
 mod policy;
 mod preview;
+mod previews;
 mod reservations;
 mod sensitivity;
 pub mod sessions;

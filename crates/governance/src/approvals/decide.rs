@@ -239,7 +239,16 @@ impl Governance {
             params![d.session_id],
         )?
         .ok_or_else(not_found)?;
-        let (request, preview) = load(tx, &d.session_id, &d.action_id)?.ok_or_else(not_found)?;
+        let Some((request, preview)) = load(tx, &d.session_id, &d.action_id)? else {
+            // Previews the operator need not see are remembered in memory only.
+            let remembered = self.previews().get(&d.session_id, &d.action_id).cloned();
+            return Err(match remembered {
+                Some(r) => ApprovalError::NotConfirm {
+                    decision: r.decision,
+                },
+                None => not_found(),
+            });
+        };
         if let Some(seen) = &d.args_digest
             && *seen != request.args_digest
         {

@@ -2,7 +2,9 @@
 
 use std::collections::HashSet;
 
-use cc_contract::{ActionPreview, DataLabel, PolicyVerdict, TargetEvidence, WindowId};
+use cc_contract::{
+    ActionPreview, DataLabel, PolicyVerdict, TargetEvidence, WindowId, parse_timestamp,
+};
 use cc_engine::risk::Context;
 use rusqlite::{Connection, OptionalExtension, Transaction, params};
 use serde_json::{Map, Value};
@@ -12,6 +14,11 @@ use crate::error::{GovResult, db};
 use crate::grants;
 use crate::kernel::{Governance, in_tx};
 use crate::preview::Prepared;
+use crate::previews::Remembered;
+use time::OffsetDateTime;
+
+/// What an expiry that cannot be read counts as: long past.
+const UNIX_EPOCH: OffsetDateTime = OffsetDateTime::UNIX_EPOCH;
 use crate::store::{from_json, get_all, to_json};
 use crate::util::{is_past, ts};
 
@@ -52,13 +59,17 @@ pub(super) fn load(
     session_id: &str,
     action_id: &str,
 ) -> GovResult<Option<(ApprovalRequest, ActionPreview)>> {
+    // Cached: every preview and every execute looks its action up here.
     let row: Option<(String, String)> = conn
-        .query_row(
+        .prepare_cached(
             "SELECT data, preview FROM approval_requests WHERE session_id = ?1 AND action_id = ?2",
-            params![session_id, action_id],
-            |r| Ok((r.get(0)?, r.get(1)?)),
         )
-        .optional()
+        .and_then(|mut stmt| {
+            stmt.query_row(params![session_id, action_id], |r| {
+                Ok((r.get(0)?, r.get(1)?))
+            })
+            .optional()
+        })
         .map_err(db)?;
     row.map(|(d, p)| Ok((from_json(&d)?, from_json(&p)?)))
         .transpose()
@@ -100,31 +111,60 @@ fn shown_arguments(
 
 impl Governance {
     /// Remembers a preview (step of `preview_action`, and of an execute refused with
-    /// `approval_required`). Answers the request when it is newly pending (not when the
-    /// same action is previewed again while it waits), for
+    /// `approval_required`): always in memory, for execute's expiry check, and in the
+    /// journal when the operator must see it. Answers the request when it is newly
+    /// pending (not when the same action is previewed again while it waits), for
     /// [`Governance::announce_request`] once the journal lock is released.
+    ///
+    /// The journal gets a `confirm` preview, and any preview of an action it already
+    /// holds a request for: an agent that re-previews a pending action with other
+    /// arguments must change what the operator would approve (the operator then gets
+    /// `approval_changed`), even when the new arguments need no approval. Every other
+    /// preview (`allow` or `deny`, never seen by the operator) stays in memory only,
+    /// which spares the `fsync` of a journal commit on the common path.
     pub(crate) fn remember_preview(
+        &self,
+        conn: &mut Connection,
+        p: &Prepared,
+    ) -> GovResult<Option<ApprovalRequest>> {
+        let request = self.record_preview(conn, p)?;
+        let e = &p.preview.envelope;
+        // Each preview of the same action renews the envelope (an agent may preview
+        // again after expiry); only once the journal has what the operator needs.
+        self.previews().remember(
+            &e.session_id,
+            &e.action_id,
+            Remembered {
+                args_digest: e.args_digest.clone(),
+                decision: p.preview.policy.decision,
+                proposed_at: e.proposed_at.clone(),
+                expires_at: e.expires_at.clone(),
+                // An expiry we cannot read counts as already past.
+                expires: parse_timestamp(&e.expires_at).unwrap_or(UNIX_EPOCH),
+            },
+            self.now(),
+        );
+        Ok(request)
+    }
+
+    /// The journal side of [`Governance::remember_preview`].
+    fn record_preview(
         &self,
         conn: &mut Connection,
         p: &Prepared,
     ) -> GovResult<Option<ApprovalRequest>> {
         let preview = &p.preview;
         let e = &preview.envelope;
-        let pending =
-            preview.policy.decision == PolicyVerdict::Confirm && preview.policy.grant_id.is_none();
-        // What this action was last previewed as (same id and digest): its decision
-        // stands, and a request already waiting is neither re-read nor re-announced.
-        let previous = load(conn, &e.session_id, &e.action_id)?
-            .map(|(old, _)| old)
-            .filter(|old| old.args_digest == e.args_digest);
-        // An action previewed again with nothing to approve: nothing new to record.
-        if !pending
-            && previous
-                .as_ref()
-                .is_some_and(|old| old.status == RequestStatus::NotRequired)
-        {
+        let confirm = preview.policy.decision == PolicyVerdict::Confirm;
+        let pending = confirm && preview.policy.grant_id.is_none();
+        let stored = load(conn, &e.session_id, &e.action_id)?.map(|(old, _)| old);
+        if !confirm && stored.is_none() {
             return Ok(None);
         }
+        // What this action was last previewed as (same id and digest): its decision
+        // stands, and a request already waiting is neither re-read nor re-announced.
+        // Its envelope (expiry included) is still replaced by this one.
+        let previous = stored.filter(|old| old.args_digest == e.args_digest);
         let target = match &previous {
             Some(old) if old.target.is_some() => old.target.clone(),
             _ => e.target.as_ref().map(|t| self.target_summary(t, pending)),
@@ -178,6 +218,29 @@ impl Governance {
             old.status == RequestStatus::Pending && !is_past(&old.expires_at, at)
         });
         Ok((request.status == RequestStatus::Pending && !already_waiting).then_some(request))
+    }
+
+    /// The envelope `(session, action)` was last previewed as: from memory, or after a
+    /// restart (or an eviction) from the journal's request, which only `confirm`
+    /// previews leave. `None` when neither remembers one.
+    pub(crate) fn remembered_preview(
+        &self,
+        conn: &Connection,
+        session_id: &str,
+        action_id: &str,
+    ) -> GovResult<Option<Remembered>> {
+        if let Some(r) = self.previews().get(session_id, action_id) {
+            return Ok(Some(r.clone()));
+        }
+        Ok(
+            load(conn, session_id, action_id)?.map(|(request, preview)| Remembered {
+                expires: parse_timestamp(&request.expires_at).unwrap_or(UNIX_EPOCH),
+                args_digest: request.args_digest,
+                decision: request.decision,
+                proposed_at: preview.envelope.proposed_at,
+                expires_at: request.expires_at,
+            }),
+        )
     }
 
     /// [`Governance::remember_preview`] and [`Governance::announce_request`] for an
