@@ -84,6 +84,12 @@ struct ServeArgs {
     /// `http.agents` token acts for its own principal instead.
     #[arg(long, env = "COMPUTER_CONTROL_PRINCIPAL")]
     principal_id: Option<String>,
+    /// Beside `--transport mcp` or `mcp-http`: serve the operator side of the HTTP
+    /// transport (console, /rpc, /events, /frame, /approvals, /health) on HOST:PORT, or
+    /// on 127.0.0.1:PORT for a bare PORT (0 picks a free port), operator token only. MCP
+    /// has no other channel on which a person can approve a `confirm` action.
+    #[arg(long, value_name = "HOST:PORT")]
+    operator_listen: Option<transports::http::operator::Listen>,
 }
 
 /// The journal path: `governance.journal` (the flag already applied over it), else the
@@ -154,6 +160,15 @@ fn print_json(v: &Value) -> anyhow::Result<()> {
 pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
     match cli.command {
         Command::Serve(a) => {
+            if a.operator_listen.is_some()
+                && !matches!(a.transport, Transport::Mcp | Transport::McpHttp)
+            {
+                anyhow::bail!(
+                    "--operator-listen is for --transport mcp or mcp-http: --transport http \
+                     already serves the operator console on its own port, and stdio JSON-RPC \
+                     confirms through session.confirm"
+                );
+            }
             let base = base_config(&a)?;
             let governance = base.config().governance.clone();
             let driver = platform::select(&base)?;
@@ -170,20 +185,30 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
                 &governance.principal_id,
             )?);
             let server = transports::mcp::McpServer::new(engine.clone(), kernels.clone());
-            let http = |mcp| transports::http::Options {
-                host: a.host.clone(),
-                port: a.port,
-                mcp,
-                kernels: kernels.clone(),
-            };
             match a.transport {
-                Transport::Mcp => transports::mcp::serve_stdio(server)?,
-                Transport::McpHttp => {
-                    let opts = http(transports::http::Mcp::Only(server));
-                    transports::http::serve(engine, opts)?
+                Transport::Mcp => {
+                    let operator = a
+                        .operator_listen
+                        .map(|listen| transports::mcp::StdioOperator {
+                            engine: engine.clone(),
+                            kernels: kernels.clone(),
+                            listen,
+                        });
+                    transports::mcp::serve_stdio(server, operator)?
                 }
-                Transport::Http | Transport::Stdio => {
-                    let opts = http(transports::http::Mcp::Mounted(server));
+                Transport::McpHttp | Transport::Http | Transport::Stdio => {
+                    let mcp = if a.transport == Transport::McpHttp {
+                        transports::http::Mcp::Only(server)
+                    } else {
+                        transports::http::Mcp::Mounted(server)
+                    };
+                    let opts = transports::http::Options {
+                        host: a.host.clone(),
+                        port: a.port,
+                        mcp,
+                        kernels: kernels.clone(),
+                        operator: a.operator_listen,
+                    };
                     transports::http::serve(engine, opts)?
                 }
             }

@@ -22,7 +22,9 @@ const TOKEN_BYTES: usize = 32;
 /// The two role tokens, the agent tokens with their own identity (`http.agents`), and
 /// the file holding those that were generated.
 pub struct Tokens {
-    agent: String,
+    /// `None` only beside MCP over stdio with no `http.token` configured: that process
+    /// has no agent endpoint over HTTP, so no agent token exists at all.
+    agent: Option<String>,
     operator: String,
     agents: Vec<AgentToken>,
     file: Option<PathBuf>,
@@ -30,14 +32,16 @@ pub struct Tokens {
 
 impl Tokens {
     /// Tokens from config `http.token` / `http.operator_token`; each one left empty is
-    /// generated, and the generated ones are written to a fresh 0600 file. The
-    /// `http.agents` tokens are never generated; each must differ from every other
-    /// token, or a request could not be told apart.
+    /// generated, and the generated ones are written to a fresh 0600 file with the
+    /// URLs they are for. A blank `http.token` is generated only when the process has
+    /// an agent endpoint over HTTP (`urls.agent`): beside MCP over stdio the agent has
+    /// no token, so none is made up. The `http.agents` tokens are never generated;
+    /// each must differ from every other token, or a request could not be told apart.
     pub fn resolve(
         token: &str,
         operator_token: &str,
         agents: &[AgentToken],
-        url: &str,
+        urls: &Urls,
     ) -> anyhow::Result<Tokens> {
         let agent = match token.trim() {
             "" => None,
@@ -76,8 +80,13 @@ impl Tokens {
                 );
             }
         }
+        let generate_agent = agent.is_none() && urls.agent.is_some();
         let mut tokens = Tokens {
-            agent: agent.clone().map_or_else(generate, Ok)?,
+            agent: match &agent {
+                Some(t) => Some(t.clone()),
+                None if generate_agent => Some(generate()?),
+                None => None,
+            },
             operator: operator.clone().map_or_else(generate, Ok)?,
             agents: agents
                 .iter()
@@ -88,10 +97,11 @@ impl Tokens {
                 .collect(),
             file: None,
         };
-        if agent.is_none() || operator.is_none() {
+        if generate_agent || operator.is_none() {
             let body = json!({
-                "url": url,
-                "agent": agent.is_none().then_some(&tokens.agent),
+                "url": urls.agent.unwrap_or(urls.operator),
+                "operator_url": urls.operator,
+                "agent": if generate_agent { tokens.agent.as_deref() } else { None },
                 "operator": operator.is_none().then_some(&tokens.operator),
             });
             tokens.file = Some(write_private_file(&body.to_string())?);
@@ -103,7 +113,7 @@ impl Tokens {
     #[cfg(test)]
     pub fn fixed(agent: &str, operator: &str) -> Tokens {
         Tokens {
-            agent: agent.into(),
+            agent: Some(agent.into()),
             operator: operator.into(),
             agents: Vec::new(),
             file: None,
@@ -135,7 +145,10 @@ impl Tokens {
     /// taken says nothing about which one was close.
     pub fn role_of(&self, presented: &str) -> Option<Role> {
         let is_operator = ct_eq(presented.as_bytes(), self.operator.as_bytes());
-        let is_agent = ct_eq(presented.as_bytes(), self.agent.as_bytes());
+        let is_agent = self
+            .agent
+            .as_deref()
+            .is_some_and(|a| ct_eq(presented.as_bytes(), a.as_bytes()));
         if is_operator {
             Some(Role::Operator)
         } else if is_agent {
@@ -156,6 +169,15 @@ impl Tokens {
             let _ = std::fs::remove_file(p);
         }
     }
+}
+
+/// Where the tokens are used: written into the token file beside them.
+pub struct Urls<'a> {
+    /// The agent's endpoint (`/rpc`, `/mcp`) over HTTP, if this process has one.
+    pub agent: Option<&'a str>,
+    /// Where the operator console and the operator routes are: the same listener
+    /// under `--transport http`, the `--operator-listen` one beside MCP.
+    pub operator: &'a str,
 }
 
 /// 32 random bytes as 64 hex characters.
@@ -312,6 +334,21 @@ pub async fn guard(State(st): State<AppState>, req: Request, next: Next) -> Resp
     next.run(req).await
 }
 
+/// The operator channel (`--operator-listen`), after [`require_token`]: only the
+/// operator token passes. The agent acts through MCP and must not reach the channel a
+/// human uses to approve what the agent asked for (GOVERNANCE.md: "Approval is never a
+/// model tool"), so a recognised agent token gets 403 rather than a narrower view.
+pub async fn require_operator(req: Request, next: Next) -> Response {
+    match req.extensions().get::<Role>() {
+        Some(Role::Operator) => next.run(req).await,
+        _ => refuse(
+            StatusCode::FORBIDDEN,
+            "forbidden",
+            "the operator channel needs the operator token; the agent acts through MCP".into(),
+        ),
+    }
+}
+
 /// The bearer token of a request, if it has one.
 fn bearer(headers: &HeaderMap) -> Option<&str> {
     let v = headers.get(header::AUTHORIZATION)?.to_str().ok()?;
@@ -349,6 +386,33 @@ pub async fn require_token(State(st): State<AppState>, mut req: Request, next: N
 mod tests {
     use super::*;
 
+    const URLS: Urls = Urls {
+        agent: Some("http://127.0.0.1:1"),
+        operator: "http://127.0.0.1:1",
+    };
+
+    #[test]
+    fn beside_stdio_mcp_no_agent_token_is_made_up() {
+        let urls = Urls {
+            agent: None,
+            operator: "http://127.0.0.1:2",
+        };
+        let t = Tokens::resolve("", "operator-token-012345", &[], &urls).unwrap();
+        assert_eq!(t.agent, None);
+        assert!(t.file().is_none(), "nothing generated, nothing written");
+        assert_eq!(t.role_of(""), None);
+        assert_eq!(t.role_of("operator-token-012345"), Some(Role::Operator));
+        // A configured agent token is still recognised (and refused there with 403).
+        let t = Tokens::resolve(
+            "agent-token-0123456789",
+            "operator-token-012345",
+            &[],
+            &urls,
+        )
+        .unwrap();
+        assert_eq!(t.role_of("agent-token-0123456789"), Some(Role::Agent));
+    }
+
     #[test]
     fn roles_from_tokens() {
         let t = Tokens::fixed("agent-token-0123456789", "operator-token-012345");
@@ -368,7 +432,7 @@ mod tests {
             "agent-token-0123456789",
             "operator-token-012345",
             &agents,
-            "http://127.0.0.1:1",
+            &URLS,
         )
         .unwrap();
         let b = t.identify("agent-b-token-0123456789").unwrap();
@@ -390,7 +454,7 @@ mod tests {
                 principal_id: principal_id.into(),
                 token: token.into(),
             }];
-            let e = Tokens::resolve("", "", &agents, "http://127.0.0.1:1")
+            let e = Tokens::resolve("", "", &agents, &URLS)
                 .err()
                 .expect("refused");
             assert!(e.to_string().contains("blank"), "{e}");
@@ -415,7 +479,7 @@ mod tests {
                 "agent-token-0123456789",
                 "operator-token-012345",
                 &agents,
-                "http://127.0.0.1:1",
+                &URLS,
             )
             .err()
             .expect("refused");

@@ -1,7 +1,9 @@
 //! The HTTP transport (PROTOCOL §1, §6, §8): `POST /rpc` (JSON-RPC, the same semantics
 //! as stdio), `GET /events` (SSE), `GET /health`, `GET /frame` (the latest capture) and
 //! the operator console at `GET /`; with a governed kernel, MCP over Streamable HTTP at
-//! `/mcp` (the only route but `/health` under `--transport mcp-http`).
+//! `/mcp` (the only route but `/health` under `--transport mcp-http`). Beside MCP, the
+//! operator side alone can also be served on a listener of its own
+//! (`--operator-listen`, [`operator`]), operator token only.
 //!
 //! Layers, outermost first: the Host/Origin guard on every route (DNS-rebinding
 //! protection), then the bearer-token check on every route but `/health` and the
@@ -14,6 +16,7 @@ mod auth;
 mod console;
 mod health;
 mod identity;
+pub mod operator;
 mod roles;
 mod rpc;
 mod sse;
@@ -51,6 +54,9 @@ pub struct Options {
     /// The process's governed kernels (the same ones `/mcp` uses): the operator's
     /// approvals act on them.
     pub kernels: Arc<Kernels>,
+    /// `--operator-listen` beside `--transport mcp-http`: the operator side on a
+    /// listener of its own, bound before anything is served.
+    pub operator: Option<operator::Listen>,
 }
 
 /// MCP at `/mcp`, behind the same Host/Origin guard and bearer tokens as `/rpc`.
@@ -92,11 +98,22 @@ fn json_response(status: StatusCode, body: &Value) -> Response {
     r
 }
 
+/// Which routes a listener serves.
+enum Routes<'a> {
+    /// `--transport http`: everything, `/mcp` included.
+    All(&'a McpServer),
+    /// `--transport mcp-http`: `/mcp` and `/health`.
+    McpOnly(&'a McpServer),
+    /// `--operator-listen`: the operator side (console, `/rpc`, `/events`, `/frame`,
+    /// `/whoami`, `/approvals`, `/health`), never `/mcp`, operator token only.
+    Operator,
+}
+
 /// The application: every route with its guards.
-fn router(state: AppState, mcp: &Mcp) -> Router {
+fn router(state: AppState, routes: &Routes) -> Router {
     let mut protected = Router::new();
     let mut public = Router::new().route("/health", get(health::health));
-    if !matches!(mcp, Mcp::Only(_)) {
+    if !matches!(routes, Routes::McpOnly(_)) {
         protected = protected
             .route("/rpc", post(rpc::rpc))
             .route("/events", get(sse::events))
@@ -110,8 +127,13 @@ fn router(state: AppState, mcp: &Mcp) -> Router {
             .route("/console/app.js", get(console::app_js))
             .route("/console/style.css", get(console::style_css));
     }
-    let (Mcp::Mounted(server) | Mcp::Only(server)) = mcp;
-    protected = protected.route_service("/mcp", streamable::service(server.clone()));
+    if let Routes::All(server) | Routes::McpOnly(server) = routes {
+        protected = protected.route_service("/mcp", streamable::service((*server).clone()));
+    }
+    if matches!(routes, Routes::Operator) {
+        // Layers added later run first: the token check, then the operator-only check.
+        protected = protected.route_layer(axum::middleware::from_fn(auth::require_operator));
+    }
     let protected = protected.route_layer(from_fn_with_state(state.clone(), auth::require_token));
     protected
         .merge(public)
@@ -119,6 +141,53 @@ fn router(state: AppState, mcp: &Mcp) -> Router {
         .layer(DefaultBodyLimit::max(rpc::MAX_BODY))
         .layer(from_fn_with_state(state.clone(), auth::guard))
         .with_state(state)
+}
+
+/// Binds `host:port`; `what` names the flag in the error (`""` for `--host/--port`).
+async fn bind(host: &str, port: u16, what: &str) -> anyhow::Result<(tokio::net::TcpListener, u16)> {
+    let listener = tokio::net::TcpListener::bind((host, port))
+        .await
+        .with_context(|| format!("cannot listen on {what}{}", auth::authority(host, port)))?;
+    let addr: SocketAddr = listener.local_addr().context("local address")?;
+    Ok((listener, addr.port()))
+}
+
+/// Serves every listener until `until` completes (a signal, or the end of the MCP
+/// stdio stream beside the operator channel) or one server fails, then stops them
+/// all. SSE streams never end by themselves: after the stop, requests in flight get
+/// a moment, then they are no longer waited for. Returns `until`'s result.
+async fn serve_until(
+    apps: Vec<(tokio::net::TcpListener, Router)>,
+    until: impl std::future::Future<Output = anyhow::Result<()>>,
+) -> anyhow::Result<()> {
+    let (stop_tx, stop_rx) = tokio::sync::watch::channel(false);
+    let mut servers = tokio::task::JoinSet::new();
+    for (listener, app) in apps {
+        let mut stop_rx = stop_rx.clone();
+        servers.spawn(async move {
+            axum::serve(listener, app)
+                .with_graceful_shutdown(async move {
+                    let _ = stop_rx.wait_for(|s| *s).await;
+                })
+                .await
+        });
+    }
+    let result = tokio::select! {
+        r = until => r,
+        Some(r) = servers.join_next() => {
+            match r {
+                Ok(Ok(())) => {}
+                Ok(Err(e)) => tracing::error!("http server failed: {e}"),
+                Err(e) => tracing::error!("http server task failed: {e}"),
+            }
+            Ok(())
+        }
+    };
+    let _ = stop_tx.send(true);
+    let drained = async { while servers.join_next().await.is_some() {} };
+    let _ = tokio::time::timeout(Duration::from_secs(2), drained).await;
+    servers.abort_all();
+    result
 }
 
 /// Serves until SIGINT or SIGTERM; then ends the session (releasing anything held) and
@@ -136,17 +205,27 @@ pub fn serve(engine: Engine, opts: Options) -> anyhow::Result<()> {
 }
 
 async fn run(engine: Engine, opts: Options) -> anyhow::Result<()> {
-    let listener = tokio::net::TcpListener::bind((opts.host.as_str(), opts.port))
-        .await
-        .with_context(|| format!("cannot listen on {}:{}", opts.host, opts.port))?;
-    let addr: SocketAddr = listener.local_addr().context("local address")?;
-    let base = format!("http://{}", auth::authority(&opts.host, addr.port()));
+    let (listener, port) = bind(&opts.host, opts.port, "").await?;
+    let base = format!("http://{}", auth::authority(&opts.host, port));
+    let channel = match &opts.operator {
+        Some(listen) => Some(operator::Channel::bind(listen).await?),
+        None => None,
+    };
+    let console = match (&channel, &opts.mcp) {
+        (Some(channel), _) => Some(channel.base().to_string()),
+        (None, Mcp::Mounted(_)) => Some(base.clone()),
+        (None, Mcp::Only(_)) => None,
+    };
     let http = &engine.base_config().config().http;
-    let tokens = Tokens::resolve(&http.token, &http.operator_token, &http.agents, &base)?;
+    let urls = auth::Urls {
+        agent: Some(&base),
+        operator: console.as_deref().unwrap_or(&base),
+    };
+    let tokens = Tokens::resolve(&http.token, &http.operator_token, &http.agents, &urls)?;
     let state = AppState {
         engine: engine.clone(),
         tokens: Arc::new(tokens),
-        hosts: Arc::new(auth::Authorities::new(&opts.host, addr.port())),
+        hosts: Arc::new(auth::Authorities::new(&opts.host, port)),
         sse: sse::Hub::start(&engine).context("cannot start the event fan-out")?,
         kernels: opts.kernels.clone(),
     };
@@ -158,32 +237,30 @@ async fn run(engine: Engine, opts: Options) -> anyhow::Result<()> {
             path.display()
         );
     }
-    if !matches!(opts.mcp, Mcp::Only(_)) {
-        eprintln!("computer-control: operator console at {base}/ (add #token=<operator token>)");
+    let routes = match &opts.mcp {
+        Mcp::Mounted(server) => Routes::All(server),
+        Mcp::Only(server) => Routes::McpOnly(server),
+    };
+    let mut apps = vec![(listener, router(state.clone(), &routes))];
+    match channel {
+        Some(channel) => {
+            channel.announce();
+            apps.push(channel.into_app(&state));
+        }
+        None if console.is_some() => {
+            eprintln!(
+                "computer-control: operator console at {base}/ (add #token=<operator token>)"
+            );
+        }
+        None => {}
     }
     eprintln!("computer-control: mcp endpoint at {base}/mcp");
     eprintln!("computer-control: http listening on {base}");
-    let app = router(state.clone(), &opts.mcp);
-    let (stop_tx, stop_rx) = tokio::sync::watch::channel(false);
-    let server = axum::serve(listener, app).with_graceful_shutdown(async move {
+    let result = serve_until(apps, async {
         shutdown_signal().await;
-        let _ = stop_tx.send(true);
-    });
-    let server = tokio::spawn(async move { server.await });
-    // SSE streams never end by themselves: after the signal, give requests in flight a
-    // moment, then stop waiting for them.
-    let mut stop_rx = stop_rx;
-    tokio::select! {
-        r = server => match r {
-            Ok(Ok(())) => {}
-            Ok(Err(e)) => tracing::error!("http server failed: {e}"),
-            Err(e) => tracing::error!("http server task failed: {e}"),
-        },
-        _ = async {
-            let _ = stop_rx.wait_for(|s| *s).await;
-            tokio::time::sleep(Duration::from_secs(2)).await;
-        } => {}
-    }
+        Ok(())
+    })
+    .await;
     let stop = tokio::task::spawn_blocking(move || engine.stop()).await;
     if let Ok(env) = stop
         && !env.ok
@@ -191,11 +268,11 @@ async fn run(engine: Engine, opts: Options) -> anyhow::Result<()> {
         tracing::warn!("session.stop at shutdown failed: {:?}", env.error);
     }
     state.tokens.remove_file();
-    Ok(())
+    result
 }
 
 /// SIGINT or SIGTERM.
-async fn shutdown_signal() {
+pub(crate) async fn shutdown_signal() {
     let ctrl_c = async {
         if tokio::signal::ctrl_c().await.is_err() {
             std::future::pending::<()>().await;
