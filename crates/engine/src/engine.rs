@@ -611,6 +611,28 @@ impl Engine {
         }
     }
 
+    /// Whether the text-entry action `tool` (`keyboard.type`, `a11y.input`) with
+    /// `arguments` would write into a password field, from the engine's own knowledge:
+    /// the driver's focused element, or the node of the latest accessibility snapshot
+    /// (its `password` state). For the governed kernel's `targetSensitivity`, which must
+    /// not rest on the agent's evidence alone. A read-only query: nothing is gated or
+    /// performed, and the latest snapshot is not replaced (re-snapshotting would make the
+    /// agent's snapshot stale). `None` when it cannot be told, for another tool, or when
+    /// the worker does not answer within 2 s (it answers after the jobs queued before).
+    pub fn text_target_is_password(&self, tool: &str, arguments: &Value) -> Option<bool> {
+        if !matches!(tool, "keyboard.type" | "a11y.input") {
+            return None;
+        }
+        let (tx, rx) = channel();
+        let job = Job::SecretTarget {
+            tool: tool.to_string(),
+            args: arguments.clone(),
+            reply: tx,
+        };
+        self.jobs.send(job).ok()?;
+        rx.recv_timeout(Duration::from_secs(2)).ok().flatten()
+    }
+
     /// `tools.list`: works without a session.
     pub fn list_tools(&self) -> Envelope {
         let started = Instant::now();

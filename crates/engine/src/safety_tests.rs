@@ -185,6 +185,8 @@ struct HotkeyDesk {
     grabbed: Grabbed,
     /// `(entered, release)`: a capture says it started, then waits to be released.
     hold: Option<(std::sync::mpsc::Sender<()>, std::sync::mpsc::Receiver<()>)>,
+    /// The focused element cannot be inspected (a driver failure).
+    focus_unreadable: bool,
 }
 
 impl Driver for HotkeyDesk {
@@ -238,6 +240,9 @@ impl Driver for HotkeyDesk {
         self.inner.focus_window(id)
     }
     fn focused_is_password(&mut self) -> Result<bool, DriverError> {
+        if self.focus_unreadable {
+            return Err(DriverError::Failed("no focus information".into()));
+        }
         self.inner.focused_is_password()
     }
     fn a11y_tree(&mut self, w: Option<u64>, max: usize) -> Result<Vec<RawNode>, DriverError> {
@@ -274,6 +279,7 @@ fn hotkey_engine() -> (Engine, Arc<AtomicUsize>, Grabbed) {
         presses: presses.clone(),
         grabbed: grabbed.clone(),
         hold: None,
+        focus_unreadable: false,
     };
     let e = engine_with(Box::new(desk), Arc::new(SystemClock));
     (e, presses, grabbed)
@@ -291,6 +297,7 @@ fn an_approved_action_refused_at_its_turn_reports_action_finished() {
         presses: Arc::default(),
         grabbed: Grabbed::default(),
         hold: Some((entered_tx, release_rx)),
+        focus_unreadable: false,
     };
     let e = engine_with(Box::new(desk), Arc::new(SystemClock));
     let (_, sub) = e.subscribe(1024, None);
@@ -465,4 +472,96 @@ fn stop_refuses_queued_actions_at_once() {
     assert_eq!(result(&env)["waited_ms"], 700);
     assert!(stop.join().unwrap().ok);
     assert_eq!(state(&e), "idle");
+}
+
+/// The governed kernel's read-only question (`Engine::text_target_is_password`): the
+/// focused element and the latest snapshot's nodes answer it; asking replaces nothing,
+/// and what cannot be told is `None`.
+#[test]
+fn the_password_query_reads_the_desktop_without_replacing_the_snapshot() {
+    fn node<'a>(n: &'a Value, name: &str) -> Option<&'a Value> {
+        if n["role"] == "edit" && n["name"] == name {
+            return Some(n);
+        }
+        n["children"].as_array()?.iter().find_map(|c| node(c, name))
+    }
+    let e = engine_with(Box::new(VirtualDesktop::default()), Arc::new(SystemClock));
+    start(&e, json!({}));
+    let snap = result(&e.call_tool("a11y.snapshot", &json!({"level": "full"})));
+    let id = snap["snapshot_id"].clone();
+    let password = node(&snap["tree"], "Password").unwrap().clone();
+    let name = node(&snap["tree"], "Name").unwrap()["id"].clone();
+    let r = &password["rect"];
+    let centre = |a: usize, b: usize| (r[a].as_i64().unwrap() + r[b].as_i64().unwrap()) / 2;
+    let typed = json!({"text": "x"});
+    assert_eq!(
+        e.text_target_is_password("keyboard.type", &typed),
+        Some(false)
+    );
+    let click = json!({"x": centre(0, 2), "y": centre(1, 3)});
+    assert!(e.call_tool("pointer.click", &click).ok);
+    assert_eq!(
+        e.text_target_is_password("keyboard.type", &typed),
+        Some(true)
+    );
+    let input = |node_id: &Value| json!({"snapshot_id": id, "node_id": node_id, "text": "x"});
+    assert_eq!(
+        e.text_target_is_password("a11y.input", &input(&password["id"])),
+        Some(true)
+    );
+    assert_eq!(
+        e.text_target_is_password("a11y.input", &input(&name)),
+        Some(false)
+    );
+    // Not text entry, a node the snapshot lacks, arguments without a node: unknown.
+    assert_eq!(e.text_target_is_password("pointer.click", &click), None);
+    assert_eq!(
+        e.text_target_is_password("a11y.input", &input(&json!(99_999))),
+        None
+    );
+    assert_eq!(e.text_target_is_password("a11y.input", &typed), None);
+    // The snapshot is still the latest: its node ids still act.
+    assert!(e.call_tool("a11y.input", &input(&name)).ok);
+    // A newer snapshot makes the old one unknown, not "not a password field".
+    assert!(e.call_tool("a11y.snapshot", &json!({})).ok);
+    assert_eq!(
+        e.text_target_is_password("a11y.input", &input(&password["id"])),
+        None
+    );
+    // A driver that cannot read the focus: unknown.
+    let desk = HotkeyDesk {
+        inner: VirtualDesktop::default(),
+        presses: Arc::default(),
+        grabbed: Grabbed::default(),
+        hold: None,
+        focus_unreadable: true,
+    };
+    let blind = engine_with(Box::new(desk), Arc::new(SystemClock));
+    start(&blind, json!({}));
+    assert_eq!(blind.text_target_is_password("keyboard.type", &typed), None);
+
+    // A worker that does not answer (held inside a capture): unknown, rather than
+    // holding the caller (the governed kernel holds its journal while it previews).
+    let (entered_tx, entered) = std::sync::mpsc::channel();
+    let (release, release_rx) = std::sync::mpsc::channel();
+    let desk = HotkeyDesk {
+        inner: VirtualDesktop::default(),
+        presses: Arc::default(),
+        grabbed: Grabbed::default(),
+        hold: Some((entered_tx, release_rx)),
+        focus_unreadable: false,
+    };
+    let busy = engine_with(Box::new(desk), Arc::new(SystemClock));
+    start(&busy, json!({}));
+    let b2 = busy.clone();
+    let capture = std::thread::spawn(move || b2.call_tool("screen.capture", &json!({})));
+    entered.recv_timeout(Duration::from_secs(10)).unwrap();
+    assert_eq!(busy.text_target_is_password("keyboard.type", &typed), None);
+    release.send(()).unwrap();
+    assert!(capture.join().unwrap().ok);
+    // The question left behind is answered into the void; the worker goes on.
+    assert_eq!(
+        busy.text_target_is_password("keyboard.type", &typed),
+        Some(false)
+    );
 }

@@ -68,7 +68,11 @@ impl Governance {
         }
         let operation = a.operation.clone().unwrap_or_else(|| def.name.to_string());
         let at = self.now();
-        let sensitivity = sensitivity::assess(def.name, a.target.as_ref(), ts(at));
+        // The desktop's own answer, asked only for text entry (a worker round trip).
+        let live = sensitivity::writes_text(def.name)
+            .then(|| self.engine.text_target_is_password(def.name, &args_value))
+            .flatten();
+        let sensitivity = sensitivity::assess(def.name, a.target.as_ref(), live, ts(at));
         let mut items = self.inspect(def, &args_value)?;
         for item in &mut items {
             // The target evidence is the action's own, not a batch item's.

@@ -2,14 +2,18 @@
 //! is a secret one, so the digest binds that assessment and the policy can ask a human
 //! before a model types into a password field.
 //!
-//! The evidence is the accessibility role in the target evidence the agent captured
-//! (a password role on every platform names "password" or "secure":
-//! `password_text`, `AXSecureTextField`, `PasswordBox`, …). The kernel cannot re-read the
-//! focused element without replacing the agent's latest accessibility snapshot (which
-//! would make its next `a11y.*` action stale), so it does not; the engine's gate still
-//! checks the real focus when the action runs, so a missing or wrong role can only
-//! under-report here, never let the action past the gate. Only `keyboard.type` and
-//! `a11y.input` write text; other tools get no assessment.
+//! Two sources. The engine's own knowledge comes first
+//! ([`cc_engine::Engine::text_target_is_password`]): the focused element's password
+//! state for `keyboard.type`, the `password` state of the latest snapshot's node for
+//! `a11y.input` — the desktop's facts, which the agent cannot misstate, read without
+//! replacing the agent's latest snapshot. When the engine says "password", the action
+//! is sensitive whatever the evidence claims. Otherwise (not a password field, or the
+//! engine cannot tell: a stale snapshot, a driver error) the accessibility role in the
+//! agent's target evidence decides (a password role on every platform names "password"
+//! or "secure": `password_text`, `AXSecureTextField`, `PasswordBox`, …), so evidence can
+//! only raise the assessment. The engine's gate still checks the real focus when the
+//! action runs. Only `keyboard.type` and `a11y.input` write text; other tools get no
+//! assessment.
 
 use cc_contract::{
     DataLabel, SensitivityAssessment, SensitivitySignal, SensitivitySource, TargetEvidence,
@@ -28,19 +32,27 @@ fn secure_role(role: &str) -> bool {
 }
 
 /// The assessment for a text-entry action (`None` for other tools): `sensitive` with
-/// `secure_role` when the target's role is a password role, `non_sensitive` when it
-/// names another role, and `unknown` (`native_signal_unavailable`) without a target
-/// role. `observed_at` is the preview time (not in the digest).
+/// `secure_role` when the engine knows the field is a password field (`live`) or the
+/// target's role is a password role, `non_sensitive` when the role names another role,
+/// and `unknown` (`native_signal_unavailable`) without a target role. `observed_at` is
+/// the preview time (not in the digest).
 pub(crate) fn assess(
     tool: &str,
     target: Option<&TargetEvidence>,
+    live: Option<bool>,
     observed_at: String,
 ) -> Option<TargetSensitivity> {
     if !writes_text(tool) {
         return None;
     }
-    let (assessment, source, signals, fields_checked) = match target.and_then(|t| t.role.as_deref())
-    {
+    let role = target.and_then(|t| t.role.as_deref());
+    let (assessment, source, signals, fields_checked) = match role {
+        _ if live == Some(true) => (
+            SensitivityAssessment::Sensitive,
+            SensitivitySource::Accessibility,
+            vec![SensitivitySignal::SecureRole],
+            1,
+        ),
         Some(role) if secure_role(role) => (
             SensitivityAssessment::Sensitive,
             SensitivitySource::Accessibility,
@@ -102,18 +114,54 @@ mod tests {
             "PasswordBox",
             "password",
         ] {
-            let s = assess("keyboard.type", Some(&target(Some(role))), "t".into()).unwrap();
+            let s = assess("keyboard.type", Some(&target(Some(role))), None, "t".into()).unwrap();
             assert_eq!(s.assessment, SensitivityAssessment::Sensitive, "{role}");
             assert_eq!(s.signals, [SensitivitySignal::SecureRole]);
             assert_eq!(s.validate(), Ok(()));
         }
-        let plain = assess("a11y.input", Some(&target(Some("edit"))), "t".into()).unwrap();
+        let plain = assess(
+            "a11y.input",
+            Some(&target(Some("edit"))),
+            Some(false),
+            "t".into(),
+        )
+        .unwrap();
         assert_eq!(plain.assessment, SensitivityAssessment::NonSensitive);
         assert_eq!(plain.validate(), Ok(()));
-        let unknown = assess("keyboard.type", Some(&target(None)), "t".into()).unwrap();
+        let unknown = assess("keyboard.type", Some(&target(None)), None, "t".into()).unwrap();
         assert_eq!(unknown.assessment, SensitivityAssessment::Unknown);
         assert_eq!(unknown.validate(), Ok(()));
-        assert!(assess("pointer.click", Some(&target(Some("password"))), "t".into()).is_none());
+        // The engine's knowledge wins over evidence claiming another role, or none.
+        for role in [Some("edit"), None] {
+            let live = assess("keyboard.type", Some(&target(role)), Some(true), "t".into());
+            let live = live.unwrap();
+            assert_eq!(
+                live.assessment,
+                SensitivityAssessment::Sensitive,
+                "{role:?}"
+            );
+            assert_eq!(live.validate(), Ok(()));
+        }
+        // A field the engine does not know as a password one keeps the evidence's role.
+        let claimed = assess(
+            "a11y.input",
+            Some(&target(Some("password"))),
+            Some(false),
+            "t".into(),
+        );
+        assert_eq!(
+            claimed.unwrap().assessment,
+            SensitivityAssessment::Sensitive
+        );
+        assert!(
+            assess(
+                "pointer.click",
+                Some(&target(Some("password"))),
+                Some(true),
+                "t".into()
+            )
+            .is_none()
+        );
     }
 
     #[test]

@@ -386,3 +386,105 @@ fn an_approved_batch_with_a_high_risk_item_runs_once_under_its_grant() {
     assert_eq!(again, r);
     assert_eq!(x.name_field(), "a");
 }
+
+/// The `edit` node named `name` of a snapshot tree: its node id and the centre of its rect.
+fn edit_node(tree: &Value, name: &str) -> (u64, (i64, i64)) {
+    fn find<'a>(n: &'a Value, name: &str) -> Option<&'a Value> {
+        if n["role"] == "edit" && n["name"] == name {
+            return Some(n);
+        }
+        n["children"].as_array()?.iter().find_map(|c| find(c, name))
+    }
+    let n = find(tree, name).unwrap();
+    let r = &n["rect"];
+    let c = |i: usize| r[i].as_i64().unwrap();
+    (
+        n["id"].as_u64().unwrap(),
+        ((c(0) + c(2)) / 2, (c(1) + c(3)) / 2),
+    )
+}
+
+#[test]
+fn the_desktop_not_the_agents_evidence_says_whether_a_field_is_a_password_field() {
+    let x = fx();
+    let snap = x
+        .engine
+        .call_tool(
+            "a11y.snapshot",
+            &json!({"window": x.form["id"], "level": "full"}),
+        )
+        .result
+        .unwrap();
+    let snapshot_id = snap["snapshot_id"].as_str().unwrap().to_string();
+    let (password, password_at) = edit_node(&snap["tree"], "Password");
+    let (name, name_at) = edit_node(&snap["tree"], "Name");
+    let click = |(x_, y): (i64, i64)| {
+        let r = x
+            .engine
+            .call_tool("pointer.click", &json!({"x": x_, "y": y}));
+        assert!(r.ok, "{r:?}");
+    };
+    // Evidence that claims a plain edit field, and no password state.
+    let claimed_edit = |id: &str, tool: &str, arguments: Value| {
+        let mut a = x.action(id, tool, arguments);
+        a["target"]["role"] = json!("edit");
+        a
+    };
+    let assessed = |p: &Value| p["envelope"]["targetSensitivity"]["assessment"].clone();
+
+    // The focus in the Password field: typing there is a secret, whatever the evidence.
+    click(password_at);
+    let typed = x.preview(claimed_edit(
+        "t1",
+        "keyboard_type",
+        json!({"text": "hunter2"}),
+    ));
+    assert_eq!(assessed(&typed), "sensitive", "{typed}");
+    assert_eq!(
+        typed["envelope"]["targetSensitivity"]["signals"],
+        json!(["secure_role"])
+    );
+    assert_eq!(typed["envelope"]["actionClass"], "authentication");
+    assert_eq!(typed["policy"]["decision"], "confirm");
+    assert_eq!(typed["blocker"], "approval_required");
+    // The operator is shown no secret, although the evidence named no password role.
+    let shown = x.g.pending_approvals().unwrap();
+    assert_eq!(shown.len(), 1, "{shown:?}");
+    assert_eq!(shown[0].arguments["text"], "[redacted]");
+    // Setting the Password node of the latest snapshot, likewise.
+    let input = x.preview(claimed_edit(
+        "t2",
+        "a11y_input",
+        json!({"snapshot_id": snapshot_id, "node_id": password, "text": "hunter2"}),
+    ));
+    assert_eq!(assessed(&input), "sensitive", "{input}");
+    assert_eq!(input["policy"]["decision"], "confirm");
+
+    // The Name field, by focus and by node: not a secret.
+    click(name_at);
+    let typed = x.preview(claimed_edit("t3", "keyboard_type", json!({"text": "ada"})));
+    assert_eq!(assessed(&typed), "non_sensitive", "{typed}");
+    assert_eq!(typed["policy"]["decision"], "allow");
+    let input = x.preview(claimed_edit(
+        "t4",
+        "a11y_input",
+        json!({"snapshot_id": snapshot_id, "node_id": name, "text": "ada"}),
+    ));
+    assert_eq!(assessed(&input), "non_sensitive", "{input}");
+
+    // Asking did not replace the agent's latest snapshot: its node ids still act.
+    let set = x.engine.call_tool(
+        "a11y.input",
+        &json!({"snapshot_id": snapshot_id, "node_id": name, "text": "ada"}),
+    );
+    assert!(set.ok, "{set:?}");
+    assert_eq!(x.name_field(), "ada");
+    // A snapshot that is no longer the latest tells the engine nothing: the evidence's
+    // role decides again (`edit`: not sensitive).
+    let stale = x.preview(claimed_edit(
+        "t5",
+        "a11y_input",
+        json!({"snapshot_id": snapshot_id, "node_id": password, "text": "hunter2"}),
+    ));
+    assert_eq!(assessed(&stale), "non_sensitive", "{stale}");
+}

@@ -36,6 +36,20 @@ impl Worker {
         (ctx, landing)
     }
 
+    /// Whether a text-entry action would write into a password field, as the desktop
+    /// knows it now — the facts the gate's risk uses: the focused element for
+    /// `keyboard.type`, the named node of the latest snapshot for `a11y.input`. `None`
+    /// when that cannot be told (a driver error, a snapshot that is no longer the latest
+    /// or lacks the node, another tool). Reads only: the latest snapshot stays the
+    /// latest, so the agent's next `a11y.*` action is not made stale.
+    pub(super) fn secret_target(&mut self, tool: &str, args: &Value) -> Option<bool> {
+        match tool {
+            "keyboard.type" => self.driver.focused_is_password().ok(),
+            "a11y.input" => self.entry(args).map(|e| e.password),
+            _ => None,
+        }
+    }
+
     /// The snapshot entry an accessibility tool names, if it is still the latest.
     fn entry(&self, args: &Value) -> Option<&crate::snapshot::Entry> {
         let snap = args.get("snapshot_id").and_then(Value::as_str)?;

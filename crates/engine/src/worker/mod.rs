@@ -46,6 +46,13 @@ pub enum Job {
     },
     /// The session ends after everything before it.
     End { reply: Sender<()> },
+    /// A read-only question for the governed kernel: does this text-entry action write
+    /// into a password field ([`Worker::secret_target`])? Nothing is gated or performed.
+    SecretTarget {
+        tool: String,
+        args: Value,
+        reply: Sender<Option<bool>>,
+    },
 }
 
 /// The worker's own state; only its thread touches it.
@@ -119,6 +126,9 @@ impl Worker {
                 if let Some(r) = reply {
                     let _ = r.tx.send(env);
                 }
+            }
+            Job::SecretTarget { tool, args, reply } => {
+                let _ = reply.send(self.secret_target(&tool, &args));
             }
             Job::End { reply } => {
                 self.release();

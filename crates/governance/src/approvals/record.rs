@@ -3,7 +3,8 @@
 use std::collections::HashSet;
 
 use cc_contract::{
-    ActionPreview, DataLabel, PolicyVerdict, TargetEvidence, WindowId, parse_timestamp,
+    ActionPreview, DataLabel, PolicyVerdict, SensitivityAssessment, TargetEvidence, WindowId,
+    parse_timestamp,
 };
 use cc_engine::risk::Context;
 use rusqlite::{Connection, OptionalExtension, Transaction, params};
@@ -77,12 +78,14 @@ pub(super) fn load(
 
 /// Text shown to the operator is redacted as the engine redacts its events, and
 /// wholly when the caller labelled the data as anything but public or unknown, or the
-/// target is a password field.
+/// target is a password field (by its role, or as the preview assessed it from the
+/// desktop: `sensitive_field`).
 fn shown_arguments(
     tool: &str,
     args: &Map<String, Value>,
     labels: &[DataLabel],
     target: Option<&TargetEvidence>,
+    sensitive_field: bool,
 ) -> Value {
     let labelled_secret = labels
         .iter()
@@ -90,7 +93,7 @@ fn shown_arguments(
     let password_target = target
         .and_then(|t| t.role.as_deref())
         .is_some_and(|r| r.to_ascii_lowercase().contains("password"));
-    let secret = labelled_secret || password_target;
+    let secret = labelled_secret || password_target || sensitive_field;
     let ctx = Context {
         focused_password: secret,
         target_password: secret,
@@ -185,7 +188,15 @@ impl Governance {
             action_class: e.action_class,
             mode: e.requested_mode,
             target,
-            arguments: shown_arguments(&e.tool, &p.arguments, &e.data_labels, e.target.as_ref()),
+            arguments: shown_arguments(
+                &e.tool,
+                &p.arguments,
+                &e.data_labels,
+                e.target.as_ref(),
+                e.target_sensitivity
+                    .as_ref()
+                    .is_some_and(|s| s.assessment == SensitivityAssessment::Sensitive),
+            ),
             data_labels: e.data_labels.clone(),
             args_digest: e.args_digest.clone(),
             policy_digest: preview.policy.policy_digest.clone(),
@@ -352,11 +363,11 @@ mod tests {
     fn secret_text_is_redacted() {
         let a = args(json!({"text": "hunter2"}));
         assert_eq!(
-            shown_arguments("keyboard.type", &a, &[], None)["text"],
+            shown_arguments("keyboard.type", &a, &[], None, false)["text"],
             "hunter2"
         );
         assert_eq!(
-            shown_arguments("keyboard.type", &a, &[DataLabel::Unknown], None)["text"],
+            shown_arguments("keyboard.type", &a, &[DataLabel::Unknown], None, false)["text"],
             "hunter2"
         );
         for label in [
@@ -366,7 +377,7 @@ mod tests {
             DataLabel::Private,
         ] {
             assert_eq!(
-                shown_arguments("keyboard.type", &a, &[label], None)["text"],
+                shown_arguments("keyboard.type", &a, &[label], None, false)["text"],
                 cc_engine::REDACTED
             );
         }
@@ -376,19 +387,24 @@ mod tests {
         }))
         .unwrap();
         assert_eq!(
-            shown_arguments("a11y.input", &a, &[], Some(&t))["text"],
+            shown_arguments("a11y.input", &a, &[], Some(&t), false)["text"],
+            cc_engine::REDACTED
+        );
+        // A field the preview assessed sensitive from the desktop, whatever its role.
+        assert_eq!(
+            shown_arguments("keyboard.type", &a, &[], None, true)["text"],
             cc_engine::REDACTED
         );
         // The engine's rule: after a tab the focus may be in a password field.
         let tabbed = args(json!({"text": "alice\thunter2"}));
         assert_eq!(
-            shown_arguments("keyboard.type", &tabbed, &[], None)["text"],
+            shown_arguments("keyboard.type", &tabbed, &[], None, false)["text"],
             "alice\t[redacted]"
         );
         let batch =
             args(json!({"items": [{"tool": "keyboard.type", "arguments": {"text": "hunter2"}}]}));
         assert_eq!(
-            shown_arguments("batch.execute", &batch, &[], None)["items"][0]["arguments"]["text"],
+            shown_arguments("batch.execute", &batch, &[], None, false)["items"][0]["arguments"]["text"],
             cc_engine::REDACTED
         );
     }
