@@ -415,3 +415,36 @@ fn approve_and_keep(g: &Governance, session: &str) {
         Ok(Decided::Approved(_))
     ));
 }
+
+#[test]
+fn previewing_a_pending_action_again_renews_what_the_operator_may_approve() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("j.db");
+    let clock = Arc::new(ManualClock::new());
+    let e = confirm_engine();
+    let (_, bus) = e.subscribe(1024, None);
+    let g = kernel(&e, &db, &clock);
+    let s = start(&g);
+    let l = lease(&g, &s, 1);
+    let a1 = Click::new(&e, &clock, &s, &l, "a1").args;
+    let first = ok(&g, "preview_action", a1.clone());
+    clock.advance(Duration::from_millis(900));
+    let second = ok(&g, "preview_action", a1.clone());
+    // Past the first envelope's expiry, within the second's.
+    clock.advance(Duration::from_millis(200));
+    let pending = g.pending_approvals().unwrap();
+    assert_eq!(pending.len(), 1, "{pending:?}");
+    assert_eq!(pending[0].expires_at, second["envelope"]["expiresAt"]);
+    assert_ne!(pending[0].expires_at, first["envelope"]["expiresAt"]);
+    let requested = std::iter::from_fn(|| bus.rx.try_recv().ok())
+        .filter(|ev| ev.kind == cc_governance::approvals::EVENT_REQUESTED)
+        .count();
+    assert_eq!(requested, 1, "announced once: it never stopped waiting");
+    let seen = second["envelope"]["argsDigest"].clone();
+    assert!(matches!(
+        g.decide_approval(&decision(&s, "a1", Some(&seen)), true),
+        Ok(Decided::Approved(_))
+    ));
+    let r = ok(&g, "execute_action", a1)["receipt"].clone();
+    assert_eq!(r["status"], "committed", "{r}");
+}
