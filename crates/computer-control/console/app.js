@@ -72,6 +72,13 @@
       showLogin('That token was not accepted.');
       return;
     }
+    if (res.status === 403) {
+      // The operator channel beside MCP admits the operator token only: an agent token
+      // is valid elsewhere but may not operate here.
+      sessionStorage.removeItem(TOKEN_KEY);
+      showLogin('That token may not operate this console: sign in with the operator token.');
+      return;
+    }
     if (!res.ok) {
       showLogin('The server answered ' + res.status + '.');
       return;
