@@ -4,11 +4,13 @@
 //! second confirmation), and every mismatch — used, expired, other digest, session or
 //! principal — is `approval_required`.
 
+mod support;
+
 use std::path::Path;
 use std::sync::Arc;
 use std::time::Duration;
 
-use cc_contract::{ContractError, ErrorCode, format_timestamp, value_digest};
+use cc_contract::{ErrorCode, format_timestamp, value_digest};
 use cc_desktop::VirtualDesktop;
 use cc_engine::Engine;
 use cc_engine::clock::{Clock, ManualClock};
@@ -18,6 +20,7 @@ use cc_governance::approvals::{
     ApprovalDecision, ApprovalError, Decided, EVENT_REQUESTED, EVENT_RESOLVED, RequestStatus,
 };
 use serde_json::{Value, json};
+use support::{Form, err, form, ok, status_bar};
 
 /// An engine whose rules make every click a `confirm`.
 fn engine() -> Engine {
@@ -33,73 +36,6 @@ fn engine() -> Engine {
 
 fn kernel(e: &Engine, db: &Path, principal: &str, clock: Arc<dyn Clock>) -> Governance {
     Governance::open_with_clock(e.clone(), db, principal, clock).expect("open the journal")
-}
-
-fn ok(g: &Governance, tool: &str, args: Value) -> Value {
-    match g.call(tool, &args).expect("a governed tool") {
-        Ok(v) => v,
-        Err(e) => panic!("{tool} failed: {e:?}"),
-    }
-}
-
-fn err(g: &Governance, tool: &str, args: Value) -> ContractError {
-    match g.call(tool, &args).expect("a governed tool") {
-        Ok(v) => panic!("{tool} succeeded: {v}"),
-        Err(e) => e,
-    }
-}
-
-struct Form {
-    window: Value,
-    submit: (i64, i64),
-}
-
-fn form(e: &Engine) -> Form {
-    let list = e.call_tool("window.list", &json!({})).result.unwrap();
-    let window = list["windows"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|w| w["app_id"] == "cc-form")
-        .unwrap()
-        .clone();
-    let snap = e
-        .call_tool(
-            "a11y.snapshot",
-            &json!({"window": window["id"], "level": "full"}),
-        )
-        .result
-        .unwrap();
-    fn find<'a>(n: &'a Value, name: &str) -> Option<&'a Value> {
-        if n["name"] == name && n["role"] == "button" {
-            return Some(n);
-        }
-        n["children"].as_array()?.iter().find_map(|c| find(c, name))
-    }
-    let r = &find(&snap["tree"], "Submit").unwrap()["rect"];
-    let c = |i: usize| r[i].as_i64().unwrap();
-    Form {
-        window,
-        submit: ((c(0) + c(2)) / 2, (c(1) + c(3)) / 2),
-    }
-}
-
-/// The status bar's value, read from the desktop.
-fn status_bar(e: &Engine) -> String {
-    let snap = e
-        .call_tool("a11y.snapshot", &json!({"level": "full"}))
-        .result
-        .unwrap();
-    fn find(n: &Value) -> Option<String> {
-        if n["role"] == "statusbar" {
-            return n["value"]
-                .as_str()
-                .or(n["name"].as_str())
-                .map(str::to_string);
-        }
-        n["children"].as_array()?.iter().find_map(find)
-    }
-    find(&snap["tree"]).unwrap_or_default()
 }
 
 fn start(g: &Governance) -> String {

@@ -8,6 +8,8 @@
 //! (`interrupted`, `execution_failed` from the engine). Both are checked for their
 //! exact code.
 
+mod support;
+
 use std::collections::BTreeSet;
 use std::sync::Arc;
 use std::time::Duration;
@@ -44,7 +46,10 @@ fn fx() -> Fx {
     assert!(engine.start(&json!({})).ok);
     let clock = Arc::new(ManualClock::new());
     let g = Governance::open_with_clock(engine.clone(), &db, "local-user", clock.clone()).unwrap();
-    let (form, submit) = form(&engine);
+    let support::Form {
+        window: form,
+        submit,
+    } = support::form(&engine);
     Fx {
         _dir: dir,
         db,
@@ -53,33 +58,6 @@ fn fx() -> Fx {
         form,
         submit,
     }
-}
-
-fn form(e: &Engine) -> (Value, (i64, i64)) {
-    let list = e.call_tool("window.list", &json!({})).result.unwrap();
-    let window = list["windows"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|w| w["app_id"] == "cc-form")
-        .unwrap()
-        .clone();
-    let snap = e
-        .call_tool(
-            "a11y.snapshot",
-            &json!({"window": window["id"], "level": "full"}),
-        )
-        .result
-        .unwrap();
-    fn find<'a>(n: &'a Value, name: &str) -> Option<&'a Value> {
-        if n["name"] == name && n["role"] == "button" {
-            return Some(n);
-        }
-        n["children"].as_array()?.iter().find_map(|c| find(c, name))
-    }
-    let r = &find(&snap["tree"], "Submit").unwrap()["rect"];
-    let at = |i: usize| r[i].as_i64().unwrap();
-    (window, ((at(0) + at(2)) / 2, (at(1) + at(3)) / 2))
 }
 
 impl Fx {

@@ -1,15 +1,18 @@
 //! The governed kernel end to end: real SQLite files in temp dirs, the virtual desktop
 //! underneath, every action performed through the engine.
 
+mod support;
+
 use std::path::Path;
 use std::time::Duration;
 
-use cc_contract::{ContractError, ErrorCode, format_timestamp, value_digest};
+use cc_contract::{ErrorCode, format_timestamp, value_digest};
 use cc_desktop::VirtualDesktop;
 use cc_engine::Engine;
 use cc_engine::config::ConfigStack;
 use cc_governance::{Governance, verify_chain};
 use serde_json::{Value, json};
+use support::{Form, err, form, ok};
 
 fn engine() -> Engine {
     let e = Engine::new(Box::new(VirtualDesktop::default()), ConfigStack::new());
@@ -19,61 +22,6 @@ fn engine() -> Engine {
 
 fn kernel(engine: &Engine, db: &Path, principal: &str) -> Governance {
     Governance::open(engine.clone(), db, principal).expect("open the journal")
-}
-
-fn ok(g: &Governance, tool: &str, args: Value) -> Value {
-    match g.call(tool, &args).expect("a governed tool") {
-        Ok(v) => v,
-        Err(e) => panic!("{tool} failed: {e:?}"),
-    }
-}
-
-fn err(g: &Governance, tool: &str, args: Value) -> ContractError {
-    match g.call(tool, &args).expect("a governed tool") {
-        Ok(v) => panic!("{tool} succeeded: {v}"),
-        Err(e) => e,
-    }
-}
-
-/// The sign-in form window and the centre of its Submit button, read from the engine.
-struct Form {
-    window: Value,
-    submit: (i64, i64),
-}
-
-fn form(e: &Engine) -> Form {
-    let list = e.call_tool("window.list", &json!({})).result.unwrap();
-    let window = list["windows"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|w| w["app_id"] == "cc-form")
-        .unwrap()
-        .clone();
-    let snap = e
-        .call_tool(
-            "a11y.snapshot",
-            &json!({"window": window["id"], "level": "full"}),
-        )
-        .result
-        .unwrap();
-    fn find<'a>(n: &'a Value, name: &str) -> Option<&'a Value> {
-        if n["name"] == name && n["role"] == "button" {
-            return Some(n);
-        }
-        n["children"].as_array()?.iter().find_map(|c| find(c, name))
-    }
-    let r = &find(&snap["tree"], "Submit").unwrap()["rect"];
-    let (l, t, rr, b) = (
-        r[0].as_i64().unwrap(),
-        r[1].as_i64().unwrap(),
-        r[2].as_i64().unwrap(),
-        r[3].as_i64().unwrap(),
-    );
-    Form {
-        window,
-        submit: ((l + rr) / 2, (t + b) / 2),
-    }
 }
 
 fn target(f: &Form) -> Value {

@@ -3,6 +3,8 @@
 //! action (execute's re-preview is always fresh). Real SQLite files, the virtual
 //! desktop, and a `ManualClock` moved past the expiry instead of sleeping.
 
+mod support;
+
 use std::path::Path;
 use std::sync::Arc;
 use std::time::Duration;
@@ -15,6 +17,7 @@ use cc_engine::config::ConfigStack;
 use cc_governance::Governance;
 use cc_governance::approvals::{ApprovalDecision, ApprovalError, Decided};
 use serde_json::{Value, json};
+use support::{err, form, ok, status_bar};
 
 /// An engine on the virtual desktop; `rules` are its safety rules.
 fn engine(rules: Value) -> Engine {
@@ -30,66 +33,6 @@ fn kernel(e: &Engine, db: &Path, clock: &Arc<ManualClock>) -> Governance {
     Governance::open_with_clock(e.clone(), db, "local-user", clock).expect("open the journal")
 }
 
-fn ok(g: &Governance, tool: &str, args: Value) -> Value {
-    match g.call(tool, &args).expect("a governed tool") {
-        Ok(v) => v,
-        Err(e) => panic!("{tool} failed: {e:?}"),
-    }
-}
-
-fn err(g: &Governance, tool: &str, args: Value) -> ContractError {
-    match g.call(tool, &args).expect("a governed tool") {
-        Ok(v) => panic!("{tool} succeeded: {v}"),
-        Err(e) => e,
-    }
-}
-
-/// The sign-in form's window and the centre of its Submit button.
-fn form(e: &Engine) -> (Value, (i64, i64)) {
-    let list = e.call_tool("window.list", &json!({})).result.unwrap();
-    let window = list["windows"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|w| w["app_id"] == "cc-form")
-        .unwrap()
-        .clone();
-    let snap = e
-        .call_tool(
-            "a11y.snapshot",
-            &json!({"window": window["id"], "level": "full"}),
-        )
-        .result
-        .unwrap();
-    fn find<'a>(n: &'a Value, name: &str) -> Option<&'a Value> {
-        if n["name"] == name && n["role"] == "button" {
-            return Some(n);
-        }
-        n["children"].as_array()?.iter().find_map(|c| find(c, name))
-    }
-    let r = &find(&snap["tree"], "Submit").unwrap()["rect"];
-    let c = |i: usize| r[i].as_i64().unwrap();
-    (window, ((c(0) + c(2)) / 2, (c(1) + c(3)) / 2))
-}
-
-/// The status bar's value, read from the desktop.
-fn status_bar(e: &Engine) -> String {
-    let snap = e
-        .call_tool("a11y.snapshot", &json!({"level": "full"}))
-        .result
-        .unwrap();
-    fn find(n: &Value) -> Option<String> {
-        if n["role"] == "statusbar" {
-            return n["value"]
-                .as_str()
-                .or(n["name"].as_str())
-                .map(str::to_string);
-        }
-        n["children"].as_array()?.iter().find_map(find)
-    }
-    find(&snap["tree"]).unwrap_or_default()
-}
-
 /// A governed click on Submit whose preview expires after one second. The target
 /// evidence is captured once, so every preview and execute of it has one digest.
 struct Click {
@@ -98,7 +41,7 @@ struct Click {
 
 impl Click {
     fn new(e: &Engine, clock: &ManualClock, session: &str, lease: &str, action: &str) -> Click {
-        let (w, submit) = form(e);
+        let support::Form { window: w, submit } = form(e);
         let captured = format_timestamp(time::OffsetDateTime::from(clock.wall()));
         Click {
             args: json!({
