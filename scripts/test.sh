@@ -62,3 +62,7 @@ fi
 cargo fmt --all -- --check
 cargo clippy --all-targets -- -D warnings
 cargo test --workspace
+# adk-computer-use's in-process runtime sits behind its `local` feature (off by default,
+# so `--workspace` does not build it): lint and test it on its own.
+cargo clippy -p adk-computer-use --all-targets --all-features -- -D warnings
+cargo test -p adk-computer-use --all-features --lib --test local_runtime
