@@ -158,13 +158,12 @@ impl Governance {
                 let snapshot = self.observe("a11y.snapshot", args)?;
                 let node = find_node(&snapshot["tree"], role.as_deref(), label.as_deref());
                 let observed = node.map(|n| value_digest(n["value"].as_str().unwrap_or_default()));
-                let satisfied = match (node.is_some(), *exists) {
-                    (true, true) => expected
-                        .as_ref()
-                        .is_none_or(|d| observed.as_ref() == Some(d)),
-                    (false, false) => true,
-                    _ => false,
-                };
+                let satisfied = existence_holds(
+                    node.is_some(),
+                    *exists,
+                    expected.as_ref(),
+                    observed.as_ref(),
+                );
                 Ok(Verification {
                     satisfied,
                     observed_digest: observed,
@@ -190,13 +189,12 @@ impl Governance {
                     .as_ref()
                     .and_then(|c| std::str::from_utf8(c).ok())
                     .map(value_digest);
-                let satisfied = match (content.is_some(), *exists) {
-                    (true, true) => content_digest
-                        .as_ref()
-                        .is_none_or(|d| observed.as_ref() == Some(d)),
-                    (false, false) => true,
-                    _ => false,
-                };
+                let satisfied = existence_holds(
+                    content.is_some(),
+                    *exists,
+                    content_digest.as_ref(),
+                    observed.as_ref(),
+                );
                 Ok(Verification {
                     satisfied,
                     observed_digest: observed,
@@ -208,6 +206,22 @@ impl Governance {
                 "registry postconditions are Windows-only",
             )),
         }
+    }
+}
+
+/// The rule every read-back shares: an object that must exist is there and, when a
+/// digest was declared, reads back with exactly that digest; one that must not exist is
+/// absent.
+fn existence_holds(
+    found: bool,
+    must_exist: bool,
+    expected: Option<&String>,
+    observed: Option<&String>,
+) -> bool {
+    match (found, must_exist) {
+        (true, true) => expected.is_none_or(|d| observed == Some(d)),
+        (false, false) => true,
+        _ => false,
     }
 }
 
