@@ -99,24 +99,23 @@ pub(super) fn motion(conn: &Conn, x: i32, y: i32) -> Result<(), DriverError> {
 
 /// Where the pointer is, in root coordinates.
 pub(super) fn pointer(conn: &Conn) -> Result<(i32, i32), DriverError> {
-    let r = conn
-        .conn
+    let r = query_pointer(conn)?;
+    Ok((i32::from(r.root_x), i32::from(r.root_y)))
+}
+
+/// One `QueryPointer` round trip: the pointer and the modifier state.
+fn query_pointer(conn: &Conn) -> Result<x11rb::protocol::xproto::QueryPointerReply, DriverError> {
+    conn.conn
         .query_pointer(conn.root)
         .map_err(cerr("QueryPointer"))?
         .reply()
-        .map_err(xerr("QueryPointer"))?;
-    Ok((i32::from(r.root_x), i32::from(r.root_y)))
+        .map_err(xerr("QueryPointer"))
 }
 
 /// Waits for the server (one round trip) and reads whether Caps Lock is on (so a
 /// letter's case flips).
 fn sync_caps(conn: &Conn) -> Result<bool, DriverError> {
-    let r = conn
-        .conn
-        .query_pointer(conn.root)
-        .map_err(cerr("QueryPointer"))?
-        .reply()
-        .map_err(xerr("QueryPointer"))?;
+    let r = query_pointer(conn)?;
     Ok(u16::from(r.mask) & u16::from(x11rb::protocol::xproto::KeyButMask::LOCK) != 0)
 }
 
