@@ -26,10 +26,7 @@ use adk_computer_use::graph::{
 };
 use adk_computer_use::mcp::ComputerUseMcpRuntime;
 use adk_computer_use::runtime::SystemClock;
-use cc_contract::{
-    ActionPostcondition, ApprovalGrant, Bounds, TargetEvidence, WindowId, format_timestamp,
-    value_digest,
-};
+use cc_contract::{ActionPostcondition, ApprovalGrant, value_digest};
 use serde_json::{Map, Value, json};
 
 const AGENT_TOKEN: &str = "example-agent-token-0123456789";
@@ -152,34 +149,12 @@ fn plan_submit(window: &Value, input: &PlanInput<'_>) -> Result<PlannedAction, S
     let rect = find(tree, "button", "Submit").ok_or("no Submit button")?["rect"].clone();
     let at = |i: usize| rect[i].as_i64().ok_or("Submit has no rect");
     let (x, y) = ((at(0)? + at(2)?) / 2, (at(1)? + at(3)?) / 2);
-    let id = window["id"].as_u64().ok_or("the window has no id")?;
-    let r = &window["rect"];
-    let dim = |k: &str| r[k].as_f64().ok_or("the window has no rect");
     let mut arguments = Map::new();
     arguments.insert("x".into(), json!(x));
     arguments.insert("y".into(), json!(y));
+    let now = time::OffsetDateTime::now_utc();
     Ok(PlannedAction {
-        target: Some(TargetEvidence {
-            platform: "virtual".into(),
-            app_id: "cc-form".into(),
-            pid: window["pid"].as_u64().and_then(|p| u32::try_from(p).ok()),
-            window_id: Some(WindowId::Number(id)),
-            window_title_digest: None,
-            display_id: None,
-            role: Some("button".into()),
-            label_digest: None,
-            bounds: Some(Bounds {
-                x: dim("x")?,
-                y: dim("y")?,
-                width: dim("width")?,
-                height: dim("height")?,
-            }),
-            observation_id: input.semantic.digest.clone(),
-            screenshot_hash: Some(input.visual.digest.clone()),
-            ui_tree_revision: None,
-            confidence: 1.0,
-            captured_at: format_timestamp(time::OffsetDateTime::now_utc()),
-        }),
+        target: Some(input.window_target("virtual", window, Some("button"), now)?),
         postcondition: Some(ActionPostcondition::UiElement {
             role: Some("statusbar".into()),
             label: Some("Status".into()),

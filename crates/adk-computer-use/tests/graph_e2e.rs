@@ -19,10 +19,7 @@ use adk_computer_use::graph::{
 };
 use adk_computer_use::mcp::ComputerUseMcpRuntime;
 use adk_computer_use::runtime::SystemClock;
-use cc_contract::{
-    ActionPostcondition, ApprovalGrant, Bounds, PolicyVerdict, ReceiptStatus, TargetEvidence,
-    WindowId, format_timestamp, value_digest,
-};
+use cc_contract::{ActionPostcondition, ApprovalGrant, PolicyVerdict, ReceiptStatus, value_digest};
 use serde_json::{Map, Value, json};
 use server_bin::server_binary;
 
@@ -146,30 +143,9 @@ fn click_planner(
         let mut arguments = Map::new();
         arguments.insert("x".into(), json!((at(0)? + at(2)?) / 2));
         arguments.insert("y".into(), json!((at(1)? + at(3)?) / 2));
-        let r = &window["rect"];
-        let dim = |k: &str| r[k].as_f64().ok_or("no window rect");
+        let now = time::OffsetDateTime::now_utc();
         Ok(PlannedAction {
-            target: Some(TargetEvidence {
-                platform: "virtual".into(),
-                app_id: "cc-form".into(),
-                pid: window["pid"].as_u64().and_then(|p| u32::try_from(p).ok()),
-                window_id: window["id"].as_u64().map(WindowId::Number),
-                window_title_digest: None,
-                display_id: None,
-                role: Some(role.into()),
-                label_digest: None,
-                bounds: Some(Bounds {
-                    x: dim("x")?,
-                    y: dim("y")?,
-                    width: dim("width")?,
-                    height: dim("height")?,
-                }),
-                observation_id: input.semantic.digest.clone(),
-                screenshot_hash: Some(input.visual.digest.clone()),
-                ui_tree_revision: None,
-                confidence: 1.0,
-                captured_at: format_timestamp(time::OffsetDateTime::now_utc()),
-            }),
+            target: Some(input.window_target("virtual", &window, Some(role), now)?),
             postcondition: postcondition.clone(),
             expires_in_ms: Some(120_000),
             ..PlannedAction::new("pointer_click", arguments)

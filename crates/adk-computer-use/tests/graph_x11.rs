@@ -23,9 +23,7 @@ use adk_computer_use::graph::{
 };
 use adk_computer_use::mcp::ComputerUseMcpRuntime;
 use adk_computer_use::runtime::SystemClock;
-use cc_contract::{
-    ActionPostcondition, Bounds, TargetEvidence, WindowId, format_timestamp, value_digest,
-};
+use cc_contract::{ActionPostcondition, value_digest};
 use serde_json::{Map, Value, json};
 use server_bin::server_binary;
 use x11_support::Desk;
@@ -34,29 +32,8 @@ const TEXT: &str = "governed by the graph";
 
 /// The plan of each thread: select all in the focused entry, or type the text over it.
 fn plan(window: &Value, input: &PlanInput<'_>) -> Result<PlannedAction, String> {
-    let r = &window["rect"];
-    let dim = |k: &str| r[k].as_f64().ok_or("no window rect");
-    let target = TargetEvidence {
-        platform: "linux".into(),
-        app_id: window["app_id"].as_str().ok_or("no app id")?.into(),
-        pid: window["pid"].as_u64().and_then(|p| u32::try_from(p).ok()),
-        window_id: window["id"].as_u64().map(WindowId::Number),
-        window_title_digest: None,
-        display_id: None,
-        role: Some("edit".into()),
-        label_digest: None,
-        bounds: Some(Bounds {
-            x: dim("x")?,
-            y: dim("y")?,
-            width: dim("width")?,
-            height: dim("height")?,
-        }),
-        observation_id: input.semantic.digest.clone(),
-        screenshot_hash: Some(input.visual.digest.clone()),
-        ui_tree_revision: None,
-        confidence: 1.0,
-        captured_at: format_timestamp(time::OffsetDateTime::now_utc()),
-    };
+    let now = time::OffsetDateTime::now_utc();
+    let target = input.window_target("linux", window, Some("edit"), now)?;
     let mut arguments = Map::new();
     let (tool, postcondition) = match input.thread_id {
         "x11-select-all" => {

@@ -4,7 +4,8 @@
 use std::future::Future;
 
 use cc_contract::{
-    ActionPostcondition, ActionProvenance, DataLabel, ExecutionMode, TargetEvidence, sha256_hex,
+    ActionPostcondition, ActionProvenance, Bounds, DataLabel, ExecutionMode, TargetEvidence,
+    WindowId, format_timestamp, sha256_hex,
 };
 use serde_json::{Map, Value};
 
@@ -26,6 +27,52 @@ pub struct PlanInput<'a> {
     pub visual: &'a VisualObservation,
     /// The accessibility snapshot (`tree` is set, as for `visual`).
     pub semantic: &'a SemanticObservation,
+}
+
+impl PlanInput<'_> {
+    /// Target evidence for an element of `window` (an entry of the runtime's
+    /// `window.list`: `app_id`, `pid`, `id`, `rect`), bound to this plan's observations
+    /// (`observationId` is the snapshot's digest, `screenshotHash` the capture's), so the
+    /// server can revalidate the window before acting. Every planner that aims at a
+    /// window needs this; the error says which member the entry lacks.
+    pub fn window_target(
+        &self,
+        platform: &str,
+        window: &Value,
+        role: Option<&str>,
+        captured_at: time::OffsetDateTime,
+    ) -> Result<TargetEvidence, String> {
+        let app_id = window["app_id"]
+            .as_str()
+            .ok_or("the window has no app_id")?;
+        let rect = &window["rect"];
+        let dim = |k: &str| {
+            rect[k]
+                .as_f64()
+                .ok_or(format!("the window has no rect.{k}"))
+        };
+        Ok(TargetEvidence {
+            platform: platform.into(),
+            app_id: app_id.into(),
+            pid: window["pid"].as_u64().and_then(|p| u32::try_from(p).ok()),
+            window_id: window["id"].as_u64().map(WindowId::Number),
+            window_title_digest: None,
+            display_id: None,
+            role: role.map(Into::into),
+            label_digest: None,
+            bounds: Some(Bounds {
+                x: dim("x")?,
+                y: dim("y")?,
+                width: dim("width")?,
+                height: dim("height")?,
+            }),
+            observation_id: self.semantic.digest.clone(),
+            screenshot_hash: Some(self.visual.digest.clone()),
+            ui_tree_revision: None,
+            confidence: 1.0,
+            captured_at: format_timestamp(captured_at),
+        })
+    }
 }
 
 /// An action as the planner proposes it, before the graph binds it to its session and
@@ -143,5 +190,52 @@ mod tests {
         assert_ne!(a, action_id_for("thread-2", Node::Execute));
         assert_ne!(a, action_id_for("thread-1", Node::Verify));
         assert!(a.starts_with("act-") && a.len() == 36, "{a}");
+    }
+
+    fn observed() -> (RuntimeCapabilities, VisualObservation, SemanticObservation) {
+        let visual = VisualObservation {
+            digest: "sha256:aa".into(),
+            width: 10,
+            height: 10,
+            frame_id: None,
+            image: None,
+        };
+        let semantic = SemanticObservation {
+            digest: "sha256:bb".into(),
+            node_count: 1,
+            tree: None,
+        };
+        (RuntimeCapabilities::default(), visual, semantic)
+    }
+
+    #[test]
+    fn window_target_binds_the_window_and_the_observations() {
+        let (caps, visual, semantic) = observed();
+        let input = PlanInput {
+            thread_id: "t",
+            session_id: "s",
+            capabilities: &caps,
+            visual: &visual,
+            semantic: &semantic,
+        };
+        let window = serde_json::json!({"app_id": "cc-form", "pid": 42, "id": 7,
+            "rect": {"x": 1, "y": 2, "width": 300, "height": 200}});
+        let at = time::macros::datetime!(2026-11-30 00:00:00 UTC);
+        let t = input
+            .window_target("virtual", &window, Some("button"), at)
+            .expect("evidence");
+        assert_eq!(t.app_id, "cc-form");
+        assert_eq!(t.pid, Some(42));
+        assert_eq!(t.window_id, Some(WindowId::Number(7)));
+        assert_eq!(t.role.as_deref(), Some("button"));
+        assert_eq!(t.bounds.map(|b| (b.x, b.width)), Some((1.0, 300.0)));
+        assert_eq!(t.observation_id, "sha256:bb");
+        assert_eq!(t.screenshot_hash.as_deref(), Some("sha256:aa"));
+        assert_eq!(t.captured_at, "2026-11-30T00:00:00.000Z");
+        let no_rect = serde_json::json!({"app_id": "cc-form", "id": 7});
+        let err = input
+            .window_target("virtual", &no_rect, None, at)
+            .expect_err("no rect");
+        assert!(err.contains("rect.x"), "{err}");
     }
 }
