@@ -3,6 +3,8 @@
 //! by every one of its items, the most restrictive deciding. Real kernel on a temp
 //! SQLite file, the virtual desktop through the engine.
 
+mod support;
+
 use cc_contract::{ActionEnvelope, ArgsDigestInput, ErrorCode, args_digest, format_timestamp};
 use cc_desktop::VirtualDesktop;
 use cc_engine::Engine;
@@ -89,24 +91,7 @@ impl Fx {
     }
 
     fn name_field(&self) -> String {
-        let snap = self
-            .engine
-            .call_tool(
-                "a11y.snapshot",
-                &json!({"window": self.form["id"], "level": "full"}),
-            )
-            .result
-            .unwrap();
-        fn find(n: &Value) -> Option<&Value> {
-            if n["role"] == "edit" && n["name"] == "Name" {
-                return Some(n);
-            }
-            n["children"].as_array()?.iter().find_map(find)
-        }
-        find(&snap["tree"]).unwrap()["value"]
-            .as_str()
-            .unwrap_or_default()
-            .to_string()
+        support::name_field(&self.engine, &self.form)
     }
 }
 

@@ -12,6 +12,8 @@
 //! * no active lease right after `emergency_stop`;
 //! * no receipt left `pending`, and every session's hash chain verifies at the end.
 
+mod support;
+
 use std::collections::HashMap;
 use std::path::Path;
 use std::sync::Arc;
@@ -159,24 +161,7 @@ impl World {
     }
 
     fn name_field(&self) -> String {
-        let snap = self
-            .engine
-            .call_tool(
-                "a11y.snapshot",
-                &json!({"window": self.form["id"], "level": "full"}),
-            )
-            .result
-            .unwrap();
-        fn find(n: &Value) -> Option<&Value> {
-            if n["role"] == "edit" && n["name"] == "Name" {
-                return Some(n);
-            }
-            n["children"].as_array()?.iter().find_map(find)
-        }
-        find(&snap["tree"]).unwrap()["value"]
-            .as_str()
-            .unwrap_or_default()
-            .to_string()
+        support::name_field(&self.engine, &self.form)
     }
 
     fn lease_rows(&self) -> Vec<cc_contract::ControlLease> {

@@ -1,6 +1,7 @@
 //! What the kernel's end-to-end tests share: calling a governed tool expecting success or
 //! a refusal, and reading the virtual desktop's sign-in form (its window, the centre of
-//! its Submit button, its status bar) through the engine, as an agent would.
+//! its Submit button, its Name field, its status bar) through the engine, as an agent
+//! would.
 
 #![allow(dead_code)] // each test binary uses its own subset
 
@@ -77,4 +78,25 @@ pub fn status_bar(e: &Engine) -> String {
         n["children"].as_array()?.iter().find_map(find)
     }
     find(&snap["tree"]).unwrap_or_default()
+}
+
+/// The value of the sign-in form's Name field (in `window`, a `window.list` entry).
+pub fn name_field(e: &Engine, window: &Value) -> String {
+    let snap = e
+        .call_tool(
+            "a11y.snapshot",
+            &json!({"window": window["id"], "level": "full"}),
+        )
+        .result
+        .unwrap();
+    fn find(n: &Value) -> Option<&Value> {
+        if n["role"] == "edit" && n["name"] == "Name" {
+            return Some(n);
+        }
+        n["children"].as_array()?.iter().find_map(find)
+    }
+    find(&snap["tree"]).unwrap()["value"]
+        .as_str()
+        .unwrap_or_default()
+        .to_string()
 }
