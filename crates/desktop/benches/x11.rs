@@ -110,6 +110,40 @@ fn part(name: &str) -> bool {
     std::env::var("CC_BENCH_ONLY").map_or(true, |v| v.split(',').any(|p| p == name))
 }
 
+/// CPU time (user + system) a process has used, in clock ticks.
+fn cpu_ticks(pid: u32) -> u64 {
+    let Ok(stat) = std::fs::read_to_string(format!("/proc/{pid}/stat")) else {
+        return 0;
+    };
+    // Fields after the command name, which is in parentheses and may hold spaces.
+    let Some(rest) = stat.rfind(')').map(|i| &stat[i + 2..]) else {
+        return 0;
+    };
+    let f: Vec<&str> = rest.split(' ').collect();
+    let n = |i: usize| f.get(i).and_then(|v| v.parse::<u64>().ok()).unwrap_or(0);
+    n(11) + n(12)
+}
+
+/// Waits until the desktop's processes are quiet: together under a quarter of one core
+/// over 400 ms (the widget factory's spinner alone keeps them near a tenth), at most
+/// 10 s. The part before (xdotool rebinding a keycode for every character it types)
+/// leaves the X server and the applications busy for a second or two, and that would
+/// be measured as the next part's time. Returns how long it waited.
+fn settle(desk: &Desk) -> Duration {
+    let t = Instant::now();
+    let pids = desk.pids();
+    let total = || pids.iter().map(|p| cpu_ticks(*p)).sum::<u64>();
+    // Clock ticks per second are 100 on Linux.
+    while t.elapsed() < Duration::from_secs(10) {
+        let before = total();
+        std::thread::sleep(Duration::from_millis(400));
+        if (total() - before) < 10 {
+            break;
+        }
+    }
+    t.elapsed()
+}
+
 fn quick() -> bool {
     std::env::var_os("CC_BENCH_QUICK").is_some()
 }
@@ -206,9 +240,11 @@ fn main() {
     );
     let mut rows = Vec::new();
     let mut notes = Vec::new();
+    let mut settled = Vec::new();
 
     // --- capture + PNG -------------------------------------------------------------
     if part("capture") {
+        settled.push(format!("capture {:.1} s", settle(&desk).as_secs_f64()));
         let full = PhysicalRect {
             x: 0,
             y: 0,
@@ -314,6 +350,7 @@ fn main() {
 
     // --- click ---------------------------------------------------------------------
     if part("click") {
+        settled.push(format!("click {:.1} s", settle(&desk).as_secs_f64()));
         // An empty spot of the desktop (left click on openbox's root does nothing).
         let (cx, cy) = (1900, 20);
         for _ in 0..20 {
@@ -349,6 +386,7 @@ fn main() {
 
     // --- typing 1 000 characters ----------------------------------------------------
     if part("type") {
+        settled.push(format!("type {:.1} s", settle(&desk).as_secs_f64()));
         d.focus_window(xterm).unwrap();
         std::thread::sleep(Duration::from_millis(300));
         let ascii = text_of(
@@ -431,6 +469,7 @@ fn main() {
 
     // --- accessibility snapshot ----------------------------------------------------
     if part("snapshot") {
+        settled.push(format!("snapshot {:.1} s", settle(&desk).as_secs_f64()));
         for _ in 0..3 {
             let _ = d.a11y_tree(Some(factory), 5000).unwrap();
         }
@@ -499,6 +538,10 @@ fn main() {
     for n in &notes {
         println!("- {n}");
     }
+    println!(
+        "- waited for a quiet desktop before each part: {}",
+        settled.join(", ")
+    );
     let load = std::fs::read_to_string("/proc/loadavg").unwrap_or_default();
     println!(
         "- {} CPUs, load average at the end: {}; whole run {:.0} s",

@@ -477,3 +477,97 @@ fn the_walk_for_toolkits_without_a_cache_reads_the_same_tree() {
     let capped = walker.a11y_tree(None, 25).unwrap();
     assert_eq!(all(&capped).len(), 25);
 }
+
+/// Every node's (handle, role, name, rect), for comparing two snapshots.
+fn layout(tree: &[RawNode]) -> Vec<(String, Role, String, Option<PhysicalRect>)> {
+    let mut v: Vec<_> = all(tree)
+        .into_iter()
+        .map(|n| (n.handle.0.clone(), n.role, n.name.clone(), n.rect))
+        .collect();
+    v.sort_by(|a, b| a.0.cmp(&b.0));
+    v
+}
+
+/// A snapshot sends the requests of the previous one ahead, with the bulk read. After
+/// the window moves and after the page changes, a driver that has taken snapshots
+/// before must see exactly what a fresh driver (nothing to send ahead) sees: the
+/// answers sent ahead are read during the snapshot, never kept from an earlier one.
+#[test]
+fn a_repeated_snapshot_sees_what_a_fresh_one_sees() {
+    let mut desk = Desk::start();
+    let mut d = desk.driver();
+    let id = desk.widget_factory(&mut d);
+    let snap = |d: &mut X11Desktop| d.a11y_tree(Some(id), 10_000).unwrap();
+    // Equal to a fresh driver's snapshot, once the screen is still (the stack animates
+    // between pages).
+    let agree = |d: &mut X11Desktop, what: &str| {
+        let mut last = (Vec::new(), Vec::new());
+        let still = Instant::now() + 20 * SECOND;
+        while Instant::now() < still {
+            let warm = layout(&snap(d));
+            let fresh = layout(&desk.driver().a11y_tree(Some(id), 10_000).unwrap());
+            if warm == fresh && warm == layout(&snap(d)) {
+                return warm;
+            }
+            last = (warm, fresh);
+            std::thread::sleep(Duration::from_millis(100));
+        }
+        panic!("{what}: the repeated snapshot differs from a fresh one: {last:#?}");
+    };
+    let first = snap(&mut d);
+    let before = agree(&mut d, "at start");
+    let top_before = first[0].rect.expect("the window's rect");
+
+    // Move the window: every rectangle moves with it.
+    let out = desk.run(
+        "xdotool",
+        &[
+            "windowmove",
+            &id.to_string(),
+            &(top_before.x + 61).to_string(),
+            &(top_before.y + 37).to_string(),
+        ],
+    );
+    assert!(out.status.success(), "xdotool windowmove: {out:?}");
+    desk.wait_until("the window moved", 10 * SECOND, || {
+        snap(&mut d)[0].rect != Some(top_before)
+    });
+    let moved = agree(&mut d, "after the move");
+    let top_after = snap(&mut d)[0].rect.unwrap();
+    let (dx, dy) = (top_after.x - top_before.x, top_after.y - top_before.y);
+    assert!((dx, dy) != (0, 0));
+    let old: std::collections::HashMap<_, _> = before.iter().map(|n| (n.0.clone(), n.3)).collect();
+    let mut shifted = 0;
+    for n in &moved {
+        if let (Some(Some(a)), Some(b)) = (old.get(&n.0), n.3) {
+            assert_eq!(
+                (b.x - a.x, b.y - a.y, b.width, b.height),
+                (dx, dy, a.width, a.height),
+                "{:?} {:?}",
+                n.1,
+                n.2
+            );
+            shifted += 1;
+        }
+    }
+    assert!(shifted > 50, "{shifted} rectangles compared");
+
+    // Change the page: the new page's widgets have their rectangles, the old page's are
+    // gone, and a fresh driver agrees.
+    let tree = snap(&mut d);
+    let page3 = find(&tree, Role::Radiobutton, Some("Page 3"))
+        .unwrap()
+        .clone();
+    d.a11y_perform(&page3.handle, SemanticAction::Toggle)
+        .unwrap();
+    desk.wait_until("page 3's Lock button is on screen", 10 * SECOND, || {
+        find(&snap(&mut d), Role::Button, Some("Lock")).is_some_and(|n| n.rect.is_some())
+    });
+    let page = agree(&mut d, "on page 3");
+    assert!(
+        !page
+            .iter()
+            .any(|n| n.1 == Role::Checkbox && n.2 == "checkbutton"),
+        "page 1's checkboxes are gone"
+    );
+}

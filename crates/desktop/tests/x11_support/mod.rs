@@ -177,6 +177,11 @@ impl Desk {
         pid
     }
 
+    /// The processes this desk started (Xvfb, the session bus, openbox, applications).
+    pub fn pids(&self) -> Vec<u32> {
+        self.children.iter().map(Child::id).collect()
+    }
+
     /// Runs a helper tool to completion on this desktop.
     pub fn run(&self, program: &str, args: &[&str]) -> Output {
         self.env(&mut Command::new(program))

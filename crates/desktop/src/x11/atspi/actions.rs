@@ -150,7 +150,7 @@ pub(crate) async fn element(
     let (window_id, name) = match &top {
         Some(top_path) => {
             let tops = read_tops(bus, &app).await;
-            let bound = bind_tops(bus, pid, &app, &tops, wins).await;
+            let bound = bind_tops(bus, pid, &app, &tops, wins, &Default::default()).await;
             let hit = bound.iter().find(|(i, _, _)| &i.path == top_path);
             let id = hit.and_then(|(_, _, id)| *id);
             let name = if *top_path == item.path {

@@ -27,6 +27,15 @@ const OP_TIMEOUT: Duration = Duration::from_secs(10);
 /// Joining the bus at start.
 const CONNECT_TIMEOUT: Duration = Duration::from_secs(3);
 
+/// What the driver keeps between operations on the bus.
+#[derive(Default)]
+struct Memo {
+    /// Process id per application bus name (names are never reused).
+    pids: HashMap<String, Option<u32>>,
+    /// What the last snapshot asked each application for.
+    recent: snapshot::Recent,
+}
+
 /// The accessibility side of the X11 driver.
 pub(crate) struct A11y {
     // The bus is declared (so dropped) before the runtime it runs on.
@@ -35,8 +44,8 @@ pub(crate) struct A11y {
     tried: Option<Instant>,
     /// Why the bus is unavailable, for `check`.
     pub error: Option<String>,
-    /// Process id per application bus name (names are never reused).
-    pids: HashMap<String, Option<u32>>,
+    /// What earlier operations learned (process ids, the last snapshot's requests).
+    memo: Memo,
     /// The session bus to ask for the accessibility bus (else the environment's).
     session: Option<String>,
     /// The accessibility bus address published on the X root window, if any.
@@ -58,7 +67,7 @@ impl A11y {
             rt: rt.ok(),
             bus: None,
             tried: None,
-            pids: HashMap::new(),
+            memo: Memo::default(),
             session,
             x_address,
             walk_only,
@@ -123,14 +132,13 @@ impl A11y {
     /// Runs one operation on the bus with an overall timeout.
     fn run<T>(
         &mut self,
-        op: impl AsyncFnOnce(&Bus, &mut HashMap<String, Option<u32>>) -> Result<T, DriverError>,
+        op: impl AsyncFnOnce(&Bus, &mut Memo) -> Result<T, DriverError>,
     ) -> Result<T, DriverError> {
         self.connect()?;
         let (Some(rt), Some(bus)) = (self.rt.as_ref(), self.bus.as_ref()) else {
             return Err(DriverError::Unavailable("no accessibility bus".into()));
         };
-        let pids = &mut self.pids;
-        let r = rt.block_on(timeout(op(bus, pids)));
+        let r = rt.block_on(timeout(op(bus, &mut self.memo)));
         if let Err(DriverError::Unavailable(_)) = &r {
             // The bus went away (session ended): join again next time.
             self.bus = None;
@@ -144,7 +152,9 @@ impl A11y {
         window: Option<u64>,
         max_nodes: usize,
     ) -> Result<Vec<RawNode>, DriverError> {
-        self.run(async |bus, pids| snapshot::tree(bus, pids, wins, window, max_nodes).await)
+        self.run(async |bus, m| {
+            snapshot::tree(bus, &mut m.pids, &mut m.recent, wins, window, max_nodes).await
+        })
     }
 
     pub fn element(
@@ -153,7 +163,7 @@ impl A11y {
         handle: &ElementHandle,
     ) -> Result<Option<ElementInfo>, DriverError> {
         actions::parse_handle(handle)?;
-        self.run(async |bus, pids| actions::element(bus, pids, wins, handle).await)
+        self.run(async |bus, m| actions::element(bus, &mut m.pids, wins, handle).await)
     }
 
     pub fn perform(
@@ -171,7 +181,7 @@ impl A11y {
     }
 
     pub fn focused_is_password(&mut self, wins: &[XWindow]) -> Result<bool, DriverError> {
-        self.run(async |bus, pids| actions::focused_is_password(bus, pids, wins).await)
+        self.run(async |bus, m| actions::focused_is_password(bus, &mut m.pids, wins).await)
     }
 }
 

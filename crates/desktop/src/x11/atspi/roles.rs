@@ -286,13 +286,15 @@ pub(crate) fn selectable_item(atspi_role: u32) -> bool {
     )
 }
 
-/// True for an unnamed, unfocusable filler or panel: a box that only lays its children
-/// out. Snapshots give it no `rect` (PROTOCOL §4.2 makes `rect` optional): nothing can
-/// be aimed at it that its children do not offer, and each rectangle costs the
-/// application an X round trip on its main loop (about a quarter of a GTK snapshot's
-/// rectangles are such boxes).
+/// True for an unnamed, unfocusable filler or panel (a box that only lays its children
+/// out) or separator (a line between them). Snapshots give it no `rect` (PROTOCOL §4.2
+/// makes `rect` optional): nothing can be aimed at it that its neighbours do not offer,
+/// and each rectangle costs the application an X round trip on its main loop (about a
+/// quarter of a GTK snapshot's rectangles were such nodes).
 pub(crate) fn layout_only(atspi_role: u32, name: &str, st: States) -> bool {
-    matches!(atspi_role, r::FILLER | r::PANEL) && name.is_empty() && !st.has(s::FOCUSABLE)
+    matches!(atspi_role, r::FILLER | r::PANEL | r::SEPARATOR)
+        && name.is_empty()
+        && !st.has(s::FOCUSABLE)
 }
 
 /// A number as the value string: integers without a fraction.
@@ -354,6 +356,7 @@ mod tests {
         let none = States::default();
         assert!(layout_only(r::FILLER, "", none));
         assert!(layout_only(r::PANEL, "", none));
+        assert!(layout_only(r::SEPARATOR, "", none));
         assert!(!layout_only(r::PANEL, "Settings", none));
         assert!(!layout_only(r::FILLER, "", st(&[s::FOCUSABLE])));
         assert!(!layout_only(r::CHECK_BOX, "", none));

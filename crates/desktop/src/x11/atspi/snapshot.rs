@@ -52,12 +52,8 @@ pub(crate) async fn value(bus: &Bus, app: &str, it: &Item) -> Option<String> {
     if it.role == roles::r::PASSWORD_TEXT {
         return None;
     }
-    if roles::number_valued(it.role) && it.ifaces & iface::VALUE != 0 {
-        let v = bus
-            .prop(app, &it.path, "org.a11y.atspi.Value", "CurrentValue")
-            .await
-            .ok()?;
-        return f64::try_from(v).ok().map(roles::format_number);
+    if number_read(it) {
+        return number(bus, app, &it.path).await;
     }
     if roles::text_valued(it.role, it.states) && it.ifaces & iface::TEXT != 0 {
         let text = bus
@@ -75,20 +71,117 @@ pub(crate) async fn value(bus: &Bus, app: &str, it: &Item) -> Option<String> {
     None
 }
 
+/// A node of an application: (bus name, object path).
+type Key = (String, String);
+
+/// What the last snapshot asked for, by scope (all windows or one window), so that the
+/// next snapshot of the same scope sends those requests together with the bulk read:
+/// the application answers them right after it, while the bulk read is decoded and the
+/// tree is built here, instead of waiting for that. A request for a node that is gone
+/// or no longer kept is only wasted; every answer used is read during this snapshot.
+#[derive(Debug, Default)]
+pub(crate) struct Recent {
+    scope: Option<Option<u64>>,
+    rects: Vec<Key>,
+    /// Nodes whose value is a number (the Value interface). Text values are never
+    /// asked ahead: a text field may have become a password field since.
+    numbers: Vec<Key>,
+}
+
+/// Answers to the requests sent ahead ([`Recent`]).
+#[derive(Debug, Default)]
+pub(crate) struct Prefetched {
+    rects: HashMap<Key, Option<PhysicalRect>>,
+    numbers: HashMap<Key, Option<String>>,
+}
+
+impl Prefetched {
+    fn rect(&self, app: &str, path: &str) -> Option<Option<PhysicalRect>> {
+        self.rects
+            .get(&(app.to_string(), path.to_string()))
+            .copied()
+    }
+}
+
+/// The recent requests (rectangles, numbers) worth sending ahead: those of the same
+/// scope, for the applications still present.
+fn planned<'a>(
+    recent: &'a Recent,
+    scope: Option<u64>,
+    apps: &[String],
+) -> (Vec<&'a Key>, Vec<&'a Key>) {
+    if recent.scope != Some(scope) {
+        return (Vec::new(), Vec::new());
+    }
+    let present = |k: &&Key| apps.contains(&k.0);
+    (
+        recent.rects.iter().filter(present).collect(),
+        recent.numbers.iter().filter(present).collect(),
+    )
+}
+
+/// Sends the recent requests of `scope` ([`planned`]) and collects the answers.
+async fn prefetch(bus: &Bus, recent: &Recent, scope: Option<u64>, apps: &[String]) -> Prefetched {
+    let (rects, numbers) = planned(recent, scope, apps);
+    let rects = join_all(
+        rects
+            .into_iter()
+            .map(|k| async move { (k.clone(), extents(bus, &k.0, &k.1).await) }),
+    );
+    let numbers = join_all(
+        numbers
+            .into_iter()
+            .map(|k| async move { (k.clone(), number(bus, &k.0, &k.1).await) }),
+    );
+    let (rects, numbers) = futures_util::future::join(rects, numbers).await;
+    Prefetched {
+        rects: rects.into_iter().collect(),
+        numbers: numbers.into_iter().collect(),
+    }
+}
+
+/// The current number of a node's Value interface, as the value string.
+async fn number(bus: &Bus, app: &str, path: &str) -> Option<String> {
+    let v = bus
+        .prop(app, path, "org.a11y.atspi.Value", "CurrentValue")
+        .await
+        .ok()?;
+    f64::try_from(v).ok().map(roles::format_number)
+}
+
+/// True when [`value`] reads a node through the Value interface.
+fn number_read(it: &Item) -> bool {
+    it.role != roles::r::PASSWORD_TEXT
+        && roles::number_valued(it.role)
+        && it.ifaces & iface::VALUE != 0
+}
+
+/// True when a snapshot asks for a node's rectangle (visible, with a Component, and not a
+/// layout box).
+fn rect_wanted(it: &Item) -> bool {
+    it.states.showing()
+        && it.ifaces & iface::COMPONENT != 0
+        && !roles::layout_only(it.role, &it.name, it.states)
+}
+
 /// Top-levels of an application (sorted by path so every caller assigns alike) and
-/// the windows they are bound to.
+/// the windows they are bound to. Rectangles already in `known` are not asked again.
 pub(crate) async fn bind_tops(
     bus: &Bus,
     pid: Option<u32>,
     app: &str,
     tops: &[Item],
     wins: &[XWindow],
+    known: &Prefetched,
 ) -> Vec<(Item, Top, Option<u64>)> {
     let mut tops: Vec<Item> = tops.to_vec();
     tops.sort_by(|a, b| a.path.cmp(&b.path));
     let rects = join_all(tops.iter().map(|t| async move {
         if t.states.showing() && t.ifaces & iface::COMPONENT != 0 {
-            extents(bus, app, &t.path).await
+            match known.rect(app, &t.path) {
+                Some(r) => r,
+                None => extents(bus, app, &t.path).await,
+            }
         } else {
             None
         }
@@ -197,6 +290,7 @@ fn collect<'a>(n: &'a Skel, out: &mut Vec<&'a Skel>) {
 pub(crate) async fn tree(
     bus: &Bus,
     pids: &mut HashMap<String, Option<u32>>,
+    recent: &mut Recent,
     wins: &[XWindow],
     window: Option<u64>,
     max_nodes: usize,
@@ -209,11 +303,18 @@ pub(crate) async fn tree(
             pids.insert(n.clone(), pid);
         }
     }
-    let read = join_all(names.iter().map(|n| tree::read_app(bus, n, max_nodes))).await;
+    // The bulk reads go out first, then the requests the last snapshot made.
+    let (read, pre) = futures_util::future::join(
+        join_all(names.iter().map(|n| tree::read_app(bus, n, max_nodes))),
+        prefetch(bus, recent, window, &names),
+    )
+    .await;
     // (stacking index or MAX, app index, top path order) → skeleton
     let mut roots: Vec<(usize, usize, usize, Skel)> = Vec::new();
     let mut budget = max_nodes;
     let mut seen = HashSet::new();
+    // Every top-level whose rectangle binding asked for (the kept ones and the others).
+    let mut top_keys: Vec<Key> = Vec::new();
     for (ai, app) in read.iter().enumerate() {
         let pid = pids.get(&app.bus).copied().flatten();
         let tops: Vec<Item> = app
@@ -221,7 +322,12 @@ pub(crate) async fn tree(
             .iter()
             .filter_map(|p| app.items.get(p).cloned())
             .collect();
-        let bound = bind_tops(bus, pid, &app.bus, &tops, wins).await;
+        let bound = bind_tops(bus, pid, &app.bus, &tops, wins, &pre).await;
+        top_keys.extend(
+            tops.iter()
+                .filter(|t| t.states.showing() && t.ifaces & iface::COMPONENT != 0)
+                .map(|t| (app.bus.clone(), t.path.clone())),
+        );
         let order: HashMap<&str, usize> = app
             .tops
             .iter()
@@ -278,29 +384,51 @@ pub(crate) async fn tree(
         }
         out_skels.push(root);
     }
-    // Rectangles (not of layout-only boxes) and values of every kept node, all requests
-    // in flight together.
+    // Rectangles (not of layout-only boxes) and values of every kept node: the answers
+    // sent ahead, the rest all in flight together.
     let mut flat = Vec::new();
     for s in &out_skels {
         collect(s, &mut flat);
     }
+    let pre = &pre;
     let extras = join_all(flat.iter().map(|s| {
         let app = read[s.app].bus.as_str();
         async move {
+            let key = (app.to_string(), s.item.path.clone());
             let rect = if s.rect.is_some() {
                 s.rect
-            } else if s.item.states.showing()
-                && s.item.ifaces & iface::COMPONENT != 0
-                && !roles::layout_only(s.item.role, &s.item.name, s.item.states)
-            {
-                extents(bus, app, &s.item.path).await
+            } else if rect_wanted(&s.item) {
+                match pre.rects.get(&key) {
+                    Some(r) => *r,
+                    None => extents(bus, app, &s.item.path).await,
+                }
             } else {
                 None
             };
-            (rect, value(bus, app, &s.item).await)
+            let value = match pre.numbers.get(&key) {
+                Some(v) if number_read(&s.item) => v.clone(),
+                _ => value(bus, app, &s.item).await,
+            };
+            (rect, value)
         }
     }))
     .await;
+    *recent = Recent {
+        scope: Some(window),
+        rects: top_keys
+            .into_iter()
+            .chain(
+                flat.iter()
+                    .filter(|s| !s.top && rect_wanted(&s.item))
+                    .map(|s| (read[s.app].bus.clone(), s.item.path.clone())),
+            )
+            .collect(),
+        numbers: flat
+            .iter()
+            .filter(|s| number_read(&s.item))
+            .map(|s| (read[s.app].bus.clone(), s.item.path.clone()))
+            .collect(),
+    };
     let mut extra: Extras = HashMap::new();
     for (s, e) in flat.iter().zip(extras) {
         extra.insert((s.app, s.item.path.clone()), e);
@@ -377,6 +505,42 @@ mod tests {
 
     fn count(n: &Skel) -> usize {
         1 + n.children.iter().map(count).sum::<usize>()
+    }
+
+    #[test]
+    fn only_numbers_are_asked_ahead_and_never_of_a_password_field() {
+        let mut it = item("/s", true, &[]);
+        it.role = roles::r::SLIDER;
+        assert!(!number_read(&it), "no Value interface");
+        it.ifaces = iface::VALUE | iface::COMPONENT;
+        assert!(number_read(&it));
+        assert!(rect_wanted(&it));
+        it.role = roles::r::ENTRY;
+        it.ifaces = iface::TEXT | iface::COMPONENT;
+        assert!(!number_read(&it), "text is read in the snapshot itself");
+        it.role = roles::r::PASSWORD_TEXT;
+        it.ifaces |= iface::VALUE;
+        assert!(!number_read(&it));
+        it.role = roles::r::SEPARATOR;
+        it.name.clear();
+        assert!(!rect_wanted(&it), "a separator is a layout node");
+    }
+
+    #[test]
+    fn only_the_same_scope_and_present_applications_are_asked_ahead() {
+        let recent = Recent {
+            scope: Some(Some(7)),
+            rects: vec![(":1.1".into(), "/a".into()), (":1.2".into(), "/b".into())],
+            numbers: vec![(":1.1".into(), "/n".into())],
+        };
+        let apps = [":1.1".to_string()];
+        let (r, n) = planned(&recent, Some(7), &apps);
+        assert_eq!(r, [&(":1.1".to_string(), "/a".to_string())]);
+        assert_eq!(n.len(), 1);
+        let (r, n) = planned(&recent, None, &apps);
+        assert!(r.is_empty() && n.is_empty(), "another scope");
+        let none = Recent::default();
+        assert!(planned(&none, None, &apps).0.is_empty(), "no snapshot yet");
     }
 
     #[test]
