@@ -570,4 +570,10 @@ fn a_repeated_snapshot_sees_what_a_fresh_one_sees() {
             .any(|n| n.1 == Role::Checkbox && n.2 == "checkbutton"),
         "page 1's checkboxes are gone"
     );
+
+    // Requests are remembered per scope: a snapshot of the whole desktop in between
+    // (its own scope) changes nothing in the window's.
+    let desktop = layout(&d.a11y_tree(None, 10_000).unwrap());
+    assert!(desktop.len() >= page.len());
+    assert_eq!(agree(&mut d, "after a desktop snapshot"), page);
 }

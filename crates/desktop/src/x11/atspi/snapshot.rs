@@ -74,18 +74,44 @@ pub(crate) async fn value(bus: &Bus, app: &str, it: &Item) -> Option<String> {
 /// A node of an application: (bus name, object path).
 type Key = (String, String);
 
-/// What the last snapshot asked for, by scope (all windows or one window), so that the
-/// next snapshot of the same scope sends those requests together with the bulk read:
-/// the application answers them right after it, while the bulk read is decoded and the
-/// tree is built here, instead of waiting for that. A request for a node that is gone
-/// or no longer kept is only wasted; every answer used is read during this snapshot.
+/// How many scopes (the whole desktop, one window each) [`Recent`] remembers.
+const SCOPES: usize = 8;
+
+/// What one snapshot asked the applications for, besides the bulk read.
 #[derive(Debug, Default)]
-pub(crate) struct Recent {
-    scope: Option<Option<u64>>,
+struct Requests {
     rects: Vec<Key>,
     /// Nodes whose value is a number (the Value interface). Text values are never
     /// asked ahead: a text field may have become a password field since.
     numbers: Vec<Key>,
+}
+
+/// What the latest snapshots asked for, by scope (all windows or one window), so that
+/// the next snapshot of a scope sends those requests together with the bulk read: the
+/// application answers them right after it, while the bulk read is decoded and the tree
+/// is built here, instead of waiting for that. A request for a node that is gone or no
+/// longer kept is only wasted; every answer used is read during this snapshot.
+#[derive(Debug, Default)]
+pub(crate) struct Recent {
+    /// Oldest first; at most [`SCOPES`].
+    scopes: Vec<(Option<u64>, Requests)>,
+}
+
+impl Recent {
+    fn get(&self, scope: Option<u64>) -> Option<&Requests> {
+        self.scopes
+            .iter()
+            .find(|(s, _)| *s == scope)
+            .map(|(_, r)| r)
+    }
+
+    fn put(&mut self, scope: Option<u64>, requests: Requests) {
+        self.scopes.retain(|(s, _)| *s != scope);
+        if self.scopes.len() >= SCOPES {
+            self.scopes.remove(0);
+        }
+        self.scopes.push((scope, requests));
+    }
 }
 
 /// Answers to the requests sent ahead ([`Recent`]).
@@ -110,13 +136,13 @@ fn planned<'a>(
     scope: Option<u64>,
     apps: &[String],
 ) -> (Vec<&'a Key>, Vec<&'a Key>) {
-    if recent.scope != Some(scope) {
+    let Some(r) = recent.get(scope) else {
         return (Vec::new(), Vec::new());
-    }
+    };
     let present = |k: &&Key| apps.contains(&k.0);
     (
-        recent.rects.iter().filter(present).collect(),
-        recent.numbers.iter().filter(present).collect(),
+        r.rects.iter().filter(present).collect(),
+        r.numbers.iter().filter(present).collect(),
     )
 }
 
@@ -413,8 +439,7 @@ pub(crate) async fn tree(
         }
     }))
     .await;
-    *recent = Recent {
-        scope: Some(window),
+    let requests = Requests {
         rects: top_keys
             .into_iter()
             .chain(
@@ -429,6 +454,7 @@ pub(crate) async fn tree(
             .map(|s| (read[s.app].bus.clone(), s.item.path.clone()))
             .collect(),
     };
+    recent.put(window, requests);
     let mut extra: Extras = HashMap::new();
     for (s, e) in flat.iter().zip(extras) {
         extra.insert((s.app, s.item.path.clone()), e);
@@ -528,19 +554,43 @@ mod tests {
 
     #[test]
     fn only_the_same_scope_and_present_applications_are_asked_ahead() {
-        let recent = Recent {
-            scope: Some(Some(7)),
-            rects: vec![(":1.1".into(), "/a".into()), (":1.2".into(), "/b".into())],
-            numbers: vec![(":1.1".into(), "/n".into())],
-        };
+        let key = |a: &str, p: &str| (a.to_string(), p.to_string());
+        let mut recent = Recent::default();
         let apps = [":1.1".to_string()];
+        assert!(
+            planned(&recent, None, &apps).0.is_empty(),
+            "no snapshot yet"
+        );
+        recent.put(
+            Some(7),
+            Requests {
+                rects: vec![key(":1.1", "/a"), key(":1.2", "/b")],
+                numbers: vec![key(":1.1", "/n")],
+            },
+        );
         let (r, n) = planned(&recent, Some(7), &apps);
-        assert_eq!(r, [&(":1.1".to_string(), "/a".to_string())]);
-        assert_eq!(n.len(), 1);
+        assert_eq!(r, [&key(":1.1", "/a")], "only applications still present");
+        assert_eq!(n, [&key(":1.1", "/n")]);
         let (r, n) = planned(&recent, None, &apps);
         assert!(r.is_empty() && n.is_empty(), "another scope");
-        let none = Recent::default();
-        assert!(planned(&none, None, &apps).0.is_empty(), "no snapshot yet");
+
+        // The latest snapshot of a scope replaces its requests; the oldest scope goes
+        // when there are too many.
+        recent.put(
+            Some(7),
+            Requests {
+                rects: vec![key(":1.1", "/c")],
+                numbers: vec![],
+            },
+        );
+        assert_eq!(planned(&recent, Some(7), &apps).0, [&key(":1.1", "/c")]);
+        for w in 100..100 + SCOPES as u64 - 1 {
+            recent.put(Some(w), Requests::default());
+        }
+        assert!(recent.get(Some(7)).is_some(), "{SCOPES} scopes kept");
+        recent.put(None, Requests::default());
+        assert!(recent.get(Some(7)).is_none(), "the oldest scope went");
+        assert_eq!(recent.scopes.len(), SCOPES);
     }
 
     #[test]
