@@ -35,7 +35,7 @@ const CONNECT_TIMEOUT: Duration = Duration::from_secs(3);
 struct Memo {
     /// Process id per application bus name (names are never reused).
     pids: HashMap<String, Option<u32>>,
-    /// What the last snapshot asked each application for.
+    /// What the latest snapshot of each scope asked the applications for.
     recent: snapshot::Recent,
 }
 
@@ -47,7 +47,7 @@ pub(crate) struct A11y {
     tried: Option<Instant>,
     /// Why the bus is unavailable, for `check`.
     pub error: Option<String>,
-    /// What earlier operations learned (process ids, the last snapshot's requests).
+    /// What earlier operations learned (process ids, the latest snapshots' requests).
     memo: Memo,
     /// The session bus to ask for the accessibility bus (else the environment's).
     session: Option<String>,

@@ -329,7 +329,8 @@ pub(crate) async fn tree(
             pids.insert(n.clone(), pid);
         }
     }
-    // The bulk reads go out first, then the requests the last snapshot made.
+    // The bulk reads go out first, then the requests the latest snapshot of this scope
+    // made.
     let (read, pre) = futures_util::future::join(
         join_all(names.iter().map(|n| tree::read_app(bus, n, max_nodes))),
         prefetch(bus, recent, window, &names),
