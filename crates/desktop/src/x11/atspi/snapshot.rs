@@ -323,19 +323,23 @@ pub(crate) async fn tree(
 ) -> Result<Vec<RawNode>, DriverError> {
     let apps: Vec<Ref> = bus.applications().await?;
     let names: Vec<String> = apps.into_iter().map(|(n, _)| n).collect();
-    for n in &names {
-        if !pids.contains_key(n) {
-            let pid = bus.pid(n).await;
-            pids.insert(n.clone(), pid);
-        }
-    }
     // The bulk reads go out first, then the requests the latest snapshot of this scope
-    // made.
-    let (read, pre) = futures_util::future::join(
-        join_all(names.iter().map(|n| tree::read_app(bus, n, max_nodes))),
-        prefetch(bus, recent, window, &names),
+    // made, then the bus daemon is asked for the process ids not known yet (binding
+    // needs them; on a desktop's first snapshot that is every application).
+    let unknown: Vec<&String> = names.iter().filter(|n| !pids.contains_key(*n)).collect();
+    let ((read, pre), found) = futures_util::future::join(
+        futures_util::future::join(
+            join_all(names.iter().map(|n| tree::read_app(bus, n, max_nodes))),
+            prefetch(bus, recent, window, &names),
+        ),
+        join_all(
+            unknown
+                .into_iter()
+                .map(|n| async move { (n.clone(), bus.pid(n).await) }),
+        ),
     )
     .await;
+    pids.extend(found);
     // (stacking index or MAX, app index, top path order) → skeleton
     let mut roots: Vec<(usize, usize, usize, Skel)> = Vec::new();
     let mut budget = max_nodes;
