@@ -346,14 +346,22 @@ pub(crate) async fn tree(
     let mut seen = HashSet::new();
     // Every top-level whose rectangle binding asked for (the kept ones and the others).
     let mut top_keys: Vec<Key> = Vec::new();
-    for (ai, app) in read.iter().enumerate() {
+    // Every application's top-levels bound to windows, all at once.
+    let pre = &pre;
+    let bound_all = join_all(read.iter().map(|app| {
         let pid = pids.get(&app.bus).copied().flatten();
         let tops: Vec<Item> = app
             .tops
             .iter()
             .filter_map(|p| app.items.get(p).cloned())
             .collect();
-        let bound = bind_tops(bus, pid, &app.bus, &tops, wins, &pre).await;
+        async move {
+            let bound = bind_tops(bus, pid, &app.bus, &tops, wins, pre).await;
+            (tops, bound)
+        }
+    }))
+    .await;
+    for ((ai, app), (tops, bound)) in read.iter().enumerate().zip(bound_all) {
         top_keys.extend(
             tops.iter()
                 .filter(|t| t.states.showing() && t.ifaces & iface::COMPONENT != 0)
@@ -421,7 +429,6 @@ pub(crate) async fn tree(
     for s in &out_skels {
         collect(s, &mut flat);
     }
-    let pre = &pre;
     let extras = join_all(flat.iter().map(|s| {
         let app = read[s.app].bus.as_str();
         async move {
