@@ -24,6 +24,9 @@ use cc_engine::config::ConfigStack;
 use cc_governance::Governance;
 use serde_json::{Value, json};
 
+#[path = "../tests/support/mod.rs"]
+mod support;
+
 fn pct(sorted: &[Duration], p: f64) -> Duration {
     let i = ((sorted.len() as f64 - 1.0) * p).round() as usize;
     sorted[i.min(sorted.len() - 1)]
@@ -54,40 +57,16 @@ struct Bench {
     session: String,
 }
 
-fn find<'a>(n: &'a Value, role: &str, name: &str) -> Option<&'a Value> {
-    if n["role"] == role && n["name"] == name {
-        return Some(n);
-    }
-    n["children"]
-        .as_array()?
-        .iter()
-        .find_map(|c| find(c, role, name))
-}
-
 impl Bench {
     fn new(dir: &std::path::Path) -> Bench {
         let engine = Engine::new(Box::new(VirtualDesktop::default()), ConfigStack::new());
         assert!(engine.start(&json!({})).ok);
         let g =
             Governance::open(engine.clone(), &dir.join("bench.db"), "local-user").expect("journal");
-        let list = engine.call_tool("window.list", &json!({})).result.unwrap();
-        let form = list["windows"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .find(|w| w["app_id"] == "cc-form")
-            .unwrap()
-            .clone();
-        let snap = engine
-            .call_tool(
-                "a11y.snapshot",
-                &json!({"window": form["id"], "level": "full"}),
-            )
-            .result
-            .unwrap();
-        let r = &find(&snap["tree"], "button", "Submit").unwrap()["rect"];
-        let at = |i: usize| r[i].as_i64().unwrap();
-        let submit = ((at(0) + at(2)) / 2, (at(1) + at(3)) / 2);
+        let support::Form {
+            window: form,
+            submit,
+        } = support::form(&engine);
         let session = g.call("start_session", &json!({})).unwrap().unwrap()["session"]["sessionId"]
             .as_str()
             .unwrap()

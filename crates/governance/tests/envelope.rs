@@ -33,14 +33,7 @@ fn fx() -> Fx {
     let engine = Engine::new(Box::new(VirtualDesktop::default()), config);
     assert!(engine.start(&json!({})).ok);
     let g = Governance::open(engine.clone(), &dir.path().join("j.db"), "local-user").unwrap();
-    let list = engine.call_tool("window.list", &json!({})).result.unwrap();
-    let form = list["windows"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|w| w["app_id"] == "cc-form")
-        .unwrap()
-        .clone();
+    let form = support::form(&engine).window;
     let s = g.call("start_session", &json!({})).unwrap().unwrap()["session"]["sessionId"]
         .as_str()
         .unwrap()

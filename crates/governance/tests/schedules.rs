@@ -126,14 +126,7 @@ impl World {
         assert!(engine.start(&json!({})).ok);
         let clock = Arc::new(ManualClock::new());
         let g = open(&engine, &db, &clock);
-        let list = engine.call_tool("window.list", &json!({})).result.unwrap();
-        let form = list["windows"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .find(|w| w["app_id"] == "cc-form")
-            .unwrap()
-            .clone();
+        let form = support::form(&engine).window;
         let mut w = World {
             _dir: dir,
             db,
