@@ -12,24 +12,12 @@ use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
 use rmcp::ServiceExt;
-use rmcp::model::CallToolRequestParams;
-use rmcp::service::{RoleClient, RunningService};
 use rmcp::transport::{ConfigureCommandExt, TokioChildProcess};
-use serde_json::{Value, json};
+use serde_json::json;
 
-type Client = RunningService<RoleClient, ()>;
-
-async fn call(c: &Client, name: &str, args: Value) -> Value {
-    let Value::Object(args) = args else {
-        panic!("arguments must be an object")
-    };
-    let r = c
-        .call_tool(CallToolRequestParams::new(name.to_string()).with_arguments(args))
-        .await
-        .expect("a tool result");
-    assert_ne!(r.is_error, Some(true), "{name}: {r:?}");
-    r.structured_content.expect("structured content")
-}
+#[path = "../tests/governed_http_support/mod.rs"]
+mod governed_http_support;
+use governed_http_support::{form, ok as call};
 
 fn pct(sorted: &[Duration], p: f64) -> Duration {
     let i = ((sorted.len() as f64 - 1.0) * p).round() as usize;
@@ -38,16 +26,6 @@ fn pct(sorted: &[Duration], p: f64) -> Duration {
 
 fn ms(d: Duration) -> String {
     format!("{:.3} ms", d.as_secs_f64() * 1000.0)
-}
-
-fn find<'a>(n: &'a Value, role: &str, name: &str) -> Option<&'a Value> {
-    if n["role"] == role && n["name"] == name {
-        return Some(n);
-    }
-    n["children"]
-        .as_array()?
-        .iter()
-        .find_map(|c| find(c, role, name))
 }
 
 fn main() {
@@ -76,23 +54,7 @@ fn main() {
                     .env("COMPUTER_CONTROL_LOG", "error");
             });
         let c = ().serve(TokioChildProcess::new(cmd).expect("spawn")).await.expect("init");
-        let windows = call(&c, "window_list", json!({})).await;
-        let form = windows["windows"]
-            .as_array()
-            .expect("windows")
-            .iter()
-            .find(|w| w["app_id"] == "cc-form")
-            .expect("form")
-            .clone();
-        let snap = call(
-            &c,
-            "a11y_snapshot",
-            json!({"window": form["id"], "level": "full"}),
-        )
-        .await;
-        let r = &find(&snap["tree"], "button", "Submit").expect("Submit")["rect"];
-        let at = |i: usize| r[i].as_i64().expect("rect");
-        let (x, y) = ((at(0) + at(2)) / 2, (at(1) + at(3)) / 2);
+        let (form, (x, y)) = form(&c).await;
         let sid = call(&c, "start_session", json!({})).await["session"]["sessionId"].clone();
         let lease = call(
             &c,

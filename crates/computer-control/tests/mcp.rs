@@ -5,10 +5,12 @@
 use std::time::Duration;
 
 use rmcp::ServiceExt;
-use rmcp::model::{CallToolRequestParams, CallToolResult};
 use rmcp::service::{RoleClient, RunningService};
 use rmcp::transport::{ConfigureCommandExt, TokioChildProcess};
-use serde_json::{Value, json};
+use serde_json::json;
+
+mod governed_http_support;
+use governed_http_support::{call, form, ok};
 
 const TIMEOUT: Duration = Duration::from_secs(60);
 
@@ -32,34 +34,6 @@ async fn client(journal: &std::path::Path) -> RunningService<RoleClient, ()> {
         .await
         .expect("initialize in time")
         .expect("initialize")
-}
-
-async fn call(c: &RunningService<RoleClient, ()>, name: &str, args: Value) -> CallToolResult {
-    let Value::Object(args) = args else {
-        panic!("arguments must be an object")
-    };
-    let params = CallToolRequestParams::new(name.to_string()).with_arguments(args);
-    tokio::time::timeout(TIMEOUT, c.call_tool(params))
-        .await
-        .expect("answer in time")
-        .expect("a tool result")
-}
-
-/// The structured result of a successful call.
-async fn ok(c: &RunningService<RoleClient, ()>, name: &str, args: Value) -> Value {
-    let r = call(c, name, args).await;
-    assert_ne!(r.is_error, Some(true), "{name}: {r:?}");
-    r.structured_content.expect("structured content")
-}
-
-fn find<'a>(n: &'a Value, role: &str, name: &str) -> Option<&'a Value> {
-    if n["role"] == role && n["name"] == name {
-        return Some(n);
-    }
-    n["children"]
-        .as_array()?
-        .iter()
-        .find_map(|c| find(c, role, name))
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -107,23 +81,7 @@ async fn mcp_serves_plain_and_governed_tools() {
     assert!(!image.data.is_empty());
 
     // A plain tool, through the engine.
-    let windows = ok(&c, "window_list", json!({})).await;
-    let form = windows["windows"]
-        .as_array()
-        .expect("windows")
-        .iter()
-        .find(|w| w["app_id"] == "cc-form")
-        .expect("the form window")
-        .clone();
-    let snap = ok(
-        &c,
-        "a11y_snapshot",
-        json!({"window": form["id"], "level": "full"}),
-    )
-    .await;
-    let r = &find(&snap["tree"], "button", "Submit").expect("Submit")["rect"];
-    let at = |i: usize| r[i].as_i64().expect("rect");
-    let (x, y) = ((at(0) + at(2)) / 2, (at(1) + at(3)) / 2);
+    let (form, (x, y)) = form(&c).await;
 
     // A governed click.
     let session = ok(&c, "start_session", json!({"objective": "submit"})).await;

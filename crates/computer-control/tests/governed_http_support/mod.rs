@@ -1,7 +1,8 @@
 //! The agent side of the operator-approval tests: an MCP client over Streamable HTTP
 //! (the official SDK) on the server's `/mcp`, and a governed click on the virtual
 //! desktop's sign-in form whose policy decision is `confirm` (the server is started
-//! with [`confirm_clicks_config`]).
+//! with [`confirm_clicks_config`]). Everything but [`agent`] works on any MCP session:
+//! `mcp.rs` and the governed bench use it over a stdio child.
 #![allow(dead_code)]
 
 use std::time::Duration;
