@@ -5,7 +5,7 @@
 //! `Verified`, once.
 #![cfg(feature = "mcp")]
 
-mod server_bin;
+mod runtime_support;
 
 use std::io::{BufRead, BufReader};
 use std::path::Path;
@@ -20,31 +20,20 @@ use adk_computer_use::graph::{
 use adk_computer_use::mcp::ComputerUseMcpRuntime;
 use adk_computer_use::runtime::SystemClock;
 use cc_contract::{ActionPostcondition, ApprovalGrant, PolicyVerdict, ReceiptStatus, value_digest};
+use runtime_support::{find, observe_form, serve_command, server_binary};
 use serde_json::{Map, Value, json};
-use server_bin::server_binary;
 
 const AGENT: &str = "graph-e2e-agent-token-0123456789";
 const OPERATOR: &str = "graph-e2e-operator-token-0123456789";
 
 /// `serve --transport mcp` over stdio, journal in `dir`.
 async fn stdio_runtime(dir: &Path) -> ComputerUseMcpRuntime {
-    let mut cmd = tokio::process::Command::new(server_binary());
-    cmd.args([
-        "serve",
-        "--transport",
-        "mcp",
-        "--platform",
-        "virtual",
-        "--journal",
-    ])
-    .arg(dir.join("journal.db"))
-    .env_remove("COMPUTER_CONTROL_CONFIG")
-    .env_remove("COMPUTER_CONTROL_PRINCIPAL")
-    .env("COMPUTER_CONTROL_LOG", "warn")
-    .kill_on_drop(true);
-    ComputerUseMcpRuntime::spawn(cmd, RuntimeOptions::default())
-        .await
-        .expect("spawn and initialize the server")
+    ComputerUseMcpRuntime::spawn(
+        serve_command(&dir.join("journal.db")),
+        RuntimeOptions::default(),
+    )
+    .await
+    .expect("spawn and initialize the server")
 }
 
 /// `serve --transport http` with both tokens and a rule that makes clicks wait for the
@@ -104,29 +93,7 @@ fn http_server(dir: &Path) -> HttpServer {
 }
 
 async fn form_window(runtime: &ComputerUseMcpRuntime) -> Value {
-    let list = runtime
-        .caller()
-        .call_tool("window_list", Map::new())
-        .await
-        .expect("window_list");
-    list.structured["windows"]
-        .as_array()
-        .and_then(|ws| ws.iter().find(|w| w["app_id"] == "cc-form"))
-        .cloned()
-        .expect("the sign-in form")
-}
-
-fn find<'a>(node: &'a Value, role: &str, name: &str) -> Option<&'a Value> {
-    if let Some(items) = node.as_array() {
-        return items.iter().find_map(|c| find(c, role, name));
-    }
-    if node["role"] == role && node["name"] == name {
-        return Some(node);
-    }
-    node["children"]
-        .as_array()?
-        .iter()
-        .find_map(|c| find(c, role, name))
+    observe_form(runtime.caller()).await.window
 }
 
 /// A planner clicking the centre of `(role, name)` in the observed tree, on the form.

@@ -73,7 +73,8 @@ pub async fn observe_form(caller: &impl ToolCaller) -> Form {
     }
 }
 
-fn find<'a>(n: &'a Value, role: &str, name: &str) -> Option<&'a Value> {
+/// The first node of `(role, name)` in a snapshot's tree (a node or a list of them).
+pub fn find<'a>(n: &'a Value, role: &str, name: &str) -> Option<&'a Value> {
     if let Some(items) = n.as_array() {
         return items.iter().find_map(|c| find(c, role, name));
     }
