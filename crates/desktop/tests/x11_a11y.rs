@@ -9,18 +9,9 @@ use std::time::{Duration, Instant};
 
 use cc_desktop::{Driver, ElementHandle, RawNode, SemanticAction, X11Desktop};
 use cc_protocol::{PhysicalRect, Role, StateFlag};
-use x11_support::{Desk, all, find};
+use x11_support::{Desk, all, contains, find};
 
 const SECOND: Duration = Duration::from_secs(1);
-
-fn contains(outer: PhysicalRect, inner: PhysicalRect) -> bool {
-    inner.x >= outer.x
-        && inner.y >= outer.y
-        && i64::from(inner.x) + i64::from(inner.width)
-            <= i64::from(outer.x) + i64::from(outer.width)
-        && i64::from(inner.y) + i64::from(inner.height)
-            <= i64::from(outer.y) + i64::from(outer.height)
-}
 
 fn states(d: &mut X11Desktop, h: &ElementHandle) -> Vec<StateFlag> {
     d.a11y_element(h).unwrap().expect("element exists").states

@@ -18,7 +18,7 @@ use cc_desktop::{
     Button, Driver, ElementHandle, ElementInfo, RawNode, SemanticAction, WindowInfo, X11Desktop,
 };
 use cc_protocol::{PhysicalRect, Role, StateFlag};
-use x11_support::{Desk, all, find};
+use x11_support::{Desk, all, contains, find};
 
 const SECOND: Duration = Duration::from_secs(1);
 
@@ -36,15 +36,6 @@ type LegacyItem = (
     String,
     Vec<u32>,
 );
-
-fn contains(outer: PhysicalRect, inner: PhysicalRect) -> bool {
-    inner.x >= outer.x
-        && inner.y >= outer.y
-        && i64::from(inner.x) + i64::from(inner.width)
-            <= i64::from(outer.x) + i64::from(outer.width)
-        && i64::from(inner.y) + i64::from(inner.height)
-            <= i64::from(outer.y) + i64::from(outer.height)
-}
 
 fn centre(r: PhysicalRect) -> (i32, i32) {
     (r.x + r.width as i32 / 2, r.y + r.height as i32 / 2)

@@ -13,7 +13,7 @@ use std::process::{Child, Command, Output, Stdio};
 use std::time::{Duration, Instant};
 
 use cc_desktop::{Driver, RawNode, X11Desktop, X11Options};
-use cc_protocol::Role;
+use cc_protocol::{PhysicalRect, Role};
 
 /// The programs the test desktop needs.
 const TOOLS: &[&str] = &[
@@ -296,6 +296,16 @@ pub fn find<'a>(nodes: &'a [RawNode], role: Role, name: Option<&str>) -> Option<
 }
 
 /// Every node, depth first.
+/// True when `inner` lies entirely within `outer`.
+pub fn contains(outer: PhysicalRect, inner: PhysicalRect) -> bool {
+    inner.x >= outer.x
+        && inner.y >= outer.y
+        && i64::from(inner.x) + i64::from(inner.width)
+            <= i64::from(outer.x) + i64::from(outer.width)
+        && i64::from(inner.y) + i64::from(inner.height)
+            <= i64::from(outer.y) + i64::from(outer.height)
+}
+
 pub fn all(nodes: &[RawNode]) -> Vec<&RawNode> {
     let mut out = Vec::new();
     fn go<'a>(ns: &'a [RawNode], out: &mut Vec<&'a RawNode>) {
