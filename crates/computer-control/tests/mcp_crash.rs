@@ -26,6 +26,9 @@ use tokio::io::{AsyncBufReadExt, BufReader};
 use tokio::process::{Child, Command};
 use tokio::sync::watch;
 
+mod governed_http_support;
+use governed_http_support::{call, find};
+
 const TIMEOUT: Duration = Duration::from_secs(60);
 
 type Client = RunningService<RoleClient, ()>;
@@ -187,27 +190,6 @@ impl Server {
             all.extend(events);
         }
     }
-}
-
-async fn call(c: &Client, name: &str, args: Value) -> CallToolResult {
-    let Value::Object(args) = args else {
-        panic!("arguments must be an object")
-    };
-    let params = CallToolRequestParams::new(name.to_string()).with_arguments(args);
-    tokio::time::timeout(TIMEOUT, c.call_tool(params))
-        .await
-        .expect("answer in time")
-        .expect("a tool result")
-}
-
-fn find<'a>(n: &'a Value, role: &str, name: &str) -> Option<&'a Value> {
-    if n["role"] == role && n["name"] == name {
-        return Some(n);
-    }
-    n["children"]
-        .as_array()?
-        .iter()
-        .find_map(|c| find(c, role, name))
 }
 
 /// The chain, checked here without the kernel's verifier: sequences 1, 2, 3…, each

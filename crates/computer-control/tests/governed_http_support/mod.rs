@@ -2,7 +2,7 @@
 //! (the official SDK) on the server's `/mcp`, and a governed click on the virtual
 //! desktop's sign-in form whose policy decision is `confirm` (the server is started
 //! with [`confirm_clicks_config`]). Everything but [`agent`] works on any MCP session:
-//! `mcp.rs` and the governed bench use it over a stdio child.
+//! `mcp.rs`, `mcp_crash.rs` and the governed bench use it over a stdio child.
 #![allow(dead_code)]
 
 use std::time::Duration;
@@ -81,7 +81,8 @@ pub async fn session(c: &Agent) -> (String, String) {
     (sid, lid)
 }
 
-fn find<'a>(n: &'a Value, role: &str, name: &str) -> Option<&'a Value> {
+/// The first node of `(role, name)` in a snapshot's tree.
+pub fn find<'a>(n: &'a Value, role: &str, name: &str) -> Option<&'a Value> {
     if n["role"] == role && n["name"] == name {
         return Some(n);
     }
