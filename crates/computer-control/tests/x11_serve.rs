@@ -1,7 +1,9 @@
 //! The product on a real X11 desktop, end to end: `check` sees the display, `serve`
 //! with `--platform auto` picks X11 (and says so), and a session captures, snapshots
 //! and acts on gtk3-widget-factory; the panic hotkey pressed by another client stops
-//! the session and pressed again releases it.
+//! the session and pressed again releases it. A panic pre-empts a long type and leaves
+//! nothing down on the X server; a RandR change reconfigures the session and makes
+//! older frames stale.
 
 #[path = "../../desktop/tests/x11_support/mod.rs"]
 mod x11_support;
@@ -32,6 +34,8 @@ struct Serve {
     lines: Receiver<Value>,
     stderr: Receiver<String>,
     next_id: u64,
+    /// Every line read so far that was not yet taken (answers and events).
+    seen: Vec<Value>,
 }
 
 impl Serve {
@@ -65,24 +69,57 @@ impl Serve {
             lines,
             stderr,
             next_id: 1,
+            seen: Vec::new(),
         }
     }
 
-    fn call(&mut self, method: &str, params: Value) -> Value {
+    /// Sends a request without waiting for its answer; returns its id.
+    fn send(&mut self, method: &str, params: Value) -> u64 {
         let id = self.next_id;
         self.next_id += 1;
         let req = json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params});
         writeln!(self.stdin, "{req}").unwrap();
         self.stdin.flush().unwrap();
+        id
+    }
+
+    /// The first line (already read, or read within 30 s) that `pred` accepts; taken.
+    fn take(&mut self, what: &str, pred: impl Fn(&Value) -> bool) -> Value {
+        if let Some(i) = self.seen.iter().position(&pred) {
+            return self.seen.remove(i);
+        }
         let deadline = Instant::now() + Duration::from_secs(30);
         while Instant::now() < deadline {
-            if let Ok(v) = self.lines.recv_timeout(Duration::from_millis(100))
-                && v.get("id") == Some(&json!(id))
-            {
-                return v["result"].clone();
+            if let Ok(v) = self.lines.recv_timeout(Duration::from_millis(100)) {
+                if pred(&v) {
+                    return v;
+                }
+                self.seen.push(v);
             }
         }
-        panic!("no answer to {method}");
+        panic!("nothing came for {what}");
+    }
+
+    /// The answer (its `result`) to request `id`.
+    fn answer(&mut self, id: u64) -> Value {
+        self.take(&format!("request {id}"), |v| {
+            v.get("id") == Some(&json!(id))
+        })["result"]
+            .clone()
+    }
+
+    /// The next event of `kind` whose payload `pred` accepts (events already read
+    /// included).
+    fn event(&mut self, kind: &str, pred: impl Fn(&Value) -> bool) -> Value {
+        self.take(kind, |v| {
+            v["method"] == "event" && v["params"]["type"] == kind && pred(&v["params"]["payload"])
+        })["params"]
+            .clone()
+    }
+
+    fn call(&mut self, method: &str, params: Value) -> Value {
+        let id = self.send(method, params);
+        self.answer(id)
     }
 
     fn tool(&mut self, tool: &str, arguments: Value) -> Value {
@@ -212,4 +249,170 @@ fn a_session_on_x11_observes_acts_and_panics() {
     }
     assert_eq!(s.state(), "ready");
     s.tool("pointer.move", json!({"x": 10, "y": 10}));
+}
+
+/// Keys and pointer buttons down, as the X server itself reports them (not the driver).
+fn down_on_the_server(desk: &Desk) -> (u32, u16) {
+    use x11rb::connection::Connection;
+    use x11rb::protocol::xproto::ConnectionExt;
+    let (conn, screen) = x11rb::connect(Some(&desk.display)).expect("connect to the desk");
+    let keys = conn.query_keymap().unwrap().reply().unwrap().keys;
+    let root = conn.setup().roots[screen].root;
+    let pointer = conn.query_pointer(root).unwrap().reply().unwrap();
+    (
+        keys.iter().map(|b| b.count_ones()).sum(),
+        u16::from(pointer.mask) & 0x1f00,
+    )
+}
+
+/// The pointer's position on the X server.
+fn pointer_on_the_server(desk: &Desk) -> (i16, i16) {
+    use x11rb::connection::Connection;
+    use x11rb::protocol::xproto::ConnectionExt;
+    let (conn, screen) = x11rb::connect(Some(&desk.display)).expect("connect to the desk");
+    let root = conn.setup().roots[screen].root;
+    let p = conn.query_pointer(root).unwrap().reply().unwrap();
+    (p.root_x, p.root_y)
+}
+
+/// PROTOCOL §5.4 on X11: a panic sent while a long `keyboard.type` runs into a
+/// terminal answers the type `safety_stopped`. The terminal received an exact part of
+/// the text, and the X server has no key and no button down afterwards.
+#[test]
+fn panic_preempts_a_long_type_and_leaves_no_key_down() {
+    let mut desk = Desk::start();
+    let file = desk.path("typed.txt");
+    let script = format!("cat > '{}'", file.display());
+    desk.spawn(
+        "xterm",
+        &["-u8", "-geometry", "80x20+50+50", "-e", "sh", "-c", &script],
+    );
+    let mut s = Serve::start(&desk);
+    let started = s.call("session.start", json!({}));
+    assert_eq!(started["ok"], true, "{started}");
+    let deadline = Instant::now() + Duration::from_secs(20);
+    let xterm = loop {
+        let list = s.tool("window.list", json!({}));
+        if let Some(w) = list["windows"]
+            .as_array()
+            .and_then(|ws| ws.iter().find(|w| w["app_id"] == "XTerm"))
+        {
+            break w.clone();
+        }
+        assert!(Instant::now() < deadline, "no xterm window: {list}");
+        std::thread::sleep(Duration::from_millis(100));
+    };
+    s.tool("window.focus", json!({"id": xterm["id"]}));
+    let r = &xterm["rect"];
+    let (cx, cy) = (
+        r["x"].as_i64().unwrap() + r["width"].as_i64().unwrap() / 2,
+        r["y"].as_i64().unwrap() + r["height"].as_i64().unwrap() / 2,
+    );
+    s.tool("pointer.click", json!({"x": cx, "y": cy}));
+    // Give the terminal a moment to start `cat` (its pty is open once it maps).
+    std::thread::sleep(Duration::from_millis(300));
+
+    let text = "abcdefghi\n".repeat(1000);
+    let id = s.send(
+        "tools.call",
+        json!({"tool": "keyboard.type", "arguments": {"text": text, "interval_ms": 1}}),
+    );
+    // A whole line has reached `cat`: the type is under way.
+    desk.wait_until("the first typed line", Duration::from_secs(20), || {
+        std::fs::read_to_string(&file).is_ok_and(|t| !t.is_empty())
+    });
+    let panic = s.call("control.panic", json!({"on": true}));
+    assert_eq!(panic["result"]["state"], "stopped", "{panic}");
+    let typed = s.answer(id);
+    assert_eq!(typed["ok"], false, "{typed}");
+    assert_eq!(typed["error"]["code"], "safety_stopped", "{typed}");
+    assert_eq!(down_on_the_server(&desk), (0, 0), "keys, buttons down");
+
+    // What arrived is an exact prefix of the text, and not all of it.
+    std::thread::sleep(Duration::from_millis(300));
+    let got = std::fs::read_to_string(&file).unwrap();
+    assert!(
+        !got.is_empty() && got.len() < text.len(),
+        "{} bytes",
+        got.len()
+    );
+    assert!(text.starts_with(&got), "typed exactly a prefix: {got:?}");
+    let fin = s.event("action.finished", |p| p["tool"] == "keyboard.type");
+    assert_eq!(fin["payload"]["error_code"], "safety_stopped", "{fin}");
+}
+
+/// PROTOCOL §4.1 on X11: `xrandr --setmonitor` splitting the screen in two makes the
+/// session re-read its surface and emit `session.configured` with both displays. A
+/// frame captured before the change is then `stale_frame` (the pointer stays put),
+/// and a frame captured after it is accepted.
+#[test]
+fn a_randr_change_reconfigures_the_session_and_stales_older_frames() {
+    let desk = Desk::start();
+    let mut s = Serve::start(&desk);
+    let started = s.call("session.start", json!({}));
+    assert_eq!(started["ok"], true, "{started}");
+    let displays = &started["result"]["surface"]["displays"];
+    assert_eq!(displays.as_array().map(Vec::len), Some(1), "{displays}");
+    let f1 = s.tool("screen.capture", json!({"scale": 0.1}))["frame"]
+        .as_u64()
+        .unwrap();
+    s.tool("pointer.move", json!({"x": 100, "y": 100, "frame": f1}));
+
+    for args in [
+        &[][..],
+        &["--setmonitor", "LEFT", "960/254x1080/286+0+0", "screen"],
+        &["--setmonitor", "RIGHT", "960/254x1080/286+960+0", "none"],
+    ] {
+        let out = desk.run("xrandr", args);
+        assert!(out.status.success(), "xrandr {args:?}: {out:?}");
+    }
+    // One event per layout the server saw; the last one has both monitors.
+    let surface = loop {
+        let ev = s.event("session.configured", |_| true);
+        let surface = ev["payload"]["surface"].clone();
+        if surface["displays"].as_array().map(Vec::len) == Some(2) {
+            break surface;
+        }
+    };
+    let canvases: Vec<(&str, &Value)> = surface["displays"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|d| (d["name"].as_str().unwrap_or_default(), &d["canvas"]))
+        .collect();
+    assert_eq!(
+        canvases,
+        [
+            (
+                "LEFT",
+                &json!({"x": 0, "y": 0, "width": 960, "height": 1080})
+            ),
+            (
+                "RIGHT",
+                &json!({"x": 960, "y": 0, "width": 960, "height": 1080})
+            ),
+        ],
+        "{surface}"
+    );
+    assert_eq!(
+        s.call("system.status", json!({}))["result"]["surface"],
+        surface
+    );
+
+    let stale = s.call(
+        "tools.call",
+        json!({"tool": "pointer.move", "arguments": {"x": 500, "y": 500, "frame": f1}}),
+    );
+    assert_eq!(stale["error"]["code"], "stale_frame", "{stale}");
+    assert_eq!(
+        pointer_on_the_server(&desk),
+        (100, 100),
+        "the pointer stayed"
+    );
+    let f2 = s.tool("screen.capture", json!({"scale": 0.1}))["frame"]
+        .as_u64()
+        .unwrap();
+    assert!(f2 > f1);
+    s.tool("pointer.move", json!({"x": 500, "y": 500, "frame": f2}));
+    assert_eq!(pointer_on_the_server(&desk), (500, 500));
 }
