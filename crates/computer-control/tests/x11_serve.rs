@@ -3,7 +3,7 @@
 //! and acts on gtk3-widget-factory; the panic hotkey pressed by another client stops
 //! the session and pressed again releases it. A panic pre-empts a long type and leaves
 //! nothing down on the X server; a RandR change reconfigures the session and makes
-//! older frames stale.
+//! older frames stale; a hotkey grab held elsewhere is reported, not fatal.
 
 #[path = "../../desktop/tests/x11_support/mod.rs"]
 mod x11_support;
@@ -415,4 +415,42 @@ fn a_randr_change_reconfigures_the_session_and_stales_older_frames() {
     assert!(f2 > f1);
     s.tool("pointer.move", json!({"x": 500, "y": 500, "frame": f2}));
     assert_eq!(pointer_on_the_server(&desk), (500, 500));
+}
+
+/// PROTOCOL §5.4: when another client holds the hotkey's grab, `check` says so (with
+/// the reason) and a session still starts, reporting `capabilities.hotkey` false.
+#[test]
+fn a_hotkey_held_elsewhere_is_reported_by_check_and_the_session() {
+    use cc_desktop::Driver;
+    let desk = Desk::start();
+    let holder = desk.driver();
+    assert!(holder.capabilities().hotkey, "the holder has the grab");
+
+    let out = command(&desk, &["check", "--json"]).output().unwrap();
+    assert!(out.status.success());
+    let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(v["hotkey_grab"]["ok"], false, "{v}");
+    let why = v["hotkey_grab"]["detail"].as_str().unwrap_or_default();
+    assert!(why.contains("another client holds it"), "{why}");
+    assert_eq!(v["display"]["ok"], true, "{v}");
+    let text = command(&desk, &["check"]).output().unwrap();
+    let text = String::from_utf8_lossy(&text.stdout).to_string();
+    let line = text
+        .lines()
+        .find(|l| l.starts_with("hotkey_grab"))
+        .unwrap_or_default();
+    assert!(line.contains("FAIL"), "{text}");
+
+    let mut s = Serve::start(&desk);
+    let started = s.call("session.start", json!({}));
+    assert_eq!(started["ok"], true, "{started}");
+    assert_eq!(
+        started["result"]["capabilities"]["hotkey"], false,
+        "{started}"
+    );
+    assert_eq!(
+        started["result"]["capabilities"]["input"], true,
+        "{started}"
+    );
+    drop(holder);
 }
