@@ -3,7 +3,8 @@
 //! and acts on gtk3-widget-factory; the panic hotkey pressed by another client stops
 //! the session and pressed again releases it. A panic pre-empts a long type and leaves
 //! nothing down on the X server; a RandR change reconfigures the session and makes
-//! older frames stale; a hotkey grab held elsewhere is reported, not fatal.
+//! older frames stale; a hotkey grab held elsewhere is reported, not fatal; on a canvas
+//! narrower than the screen, a click at a checkbox's canvas rectangle toggles it.
 
 #[path = "../../desktop/tests/x11_support/mod.rs"]
 mod x11_support;
@@ -453,4 +454,73 @@ fn a_hotkey_held_elsewhere_is_reported_by_check_and_the_session() {
         "{started}"
     );
     drop(holder);
+}
+
+/// The canvas is not the screen: with `capture.default_width` 1280 on a 1920-pixel
+/// screen, a snapshot's rectangles are in canvas units, and a click at the centre of a
+/// checkbox's canvas rectangle toggles that checkbox, as a new snapshot reads back.
+#[test]
+fn a_click_at_a_checkboxs_canvas_rect_toggles_it_on_a_scaled_canvas() {
+    let mut desk = Desk::start();
+    let window_id = {
+        let mut d = desk.driver();
+        desk.widget_factory(&mut d)
+    };
+    let mut s = Serve::start(&desk);
+    let started = s.call("session.start", json!({"capture": {"default_width": 1280}}));
+    assert_eq!(started["ok"], true, "{started}");
+    assert_eq!(started["result"]["surface"]["display_width_px"], 1280);
+    assert_eq!(started["result"]["surface"]["display_height_px"], 720);
+
+    // Several checkboxes share a name: the one clicked is the one at the same place.
+    let same_checkbox = |snap: &Value, like: &Value| -> Value {
+        find(&snap["tree"], "checkbox", &|n| {
+            n["name"] == like["name"] && n["rect"] == like["rect"]
+        })
+        .unwrap_or_else(|| panic!("no checkbox like {like}: {snap}"))
+        .clone()
+    };
+    let snap = s.tool("a11y.snapshot", json!({"level": "full"}));
+    let window = find(&snap["tree"], "window", &|w| w["window_id"] == window_id).unwrap();
+    let wr = window["rect"].as_array().unwrap().clone();
+    // The widget factory's window is about 1366 px wide on the screen: about 911 canvas units.
+    let width = wr[2].as_i64().unwrap() - wr[0].as_i64().unwrap();
+    assert!(
+        (850..=960).contains(&width),
+        "window width in canvas units: {wr:?}"
+    );
+    let cb = find(window, "checkbox", &|n| {
+        has_state(n, "enabled")
+            && !has_state(n, "checked")
+            && n["name"].as_str().is_some_and(|t| !t.is_empty())
+            && n["rect"].is_array()
+    })
+    .unwrap()
+    .clone();
+    let r: Vec<i64> = cb["rect"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|v| v.as_i64().unwrap())
+        .collect();
+    let (x, y) = ((r[0] + r[2]) / 2, (r[1] + r[3]) / 2);
+    s.tool("pointer.click", json!({"x": x, "y": y}));
+    let deadline = Instant::now() + Duration::from_secs(10);
+    loop {
+        let snap = s.tool("a11y.snapshot", json!({"level": "full"}));
+        if has_state(&same_checkbox(&snap, &cb), "checked") {
+            break;
+        }
+        assert!(
+            Instant::now() < deadline,
+            "{cb} was not checked by the click"
+        );
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    // On the screen, the pointer is where the canvas point maps: × 1.5.
+    let (px, py) = pointer_on_the_server(&desk);
+    assert!(
+        (i64::from(px) - x * 3 / 2).abs() <= 2 && (i64::from(py) - y * 3 / 2).abs() <= 2,
+        "pointer at {px},{py} for canvas {x},{y}"
+    );
 }
