@@ -4,7 +4,8 @@
 //! the session and pressed again releases it. A panic pre-empts a long type and leaves
 //! nothing down on the X server; a RandR change reconfigures the session and makes
 //! older frames stale; a hotkey grab held elsewhere is reported, not fatal; on a canvas
-//! narrower than the screen, a click at a checkbox's canvas rectangle toggles it.
+//! narrower than the screen, a click at a checkbox's canvas rectangle toggles it; text
+//! typed into a GTK password entry waits for a person and leaks nowhere.
 
 #[path = "../../desktop/tests/x11_support/mod.rs"]
 mod x11_support;
@@ -41,7 +42,13 @@ struct Serve {
 
 impl Serve {
     fn start(desk: &Desk) -> Serve {
+        Serve::start_logging(desk, "info")
+    }
+
+    /// A `serve` process logging at `level` (`COMPUTER_CONTROL_LOG`).
+    fn start_logging(desk: &Desk, level: &str) -> Serve {
         let mut child = command(desk, &["serve"])
+            .env("COMPUTER_CONTROL_LOG", level)
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
             .stderr(Stdio::piped())
@@ -523,4 +530,144 @@ fn a_click_at_a_checkboxs_canvas_rect_toggles_it_on_a_scaled_canvas() {
         (i64::from(px) - x * 3 / 2).abs() <= 2 && (i64::from(py) - y * 3 / 2).abs() <= 2,
         "pointer at {px},{py} for canvas {x},{y}"
     );
+}
+
+/// Secrets on X11, with a real GTK password entry (gtk3-demo's `entry_buffer`): typing
+/// into it waits for a person, the text is redacted in the confirmation request,
+/// `action.started` and the logs (at trace level), it does arrive (the demo's plain
+/// entry shares the password's buffer), and no snapshot carries the password's value.
+#[test]
+fn typing_into_a_gtk_password_entry_asks_first_and_never_leaks() {
+    const SECRET: &str = "Hunter2-X11-Secret";
+    let mut desk = Desk::start();
+    desk.spawn("gtk3-demo", &["--run=entry_buffer"]);
+    let mut s = Serve::start_logging(&desk, "trace");
+    let started = s.call("session.start", json!({"a11y": {"max_name_len": 4096}}));
+    assert_eq!(started["ok"], true, "{started}");
+    let is_password = |n: &Value| has_state(n, "password");
+    // The demo's window (gtk3-demo opens its main window too).
+    let deadline = Instant::now() + Duration::from_secs(30);
+    let window_id = loop {
+        let snap = s.tool("a11y.snapshot", json!({"level": "full"}));
+        let owner = snap["tree"]["children"].as_array().and_then(|tops| {
+            tops.iter()
+                .find(|w| w["window_id"].is_u64() && find(w, "edit", &is_password).is_some())
+        });
+        if let Some(w) = owner {
+            break w["window_id"].clone();
+        }
+        assert!(Instant::now() < deadline, "no password entry: {snap}");
+        std::thread::sleep(Duration::from_millis(200));
+    };
+    s.tool("window.focus", json!({"id": window_id}));
+    std::thread::sleep(Duration::from_millis(300));
+    let scoped = json!({"level": "full", "window": window_id});
+    let snap = s.tool("a11y.snapshot", scoped.clone());
+    let pw = find(&snap["tree"], "edit", &is_password).unwrap().clone();
+    let center = |n: &Value| {
+        let r: Vec<i64> = n["rect"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|v| v.as_i64().unwrap())
+            .collect();
+        ((r[0] + r[2]) / 2, (r[1] + r[3]) / 2)
+    };
+    let (x, y) = center(&pw);
+    // Clicking a password field is itself high risk: approve it as a person would.
+    let click = s.call(
+        "tools.call",
+        json!({"tool": "pointer.click", "arguments": {"x": x, "y": y}}),
+    );
+    if click["result"]["status"] == "awaiting_confirmation" {
+        let id = click["result"]["request_id"].clone();
+        let ok = s.call(
+            "session.confirm",
+            json!({"request_id": id, "approve": true}),
+        );
+        assert_eq!(ok["ok"], true, "{ok}");
+        s.event("action.finished", |p| p["request_id"] == id);
+    }
+    let deadline = Instant::now() + Duration::from_secs(10);
+    let focused = |s: &mut Serve| {
+        let snap = s.tool("a11y.snapshot", scoped.clone());
+        find(&snap["tree"], "edit", &is_password).is_some_and(|n| has_state(n, "focused"))
+    };
+    while !focused(&mut s) {
+        assert!(
+            Instant::now() < deadline,
+            "the password entry never took focus"
+        );
+        std::thread::sleep(Duration::from_millis(100));
+    }
+
+    let typed = s.call(
+        "tools.call",
+        json!({"tool": "keyboard.type", "arguments": {"text": SECRET}}),
+    );
+    assert_eq!(
+        typed["result"]["status"], "awaiting_confirmation",
+        "{typed}"
+    );
+    let id = typed["result"]["request_id"].clone();
+    let asked = s.event("safety.confirmation_requested", |p| p["request_id"] == id);
+    assert_eq!(
+        asked["payload"]["arguments"]["text"], "[redacted]",
+        "{asked}"
+    );
+    let ok = s.call(
+        "session.confirm",
+        json!({"request_id": id, "approve": true}),
+    );
+    assert_eq!(ok["ok"], true, "{ok}");
+    let fin = s.event("action.finished", |p| p["request_id"] == id);
+    assert_eq!(
+        fin["payload"]["envelope"]["result"]["chars"],
+        SECRET.len(),
+        "{fin}"
+    );
+    let began = s.event("action.started", |p| p["request_id"] == id);
+    assert_eq!(
+        began["payload"]["arguments"]["text"], "[redacted]",
+        "{began}"
+    );
+
+    // Snapshots never carry it from the password field, though the plain entry (its
+    // buffer is the password's, by the demo's design) shows that it arrived.
+    let deadline = Instant::now() + Duration::from_secs(10);
+    loop {
+        let snap = s.tool("a11y.snapshot", scoped.clone());
+        let pw = find(&snap["tree"], "edit", &is_password).unwrap();
+        assert!(pw.get("value").is_none_or(Value::is_null), "{pw}");
+        assert!(!pw.to_string().contains(SECRET), "{pw}");
+        let plain = find(&snap["tree"], "edit", &|n| {
+            !is_password(n) && n["value"] == SECRET
+        });
+        if plain.is_some() {
+            break;
+        }
+        assert!(Instant::now() < deadline, "the text never arrived: {snap}");
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    let status = s.call("system.status", json!({}));
+    assert!(!status.to_string().contains(SECRET), "{status}");
+    // Every event so far, and every log line, is clean.
+    s.call("session.stop", json!({}));
+    std::thread::sleep(Duration::from_millis(200));
+    let events: Vec<String> = s
+        .seen
+        .iter()
+        .filter(|v| v["method"] == "event")
+        .map(Value::to_string)
+        .collect();
+    assert!(!events.is_empty());
+    for e in &events {
+        assert!(!e.contains(SECRET), "an event leaked it: {e}");
+    }
+    let logs = s.stderr_text();
+    assert!(
+        logs.contains("TRACE") || logs.contains("DEBUG"),
+        "trace logging on"
+    );
+    assert!(!logs.contains(SECRET), "the logs leaked it");
 }
