@@ -7,12 +7,13 @@
 //! narrower than the screen, a click at a checkbox's canvas rectangle toggles it; text
 //! typed into a GTK password entry waits for a person and leaks nowhere.
 
+mod common;
 #[path = "../../desktop/tests/x11_support/mod.rs"]
 mod x11_support;
 
-use std::io::{BufRead, BufReader, Write};
-use std::process::{Child, ChildStdin, Command, Stdio};
-use std::sync::mpsc::{Receiver, channel};
+use common::Server;
+
+use std::process::Command;
 use std::time::{Duration, Instant};
 
 use serde_json::{Value, json};
@@ -29,131 +30,21 @@ fn command(desk: &Desk, args: &[&str]) -> Command {
     cmd
 }
 
-/// A `serve` process on the desk, spoken to over stdio JSON-RPC.
-struct Serve {
-    child: Child,
-    stdin: ChildStdin,
-    lines: Receiver<Value>,
-    stderr: Receiver<String>,
-    next_id: u64,
-    /// Every line read so far that was not yet taken (answers and events).
-    seen: Vec<Value>,
+/// A `serve` process on the desk (stdio JSON-RPC), logging at `level`.
+fn serve(desk: &Desk, level: &str) -> Server {
+    let mut cmd = command(desk, &["serve"]);
+    cmd.env("COMPUTER_CONTROL_LOG", level);
+    Server::start_command(cmd)
 }
 
-impl Serve {
-    fn start(desk: &Desk) -> Serve {
-        Serve::start_logging(desk, "info")
-    }
-
-    /// A `serve` process logging at `level` (`COMPUTER_CONTROL_LOG`).
-    fn start_logging(desk: &Desk, level: &str) -> Serve {
-        let mut child = command(desk, &["serve"])
-            .env("COMPUTER_CONTROL_LOG", level)
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped())
-            .spawn()
-            .expect("spawn computer-control serve");
-        let stdin = child.stdin.take().unwrap();
-        let out = child.stdout.take().unwrap();
-        let err = child.stderr.take().unwrap();
-        let (tx, lines) = channel();
-        std::thread::spawn(move || {
-            for line in BufReader::new(out).lines().map_while(Result::ok) {
-                if let Ok(v) = serde_json::from_str::<Value>(&line) {
-                    let _ = tx.send(v);
-                }
-            }
-        });
-        let (etx, stderr) = channel();
-        std::thread::spawn(move || {
-            for line in BufReader::new(err).lines().map_while(Result::ok) {
-                let _ = etx.send(line);
-            }
-        });
-        Serve {
-            child,
-            stdin,
-            lines,
-            stderr,
-            next_id: 1,
-            seen: Vec::new(),
-        }
-    }
-
-    /// Sends a request without waiting for its answer; returns its id.
-    fn send(&mut self, method: &str, params: Value) -> u64 {
-        let id = self.next_id;
-        self.next_id += 1;
-        let req = json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params});
-        writeln!(self.stdin, "{req}").unwrap();
-        self.stdin.flush().unwrap();
-        id
-    }
-
-    /// The first line (already read, or read within 30 s) that `pred` accepts; taken.
-    fn take(&mut self, what: &str, pred: impl Fn(&Value) -> bool) -> Value {
-        if let Some(i) = self.seen.iter().position(&pred) {
-            return self.seen.remove(i);
-        }
-        let deadline = Instant::now() + Duration::from_secs(30);
-        while Instant::now() < deadline {
-            if let Ok(v) = self.lines.recv_timeout(Duration::from_millis(100)) {
-                if pred(&v) {
-                    return v;
-                }
-                self.seen.push(v);
-            }
-        }
-        panic!("nothing came for {what}");
-    }
-
-    /// The answer (its `result`) to request `id`.
-    fn answer(&mut self, id: u64) -> Value {
-        self.take(&format!("request {id}"), |v| {
-            v.get("id") == Some(&json!(id))
-        })["result"]
-            .clone()
-    }
-
-    /// The next event of `kind` whose payload `pred` accepts (events already read
-    /// included).
-    fn event(&mut self, kind: &str, pred: impl Fn(&Value) -> bool) -> Value {
-        self.take(kind, |v| {
-            v["method"] == "event" && v["params"]["type"] == kind && pred(&v["params"]["payload"])
-        })["params"]
-            .clone()
-    }
-
-    fn call(&mut self, method: &str, params: Value) -> Value {
-        let id = self.send(method, params);
-        self.answer(id)
-    }
-
-    fn tool(&mut self, tool: &str, arguments: Value) -> Value {
-        let env = self.call("tools.call", json!({"tool": tool, "arguments": arguments}));
-        assert_eq!(env["ok"], true, "{tool}: {env}");
-        env["result"].clone()
-    }
-
-    fn state(&mut self) -> String {
-        let s = self.call("system.status", json!({}));
-        s["result"]["state"]
-            .as_str()
-            .unwrap_or_default()
-            .to_string()
-    }
-
-    fn stderr_text(&self) -> String {
-        self.stderr.try_iter().collect::<Vec<_>>().join("\n")
-    }
+/// The session's state, from `system.status`.
+fn state(s: &mut Server) -> String {
+    s.status()["state"].as_str().unwrap_or_default().to_string()
 }
 
-impl Drop for Serve {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
+/// The first event of `kind` whose payload `pred` accepts.
+fn event(s: &mut Server, kind: &str, pred: impl Fn(&Value) -> bool) -> Value {
+    s.wait_event_matching(kind, 0, pred).1
 }
 
 fn find<'a>(node: &'a Value, role: &str, pred: &dyn Fn(&Value) -> bool) -> Option<&'a Value> {
@@ -205,7 +96,7 @@ fn a_session_on_x11_observes_acts_and_panics() {
         let mut d = desk.driver();
         desk.widget_factory(&mut d);
     }
-    let mut s = Serve::start(&desk);
+    let mut s = serve(&desk, "info");
     let started = s.call("session.start", json!({}));
     assert_eq!(started["ok"], true, "{started}");
     let r = &started["result"];
@@ -218,11 +109,11 @@ fn a_session_on_x11_observes_acts_and_panics() {
     assert!(s.stderr_text().contains("platform: x11"));
 
     let t = Instant::now();
-    let cap = s.tool("screen.capture", json!({"format": "png"}));
+    let cap = s.ok("screen.capture", json!({"format": "png"}));
     eprintln!("screen.capture png end to end: {:?}", t.elapsed());
     assert_eq!(cap["width"], 1920);
 
-    let snap = s.tool("a11y.snapshot", json!({"level": "full"}));
+    let snap = s.ok("a11y.snapshot", json!({"level": "full"}));
     // One root for the desktop; the application's window under it, bound to X11.
     let window = find(&snap["tree"], "window", &|_| true).unwrap();
     assert!(window["window_id"].is_u64(), "{window}");
@@ -231,7 +122,7 @@ fn a_session_on_x11_observes_acts_and_panics() {
     })
     .unwrap()
     .clone();
-    let act = s.tool(
+    let act = s.ok(
         "a11y.activate",
         json!({"snapshot_id": snap["snapshot_id"], "node_id": checkbox["id"], "method": "pattern"}),
     );
@@ -241,10 +132,10 @@ fn a_session_on_x11_observes_acts_and_panics() {
     let out = desk.run("xdotool", &["key", "ctrl+alt+F12"]);
     assert!(out.status.success());
     let deadline = Instant::now() + Duration::from_secs(5);
-    while s.state() != "stopped" && Instant::now() < deadline {
+    while state(&mut s) != "stopped" && Instant::now() < deadline {
         std::thread::sleep(Duration::from_millis(50));
     }
-    assert_eq!(s.state(), "stopped");
+    assert_eq!(state(&mut s), "stopped");
     let env = s.call(
         "tools.call",
         json!({"tool": "pointer.move", "arguments": {"x": 10, "y": 10}}),
@@ -252,11 +143,11 @@ fn a_session_on_x11_observes_acts_and_panics() {
     assert_eq!(env["error"]["code"], "safety_stopped", "{env}");
     desk.run("xdotool", &["key", "ctrl+alt+F12"]);
     let deadline = Instant::now() + Duration::from_secs(5);
-    while s.state() != "ready" && Instant::now() < deadline {
+    while state(&mut s) != "ready" && Instant::now() < deadline {
         std::thread::sleep(Duration::from_millis(50));
     }
-    assert_eq!(s.state(), "ready");
-    s.tool("pointer.move", json!({"x": 10, "y": 10}));
+    assert_eq!(state(&mut s), "ready");
+    s.ok("pointer.move", json!({"x": 10, "y": 10}));
 }
 
 /// Keys and pointer buttons down, as the X server itself reports them (not the driver).
@@ -295,12 +186,12 @@ fn panic_preempts_a_long_type_and_leaves_no_key_down() {
         "xterm",
         &["-u8", "-geometry", "80x20+50+50", "-e", "sh", "-c", &script],
     );
-    let mut s = Serve::start(&desk);
+    let mut s = serve(&desk, "info");
     let started = s.call("session.start", json!({}));
     assert_eq!(started["ok"], true, "{started}");
     let deadline = Instant::now() + Duration::from_secs(20);
     let xterm = loop {
-        let list = s.tool("window.list", json!({}));
+        let list = s.ok("window.list", json!({}));
         if let Some(w) = list["windows"]
             .as_array()
             .and_then(|ws| ws.iter().find(|w| w["app_id"] == "XTerm"))
@@ -310,13 +201,13 @@ fn panic_preempts_a_long_type_and_leaves_no_key_down() {
         assert!(Instant::now() < deadline, "no xterm window: {list}");
         std::thread::sleep(Duration::from_millis(100));
     };
-    s.tool("window.focus", json!({"id": xterm["id"]}));
+    s.ok("window.focus", json!({"id": xterm["id"]}));
     let r = &xterm["rect"];
     let (cx, cy) = (
         r["x"].as_i64().unwrap() + r["width"].as_i64().unwrap() / 2,
         r["y"].as_i64().unwrap() + r["height"].as_i64().unwrap() / 2,
     );
-    s.tool("pointer.click", json!({"x": cx, "y": cy}));
+    s.ok("pointer.click", json!({"x": cx, "y": cy}));
     // Give the terminal a moment to start `cat` (its pty is open once it maps).
     std::thread::sleep(Duration::from_millis(300));
 
@@ -331,7 +222,7 @@ fn panic_preempts_a_long_type_and_leaves_no_key_down() {
     });
     let panic = s.call("control.panic", json!({"on": true}));
     assert_eq!(panic["result"]["state"], "stopped", "{panic}");
-    let typed = s.answer(id);
+    let typed = s.response(id)["result"].clone();
     assert_eq!(typed["ok"], false, "{typed}");
     assert_eq!(typed["error"]["code"], "safety_stopped", "{typed}");
     assert_eq!(down_on_the_server(&desk), (0, 0), "keys, buttons down");
@@ -345,7 +236,7 @@ fn panic_preempts_a_long_type_and_leaves_no_key_down() {
         got.len()
     );
     assert!(text.starts_with(&got), "typed exactly a prefix: {got:?}");
-    let fin = s.event("action.finished", |p| p["tool"] == "keyboard.type");
+    let fin = event(&mut s, "action.finished", |p| p["tool"] == "keyboard.type");
     assert_eq!(fin["payload"]["error_code"], "safety_stopped", "{fin}");
 }
 
@@ -356,15 +247,15 @@ fn panic_preempts_a_long_type_and_leaves_no_key_down() {
 #[test]
 fn a_randr_change_reconfigures_the_session_and_stales_older_frames() {
     let desk = Desk::start();
-    let mut s = Serve::start(&desk);
+    let mut s = serve(&desk, "info");
     let started = s.call("session.start", json!({}));
     assert_eq!(started["ok"], true, "{started}");
     let displays = &started["result"]["surface"]["displays"];
     assert_eq!(displays.as_array().map(Vec::len), Some(1), "{displays}");
-    let f1 = s.tool("screen.capture", json!({"scale": 0.1}))["frame"]
+    let f1 = s.ok("screen.capture", json!({"scale": 0.1}))["frame"]
         .as_u64()
         .unwrap();
-    s.tool("pointer.move", json!({"x": 100, "y": 100, "frame": f1}));
+    s.ok("pointer.move", json!({"x": 100, "y": 100, "frame": f1}));
 
     for args in [
         &[][..],
@@ -375,13 +266,10 @@ fn a_randr_change_reconfigures_the_session_and_stales_older_frames() {
         assert!(out.status.success(), "xrandr {args:?}: {out:?}");
     }
     // One event per layout the server saw; the last one has both monitors.
-    let surface = loop {
-        let ev = s.event("session.configured", |_| true);
-        let surface = ev["payload"]["surface"].clone();
-        if surface["displays"].as_array().map(Vec::len) == Some(2) {
-            break surface;
-        }
-    };
+    let ev = event(&mut s, "session.configured", |p| {
+        p["surface"]["displays"].as_array().map(Vec::len) == Some(2)
+    });
+    let surface = ev["payload"]["surface"].clone();
     let canvases: Vec<(&str, &Value)> = surface["displays"]
         .as_array()
         .unwrap()
@@ -417,11 +305,11 @@ fn a_randr_change_reconfigures_the_session_and_stales_older_frames() {
         (100, 100),
         "the pointer stayed"
     );
-    let f2 = s.tool("screen.capture", json!({"scale": 0.1}))["frame"]
+    let f2 = s.ok("screen.capture", json!({"scale": 0.1}))["frame"]
         .as_u64()
         .unwrap();
     assert!(f2 > f1);
-    s.tool("pointer.move", json!({"x": 500, "y": 500, "frame": f2}));
+    s.ok("pointer.move", json!({"x": 500, "y": 500, "frame": f2}));
     assert_eq!(pointer_on_the_server(&desk), (500, 500));
 }
 
@@ -449,7 +337,7 @@ fn a_hotkey_held_elsewhere_is_reported_by_check_and_the_session() {
         .unwrap_or_default();
     assert!(line.contains("FAIL"), "{text}");
 
-    let mut s = Serve::start(&desk);
+    let mut s = serve(&desk, "info");
     let started = s.call("session.start", json!({}));
     assert_eq!(started["ok"], true, "{started}");
     assert_eq!(
@@ -473,7 +361,7 @@ fn a_click_at_a_checkboxs_canvas_rect_toggles_it_on_a_scaled_canvas() {
         let mut d = desk.driver();
         desk.widget_factory(&mut d)
     };
-    let mut s = Serve::start(&desk);
+    let mut s = serve(&desk, "info");
     let started = s.call("session.start", json!({"capture": {"default_width": 1280}}));
     assert_eq!(started["ok"], true, "{started}");
     assert_eq!(started["result"]["surface"]["display_width_px"], 1280);
@@ -487,7 +375,7 @@ fn a_click_at_a_checkboxs_canvas_rect_toggles_it_on_a_scaled_canvas() {
         .unwrap_or_else(|| panic!("no checkbox like {like}: {snap}"))
         .clone()
     };
-    let snap = s.tool("a11y.snapshot", json!({"level": "full"}));
+    let snap = s.ok("a11y.snapshot", json!({"level": "full"}));
     let window = find(&snap["tree"], "window", &|w| w["window_id"] == window_id).unwrap();
     let wr = window["rect"].as_array().unwrap().clone();
     // The widget factory's window is about 1366 px wide on the screen: about 911 canvas units.
@@ -511,10 +399,10 @@ fn a_click_at_a_checkboxs_canvas_rect_toggles_it_on_a_scaled_canvas() {
         .map(|v| v.as_i64().unwrap())
         .collect();
     let (x, y) = ((r[0] + r[2]) / 2, (r[1] + r[3]) / 2);
-    s.tool("pointer.click", json!({"x": x, "y": y}));
+    s.ok("pointer.click", json!({"x": x, "y": y}));
     let deadline = Instant::now() + Duration::from_secs(10);
     loop {
-        let snap = s.tool("a11y.snapshot", json!({"level": "full"}));
+        let snap = s.ok("a11y.snapshot", json!({"level": "full"}));
         if has_state(&same_checkbox(&snap, &cb), "checked") {
             break;
         }
@@ -541,14 +429,14 @@ fn typing_into_a_gtk_password_entry_asks_first_and_never_leaks() {
     const SECRET: &str = "Hunter2-X11-Secret";
     let mut desk = Desk::start();
     desk.spawn("gtk3-demo", &["--run=entry_buffer"]);
-    let mut s = Serve::start_logging(&desk, "trace");
+    let mut s = serve(&desk, "trace");
     let started = s.call("session.start", json!({"a11y": {"max_name_len": 4096}}));
     assert_eq!(started["ok"], true, "{started}");
     let is_password = |n: &Value| has_state(n, "password");
     // The demo's window (gtk3-demo opens its main window too).
     let deadline = Instant::now() + Duration::from_secs(30);
     let window_id = loop {
-        let snap = s.tool("a11y.snapshot", json!({"level": "full"}));
+        let snap = s.ok("a11y.snapshot", json!({"level": "full"}));
         let owner = snap["tree"]["children"].as_array().and_then(|tops| {
             tops.iter()
                 .find(|w| w["window_id"].is_u64() && find(w, "edit", &is_password).is_some())
@@ -559,10 +447,10 @@ fn typing_into_a_gtk_password_entry_asks_first_and_never_leaks() {
         assert!(Instant::now() < deadline, "no password entry: {snap}");
         std::thread::sleep(Duration::from_millis(200));
     };
-    s.tool("window.focus", json!({"id": window_id}));
+    s.ok("window.focus", json!({"id": window_id}));
     std::thread::sleep(Duration::from_millis(300));
     let scoped = json!({"level": "full", "window": window_id});
-    let snap = s.tool("a11y.snapshot", scoped.clone());
+    let snap = s.ok("a11y.snapshot", scoped.clone());
     let pw = find(&snap["tree"], "edit", &is_password).unwrap().clone();
     let center = |n: &Value| {
         let r: Vec<i64> = n["rect"]
@@ -586,11 +474,11 @@ fn typing_into_a_gtk_password_entry_asks_first_and_never_leaks() {
             json!({"request_id": id, "approve": true}),
         );
         assert_eq!(ok["ok"], true, "{ok}");
-        s.event("action.finished", |p| p["request_id"] == id);
+        event(&mut s, "action.finished", |p| p["request_id"] == id);
     }
     let deadline = Instant::now() + Duration::from_secs(10);
-    let focused = |s: &mut Serve| {
-        let snap = s.tool("a11y.snapshot", scoped.clone());
+    let focused = |s: &mut Server| {
+        let snap = s.ok("a11y.snapshot", scoped.clone());
         find(&snap["tree"], "edit", &is_password).is_some_and(|n| has_state(n, "focused"))
     };
     while !focused(&mut s) {
@@ -610,7 +498,9 @@ fn typing_into_a_gtk_password_entry_asks_first_and_never_leaks() {
         "{typed}"
     );
     let id = typed["result"]["request_id"].clone();
-    let asked = s.event("safety.confirmation_requested", |p| p["request_id"] == id);
+    let asked = event(&mut s, "safety.confirmation_requested", |p| {
+        p["request_id"] == id
+    });
     assert_eq!(
         asked["payload"]["arguments"]["text"], "[redacted]",
         "{asked}"
@@ -620,13 +510,13 @@ fn typing_into_a_gtk_password_entry_asks_first_and_never_leaks() {
         json!({"request_id": id, "approve": true}),
     );
     assert_eq!(ok["ok"], true, "{ok}");
-    let fin = s.event("action.finished", |p| p["request_id"] == id);
+    let fin = event(&mut s, "action.finished", |p| p["request_id"] == id);
     assert_eq!(
         fin["payload"]["envelope"]["result"]["chars"],
         SECRET.len(),
         "{fin}"
     );
-    let began = s.event("action.started", |p| p["request_id"] == id);
+    let began = event(&mut s, "action.started", |p| p["request_id"] == id);
     assert_eq!(
         began["payload"]["arguments"]["text"], "[redacted]",
         "{began}"
@@ -636,7 +526,7 @@ fn typing_into_a_gtk_password_entry_asks_first_and_never_leaks() {
     // buffer is the password's, by the demo's design) shows that it arrived.
     let deadline = Instant::now() + Duration::from_secs(10);
     loop {
-        let snap = s.tool("a11y.snapshot", scoped.clone());
+        let snap = s.ok("a11y.snapshot", scoped.clone());
         let pw = find(&snap["tree"], "edit", &is_password).unwrap();
         assert!(pw.get("value").is_none_or(Value::is_null), "{pw}");
         assert!(!pw.to_string().contains(SECRET), "{pw}");
@@ -654,12 +544,7 @@ fn typing_into_a_gtk_password_entry_asks_first_and_never_leaks() {
     // Every event so far, and every log line, is clean.
     s.call("session.stop", json!({}));
     std::thread::sleep(Duration::from_millis(200));
-    let events: Vec<String> = s
-        .seen
-        .iter()
-        .filter(|v| v["method"] == "event")
-        .map(Value::to_string)
-        .collect();
+    let events: Vec<String> = s.events.iter().map(Value::to_string).collect();
     assert!(!events.is_empty());
     for e in &events {
         assert!(!e.contains(SECRET), "an event leaked it: {e}");

@@ -117,6 +117,16 @@ impl Server {
             std::fs::write(&path, serde_json::to_vec(&c).unwrap()).unwrap();
             cmd.arg("--config").arg(&path);
         }
+        Server::launch(cmd, capture_stderr, dir)
+    }
+
+    /// Starts `serve` from a command the test built (another platform, a desktop's
+    /// environment), keeping its stderr for [`Server::stderr_text`].
+    pub fn start_command(cmd: Command) -> Server {
+        Server::launch(cmd, true, tempfile_dir::TempDir::new())
+    }
+
+    fn launch(mut cmd: Command, capture_stderr: bool, dir: tempfile_dir::TempDir) -> Server {
         cmd.stdin(Stdio::piped())
             .stdout(Stdio::piped())
             .stderr(if capture_stderr {
