@@ -58,6 +58,17 @@ fn find<'a>(node: &'a Value, role: &str, pred: &dyn Fn(&Value) -> bool) -> Optio
         .find_map(|c| find(c, role, pred))
 }
 
+/// The centre of a snapshot node's rectangle (`[left, top, right, bottom]`).
+fn center(node: &Value) -> (i64, i64) {
+    let r: Vec<i64> = node["rect"]
+        .as_array()
+        .unwrap_or_else(|| panic!("no rect: {node}"))
+        .iter()
+        .map(|v| v.as_i64().unwrap())
+        .collect();
+    ((r[0] + r[2]) / 2, (r[1] + r[3]) / 2)
+}
+
 fn has_state(n: &Value, s: &str) -> bool {
     n["states"]
         .as_array()
@@ -392,13 +403,7 @@ fn a_click_at_a_checkboxs_canvas_rect_toggles_it_on_a_scaled_canvas() {
     })
     .unwrap()
     .clone();
-    let r: Vec<i64> = cb["rect"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|v| v.as_i64().unwrap())
-        .collect();
-    let (x, y) = ((r[0] + r[2]) / 2, (r[1] + r[3]) / 2);
+    let (x, y) = center(&cb);
     s.ok("pointer.click", json!({"x": x, "y": y}));
     let deadline = Instant::now() + Duration::from_secs(10);
     loop {
@@ -452,15 +457,6 @@ fn typing_into_a_gtk_password_entry_asks_first_and_never_leaks() {
     let scoped = json!({"level": "full", "window": window_id});
     let snap = s.ok("a11y.snapshot", scoped.clone());
     let pw = find(&snap["tree"], "edit", &is_password).unwrap().clone();
-    let center = |n: &Value| {
-        let r: Vec<i64> = n["rect"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .map(|v| v.as_i64().unwrap())
-            .collect();
-        ((r[0] + r[2]) / 2, (r[1] + r[3]) / 2)
-    };
     let (x, y) = center(&pw);
     // Clicking a password field is itself high risk: approve it as a person would.
     let click = s.call(
