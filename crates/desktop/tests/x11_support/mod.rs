@@ -128,8 +128,12 @@ impl Desk {
             runtime_dir,
             children: vec![xvfb],
         };
+        // The bus's socket goes in the desk's own directory, removed with the desk:
+        // the session config's `tmpdir=/tmp` would leave one file in /tmp per desk
+        // (the daemon is killed, so it cannot remove it).
+        let address = format!("--address=unix:dir={}", desk.runtime_dir.display());
         let mut dbus = Command::new("dbus-daemon")
-            .args(["--session", "--nofork", "--print-address=1"])
+            .args(["--session", "--nofork", "--print-address=1", &address])
             .env("DISPLAY", &desk.display)
             .env("XDG_RUNTIME_DIR", &desk.runtime_dir)
             .stdout(Stdio::piped())
