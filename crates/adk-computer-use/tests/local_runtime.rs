@@ -179,6 +179,10 @@ fn a_journal_that_cannot_open_is_an_open_error() {
         ),
         "{err:?}"
     );
+    // Nothing is left beside it: no lock file of a journal that never opened.
+    let mut lock_file = dir.path().as_os_str().to_owned();
+    lock_file.push(".lock");
+    assert!(!std::path::Path::new(&lock_file).exists());
     let err =
         LocalRuntime::on_virtual_desktop(&dir.path().join("j.db"), "", RuntimeOptions::default())
             .expect_err("no principal");

@@ -18,6 +18,8 @@ use crate::error::{GovResult, storage};
 #[derive(Debug)]
 pub struct JournalLock {
     _file: File,
+    /// The lock file's path when this acquisition created it (see [`Self::abandon`]).
+    created: Option<PathBuf>,
 }
 
 impl JournalLock {
@@ -26,13 +28,25 @@ impl JournalLock {
         let mut name = journal.as_os_str().to_owned();
         name.push(".lock");
         let path = PathBuf::from(name);
-        let mut file = OpenOptions::new()
+        let cannot_open =
+            |e: std::io::Error| storage(format!("cannot open {}: {e}", path.display()));
+        let (mut file, created) = match OpenOptions::new()
             .read(true)
             .write(true)
-            .create(true)
-            .truncate(false)
+            .create_new(true)
             .open(&path)
-            .map_err(|e| storage(format!("cannot open {}: {e}", path.display())))?;
+        {
+            Ok(f) => (f, true),
+            Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => (
+                OpenOptions::new()
+                    .read(true)
+                    .write(true)
+                    .open(&path)
+                    .map_err(cannot_open)?,
+                false,
+            ),
+            Err(e) => return Err(cannot_open(e)),
+        };
         match file.try_lock() {
             Ok(()) => {}
             Err(TryLockError::WouldBlock) => {
@@ -59,7 +73,18 @@ impl JournalLock {
         let _ = file.seek(SeekFrom::Start(0));
         let _ = write!(file, "{}", std::process::id());
         let _ = file.flush();
-        Ok(JournalLock { _file: file })
+        Ok(JournalLock {
+            _file: file,
+            created: created.then_some(path),
+        })
+    }
+
+    /// Releases the lock of a journal that then failed to open, removing the lock file
+    /// if this acquisition created it: a wrong `--journal` leaves nothing behind.
+    pub fn abandon(self) {
+        if let Some(path) = &self.created {
+            let _ = std::fs::remove_file(path);
+        }
     }
 }
 
@@ -86,6 +111,19 @@ mod tests {
             err.message
         );
         drop(first);
+        JournalLock::acquire(&journal).expect("free again");
+    }
+
+    #[test]
+    fn abandoning_removes_only_a_lock_file_it_created() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let journal = dir.path().join("j.db");
+        let lock_file = dir.path().join("j.db.lock");
+        JournalLock::acquire(&journal).expect("fresh").abandon();
+        assert!(!lock_file.exists(), "created here, so removed");
+        std::fs::write(&lock_file, b"").expect("an existing lock file");
+        JournalLock::acquire(&journal).expect("existing").abandon();
+        assert!(lock_file.is_file(), "not created here, so kept");
         JournalLock::acquire(&journal).expect("free again");
     }
 

@@ -79,11 +79,18 @@ impl Governance {
         }
         // The lock first: a second server must not even recover the journal.
         let lock = JournalLock::acquire(db_path)?;
+        let conn = match store::open(db_path) {
+            Ok(conn) => conn,
+            Err(e) => {
+                lock.abandon();
+                return Err(e);
+            }
+        };
         Ok(Governance {
             engine,
             principal,
             clock,
-            conn: Arc::new(Mutex::new(store::open(db_path)?)),
+            conn: Arc::new(Mutex::new(conn)),
             previews: Arc::default(),
             _lock: Arc::new(lock),
         })
