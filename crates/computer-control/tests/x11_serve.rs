@@ -187,7 +187,8 @@ fn pointer_on_the_server(desk: &Desk) -> (i16, i16) {
 
 /// PROTOCOL §5.4 on X11: a panic sent while a long `keyboard.type` runs into a
 /// terminal answers the type `safety_stopped`. The terminal received an exact part of
-/// the text, and the X server has no key and no button down afterwards.
+/// the text, and the X server has no key and no button down afterwards; likewise after
+/// a panic during a click that holds its button.
 #[test]
 fn panic_preempts_a_long_type_and_leaves_no_key_down() {
     let mut desk = Desk::start();
@@ -249,6 +250,25 @@ fn panic_preempts_a_long_type_and_leaves_no_key_down() {
     assert!(text.starts_with(&got), "typed exactly a prefix: {got:?}");
     let fin = event(&mut s, "action.finished", |p| p["tool"] == "keyboard.type");
     assert_eq!(fin["payload"]["error_code"], "safety_stopped", "{fin}");
+
+    // A key is down for moments only; a button held for 10 s is down for sure when the
+    // panic comes, and must be up after it.
+    let released = s.call("control.panic", json!({"on": false}));
+    assert_eq!(released["result"]["state"], "ready", "{released}");
+    let id = s.send(
+        "tools.call",
+        json!({"tool": "pointer.click", "arguments": {"x": 1900, "y": 1060, "hold_ms": 10000}}),
+    );
+    desk.wait_until(
+        "the held button on the server",
+        Duration::from_secs(10),
+        || down_on_the_server(&desk).1 != 0,
+    );
+    let panic = s.call("control.panic", json!({"on": true}));
+    assert_eq!(panic["result"]["state"], "stopped", "{panic}");
+    let held = s.response(id)["result"].clone();
+    assert_eq!(held["error"]["code"], "safety_stopped", "{held}");
+    assert_eq!(down_on_the_server(&desk), (0, 0), "keys, buttons down");
 }
 
 /// PROTOCOL §4.1 on X11: `xrandr --setmonitor` splitting the screen in two makes the
