@@ -161,30 +161,6 @@ fn a_session_on_x11_observes_acts_and_panics() {
     s.ok("pointer.move", json!({"x": 10, "y": 10}));
 }
 
-/// Keys and pointer buttons down, as the X server itself reports them (not the driver).
-fn down_on_the_server(desk: &Desk) -> (u32, u16) {
-    use x11rb::connection::Connection;
-    use x11rb::protocol::xproto::ConnectionExt;
-    let (conn, screen) = x11rb::connect(Some(&desk.display)).expect("connect to the desk");
-    let keys = conn.query_keymap().unwrap().reply().unwrap().keys;
-    let root = conn.setup().roots[screen].root;
-    let pointer = conn.query_pointer(root).unwrap().reply().unwrap();
-    (
-        keys.iter().map(|b| b.count_ones()).sum(),
-        u16::from(pointer.mask) & 0x1f00,
-    )
-}
-
-/// The pointer's position on the X server.
-fn pointer_on_the_server(desk: &Desk) -> (i16, i16) {
-    use x11rb::connection::Connection;
-    use x11rb::protocol::xproto::ConnectionExt;
-    let (conn, screen) = x11rb::connect(Some(&desk.display)).expect("connect to the desk");
-    let root = conn.setup().roots[screen].root;
-    let p = conn.query_pointer(root).unwrap().reply().unwrap();
-    (p.root_x, p.root_y)
-}
-
 /// PROTOCOL §5.4 on X11: a panic sent while a long `keyboard.type` runs into a
 /// terminal answers the type `safety_stopped`. The terminal received an exact part of
 /// the text, and the X server has no key and no button down afterwards; likewise after
@@ -237,7 +213,7 @@ fn panic_preempts_a_long_type_and_leaves_no_key_down() {
     let typed = s.response(id)["result"].clone();
     assert_eq!(typed["ok"], false, "{typed}");
     assert_eq!(typed["error"]["code"], "safety_stopped", "{typed}");
-    assert_eq!(down_on_the_server(&desk), (0, 0), "keys, buttons down");
+    assert_eq!(desk.inputs_down(), (0, 0), "keys, buttons down");
 
     // What arrived is an exact prefix of the text, and not all of it.
     std::thread::sleep(Duration::from_millis(300));
@@ -262,13 +238,13 @@ fn panic_preempts_a_long_type_and_leaves_no_key_down() {
     desk.wait_until(
         "the held button on the server",
         Duration::from_secs(10),
-        || down_on_the_server(&desk).1 != 0,
+        || desk.inputs_down().1 != 0,
     );
     let panic = s.call("control.panic", json!({"on": true}));
     assert_eq!(panic["result"]["state"], "stopped", "{panic}");
     let held = s.response(id)["result"].clone();
     assert_eq!(held["error"]["code"], "safety_stopped", "{held}");
-    assert_eq!(down_on_the_server(&desk), (0, 0), "keys, buttons down");
+    assert_eq!(desk.inputs_down(), (0, 0), "keys, buttons down");
 }
 
 /// PROTOCOL §4.1 on X11: `xrandr --setmonitor` splitting the screen in two makes the
@@ -331,17 +307,13 @@ fn a_randr_change_reconfigures_the_session_and_stales_older_frames() {
         json!({"tool": "pointer.move", "arguments": {"x": 500, "y": 500, "frame": f1}}),
     );
     assert_eq!(stale["error"]["code"], "stale_frame", "{stale}");
-    assert_eq!(
-        pointer_on_the_server(&desk),
-        (100, 100),
-        "the pointer stayed"
-    );
+    assert_eq!(desk.pointer(), (100, 100), "the pointer stayed");
     let f2 = s.ok("screen.capture", json!({"scale": 0.1}))["frame"]
         .as_u64()
         .unwrap();
     assert!(f2 > f1);
     s.ok("pointer.move", json!({"x": 500, "y": 500, "frame": f2}));
-    assert_eq!(pointer_on_the_server(&desk), (500, 500));
+    assert_eq!(desk.pointer(), (500, 500));
 }
 
 /// PROTOCOL §5.4: when another client holds the hotkey's grab, `check` says so (with
@@ -438,7 +410,7 @@ fn a_click_at_a_checkboxs_canvas_rect_toggles_it_on_a_scaled_canvas() {
         std::thread::sleep(Duration::from_millis(100));
     }
     // On the screen, the pointer is where the canvas point maps: × 1.5.
-    let (px, py) = pointer_on_the_server(&desk);
+    let (px, py) = desk.pointer();
     assert!(
         (i64::from(px) - x * 3 / 2).abs() <= 2 && (i64::from(py) - y * 3 / 2).abs() <= 2,
         "pointer at {px},{py} for canvas {x},{y}"

@@ -86,33 +86,20 @@ fn the_hotkey_arrives_whatever_has_focus() {
     assert_eq!(hotkeys(&mut d), 0);
 }
 
-/// The server's whole keyboard mapping.
-fn keyboard_mapping(desk: &Desk) -> Vec<u32> {
-    use x11rb::connection::Connection;
-    use x11rb::protocol::xproto::ConnectionExt as _;
-    let (conn, _) = x11rb::connect(Some(&desk.display)).unwrap();
-    let (min, max) = (conn.setup().min_keycode, conn.setup().max_keycode);
-    conn.get_keyboard_mapping(min, max - min + 1)
-        .unwrap()
-        .reply()
-        .unwrap()
-        .keysyms
-}
-
 /// `XF86Switch_VT_12` on F12: ctrl+alt+F12 switches consoles in the stock keymap.
 const SWITCH_VT_12: u32 = 0x1008_fe0c;
 
 #[test]
 fn a_grab_held_elsewhere_is_reported_and_set_hotkey_moves_it() {
     let desk = Desk::start();
-    let stock = keyboard_mapping(&desk);
+    let stock = desk.keyboard_mapping();
     assert!(
         stock.contains(&SWITCH_VT_12),
         "the stock keymap switches VTs"
     );
     let mut first = desk.driver();
     // While the hotkey is grabbed, ctrl+alt+F12 no longer switches consoles.
-    assert!(!keyboard_mapping(&desk).contains(&SWITCH_VT_12));
+    assert!(!desk.keyboard_mapping().contains(&SWITCH_VT_12));
     assert!(first.capabilities().hotkey);
     // The same combination is already grabbed by the first driver.
     let mut second = desk.driver();
@@ -140,7 +127,7 @@ fn a_grab_held_elsewhere_is_reported_and_set_hotkey_moves_it() {
     // Every driver gone: the keymap is the stock one again.
     drop(second);
     drop(third);
-    assert_eq!(keyboard_mapping(&desk), stock);
+    assert_eq!(desk.keyboard_mapping(), stock);
     // And the server consumes ctrl+alt+F12 again (its VT-switch action is back): a
     // plain grab of it sees nothing.
     use x11rb::connection::Connection;

@@ -9,8 +9,6 @@ use std::time::{Duration, Instant};
 use cc_desktop::{Axis, Button, Driver, ElementHandle, HeldInputs, RawNode, X11Desktop};
 use cc_protocol::{Key, PhysicalRect, Role, StateFlag};
 use x11_support::{Desk, all, file_is};
-use x11rb::connection::Connection;
-use x11rb::protocol::xproto::ConnectionExt as _;
 
 const SECOND: Duration = Duration::from_secs(1);
 
@@ -128,23 +126,12 @@ fn a_click_toggles_a_gtk_checkbox() {
 
 const UNICODE: &str = "Ünïcödé héllo — 日本語 🎉 ß ñ € ✓ Ω ﬁ e\u{301} ABC xyz 0123 !@#$%^&*()_+{}|:\"<>?~`-=[]\\;',./";
 
-fn keyboard_mapping(desk: &Desk) -> Vec<u32> {
-    let (conn, _) = x11rb::connect(Some(&desk.display)).unwrap();
-    let setup = conn.setup();
-    let (min, max) = (setup.min_keycode, setup.max_keycode);
-    conn.get_keyboard_mapping(min, max - min + 1)
-        .unwrap()
-        .reply()
-        .unwrap()
-        .keysyms
-}
-
 #[test]
 fn unicode_and_combos_reach_a_gtk_entry() {
     let mut desk = Desk::start();
     let mut d = desk.driver();
     let win = desk.widget_factory(&mut d);
-    let before = keyboard_mapping(&desk);
+    let before = desk.keyboard_mapping();
     let entry = pick(&mut d, win, enabled_edit);
     click_at(&mut d, center(entry.rect.unwrap()));
     desk.wait_until("the entry has focus", 10 * SECOND, || {
@@ -169,7 +156,7 @@ fn unicode_and_combos_reach_a_gtk_entry() {
     std::thread::sleep(Duration::from_millis(300));
     d.poll_events();
     d.release_all().unwrap();
-    assert_eq!(keyboard_mapping(&desk), before, "keyboard mapping restored");
+    assert_eq!(desk.keyboard_mapping(), before, "keyboard mapping restored");
 }
 
 #[test]
@@ -323,24 +310,12 @@ fn release_all_leaves_no_key_or_button_down() {
     let held = d.held_inputs();
     assert_eq!(held.keys, ["ctrl", "f24", "shift", "x"]);
     assert_eq!(held.buttons, [Button::Right]);
-    let (conn, _) = x11rb::connect(Some(&desk.display)).unwrap();
-    let down = |conn: &x11rb::rust_connection::RustConnection| {
-        conn.query_keymap()
-            .unwrap()
-            .reply()
-            .unwrap()
-            .keys
-            .iter()
-            .map(|b| b.count_ones())
-            .sum::<u32>()
-    };
-    assert_eq!(down(&conn), 4, "four keys down before");
+    assert_eq!(desk.inputs_down().0, 4, "four keys down before");
     d.release_all().unwrap();
     assert_eq!(d.held_inputs(), HeldInputs::default());
-    assert_eq!(down(&conn), 0, "no key down after release_all");
-    let root = conn.setup().roots[0].root;
-    let mask = conn.query_pointer(root).unwrap().reply().unwrap().mask;
-    assert_eq!(u16::from(mask) & 0x1f00, 0, "no button down: {mask:?}");
+    let (keys, buttons) = desk.inputs_down();
+    assert_eq!(keys, 0, "no key down after release_all");
+    assert_eq!(buttons, 0, "no button down: {buttons:#x}");
     // Releasing twice is harmless.
     d.release_all().unwrap();
 }

@@ -205,6 +205,50 @@ impl Desk {
         .expect("connect the X11 driver")
     }
 
+    /// A connection of the test's own to this desk's X server (not the driver's), for
+    /// reading back what the server itself says.
+    fn x_connection(&self) -> (x11rb::rust_connection::RustConnection, usize) {
+        x11rb::connect(Some(&self.display)).expect("connect to the desk's X server")
+    }
+
+    /// The server's whole keyboard mapping (keysyms of every keycode).
+    pub fn keyboard_mapping(&self) -> Vec<u32> {
+        use x11rb::connection::Connection as _;
+        use x11rb::protocol::xproto::ConnectionExt as _;
+        let (conn, _) = self.x_connection();
+        let (min, max) = (conn.setup().min_keycode, conn.setup().max_keycode);
+        conn.get_keyboard_mapping(min, max - min + 1)
+            .unwrap()
+            .reply()
+            .unwrap()
+            .keysyms
+    }
+
+    /// How many keys are down, and the pointer-button bits of the modifier mask
+    /// (`0x1f00`: buttons 1 to 5), as the X server reports them.
+    pub fn inputs_down(&self) -> (u32, u16) {
+        use x11rb::connection::Connection as _;
+        use x11rb::protocol::xproto::ConnectionExt as _;
+        let (conn, screen) = self.x_connection();
+        let keys = conn.query_keymap().unwrap().reply().unwrap().keys;
+        let root = conn.setup().roots[screen].root;
+        let pointer = conn.query_pointer(root).unwrap().reply().unwrap();
+        (
+            keys.iter().map(|b| b.count_ones()).sum(),
+            u16::from(pointer.mask) & 0x1f00,
+        )
+    }
+
+    /// The pointer's position, as the X server reports it.
+    pub fn pointer(&self) -> (i16, i16) {
+        use x11rb::connection::Connection as _;
+        use x11rb::protocol::xproto::ConnectionExt as _;
+        let (conn, screen) = self.x_connection();
+        let root = conn.setup().roots[screen].root;
+        let p = conn.query_pointer(root).unwrap().reply().unwrap();
+        (p.root_x, p.root_y)
+    }
+
     /// Polls `f` every 20 ms until it is true; panics after `timeout`.
     pub fn wait_until(&self, what: &str, timeout: Duration, mut f: impl FnMut() -> bool) {
         let start = Instant::now();
