@@ -17,6 +17,17 @@ fn states(d: &mut X11Desktop, h: &ElementHandle) -> Vec<StateFlag> {
     d.a11y_element(h).unwrap().expect("element exists").states
 }
 
+/// Switches the widget factory to its third page through the header's "Page 3" radio
+/// (Action interface); returns that radio.
+fn show_page_3(d: &mut X11Desktop, tree: &[RawNode]) -> RawNode {
+    let page3 = find(tree, Role::Radiobutton, Some("Page 3"))
+        .expect("the Page 3 switcher")
+        .clone();
+    d.a11y_perform(&page3.handle, SemanticAction::Toggle)
+        .unwrap();
+    page3
+}
+
 #[test]
 fn a_snapshot_lists_the_widgets_where_they_are() {
     let mut desk = Desk::start();
@@ -246,11 +257,7 @@ fn actions_and_text_by_node() {
 
     // Invoke a button: the header's "Page 3" switcher is a radio (toggle); a plain
     // button offers invoke.
-    let page3 = find(&tree, Role::Radiobutton, Some("Page 3"))
-        .unwrap()
-        .clone();
-    d.a11y_perform(&page3.handle, SemanticAction::Toggle)
-        .unwrap();
+    let page3 = show_page_3(&mut d, &tree);
     desk.wait_until("page 3 is shown", 10 * SECOND, || {
         states(&mut d, &page3.handle).contains(&StateFlag::Checked)
     });
@@ -546,11 +553,7 @@ fn a_repeated_snapshot_sees_what_a_fresh_one_sees() {
     // Change the page: the new page's widgets have their rectangles, the old page's are
     // gone, and a fresh driver agrees.
     let tree = snap(&mut d);
-    let page3 = find(&tree, Role::Radiobutton, Some("Page 3"))
-        .unwrap()
-        .clone();
-    d.a11y_perform(&page3.handle, SemanticAction::Toggle)
-        .unwrap();
+    show_page_3(&mut d, &tree);
     desk.wait_until("page 3's Lock button is on screen", 10 * SECOND, || {
         find(&snap(&mut d), Role::Button, Some("Lock")).is_some_and(|n| n.rect.is_some())
     });
