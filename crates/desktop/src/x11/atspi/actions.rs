@@ -164,7 +164,7 @@ pub(crate) async fn element(
     };
     let (rect, value, names, selects) = tokio::join!(
         async {
-            if item.states.showing() && item.ifaces & iface::COMPONENT != 0 {
+            if snapshot::on_screen(&item) {
                 snapshot::extents(bus, &app, &item.path).await
             } else {
                 None

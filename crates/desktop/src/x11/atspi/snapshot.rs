@@ -182,12 +182,14 @@ fn number_read(it: &Item) -> bool {
         && it.ifaces & iface::VALUE != 0
 }
 
-/// True when a snapshot asks for a node's rectangle (visible, with a Component, and not a
-/// layout box).
+/// True when a node has a screen rectangle to ask for: showing, with a Component.
+pub(crate) fn on_screen(it: &Item) -> bool {
+    it.states.showing() && it.ifaces & iface::COMPONENT != 0
+}
+
+/// True when a snapshot asks for a node's rectangle (on screen, and not a layout box).
 fn rect_wanted(it: &Item) -> bool {
-    it.states.showing()
-        && it.ifaces & iface::COMPONENT != 0
-        && !roles::layout_only(it.role, &it.name, it.states)
+    on_screen(it) && !roles::layout_only(it.role, &it.name, it.states)
 }
 
 /// Top-levels of an application (sorted by path so every caller assigns alike) and
@@ -203,7 +205,7 @@ pub(crate) async fn bind_tops(
     let mut tops: Vec<Item> = tops.to_vec();
     tops.sort_by(|a, b| a.path.cmp(&b.path));
     let rects = join_all(tops.iter().map(|t| async move {
-        if t.states.showing() && t.ifaces & iface::COMPONENT != 0 {
+        if on_screen(t) {
             match known.rect(app, &t.path) {
                 Some(r) => r,
                 None => extents(bus, app, &t.path).await,
@@ -344,7 +346,8 @@ pub(crate) async fn tree(
     let mut roots: Vec<(usize, usize, usize, Skel)> = Vec::new();
     let mut budget = max_nodes;
     let mut seen = HashSet::new();
-    // Every top-level whose rectangle binding asked for (the kept ones and the others).
+    // Every top-level whose rectangle binding asked for (the kept ones and the others;
+    // `bind_tops` asks exactly for those `on_screen`).
     let mut top_keys: Vec<Key> = Vec::new();
     // Every application's top-levels bound to windows, all at once.
     let pre = &pre;
@@ -364,7 +367,7 @@ pub(crate) async fn tree(
     for ((ai, app), (tops, bound)) in read.iter().enumerate().zip(bound_all) {
         top_keys.extend(
             tops.iter()
-                .filter(|t| t.states.showing() && t.ifaces & iface::COMPONENT != 0)
+                .filter(|t| on_screen(t))
                 .map(|t| (app.bus.clone(), t.path.clone())),
         );
         let order: HashMap<&str, usize> = app
