@@ -11,7 +11,7 @@ mod common;
 #[path = "../../desktop/tests/x11_support/mod.rs"]
 mod x11_support;
 
-use common::Server;
+use common::{Server, center};
 
 use std::process::Command;
 use std::time::{Duration, Instant};
@@ -56,17 +56,6 @@ fn find<'a>(node: &'a Value, role: &str, pred: &dyn Fn(&Value) -> bool) -> Optio
         .into_iter()
         .flatten()
         .find_map(|c| find(c, role, pred))
-}
-
-/// The centre of a snapshot node's rectangle (`[left, top, right, bottom]`).
-fn center(node: &Value) -> (i64, i64) {
-    let r: Vec<i64> = node["rect"]
-        .as_array()
-        .unwrap_or_else(|| panic!("no rect: {node}"))
-        .iter()
-        .map(|v| v.as_i64().unwrap())
-        .collect();
-    ((r[0] + r[2]) / 2, (r[1] + r[3]) / 2)
 }
 
 fn has_state(n: &Value, s: &str) -> bool {
