@@ -237,6 +237,128 @@ async fn the_agent_token_cannot_act_as_operator() {
     assert_eq!(st, 403);
 }
 
+/// The operator's stop and standby hold against an agent that ends its session and
+/// starts another: they are the server's latches, and only the operator releases them.
+#[tokio::test]
+async fn an_agent_cannot_shed_the_stop_or_standby_by_restarting_its_session() {
+    let s = Server::start_with(
+        Some(json!({
+            "http": {"token": AGENT, "operator_token": OPERATOR},
+            "safety": {"idle_timeout_s": 0.3}
+        })),
+        &[],
+        &[],
+    );
+    let agent_move = || async {
+        s.call(
+            AGENT,
+            "tools.call",
+            json!({"tool": "pointer.move", "arguments": {"x": 5, "y": 5}}),
+        )
+        .await
+    };
+    assert_eq!(s.call(AGENT, "session.start", json!({})).await["ok"], true);
+    let r = s.call(OPERATOR, "control.panic", json!({"on": true})).await;
+    assert_eq!(r["result"]["panic"], true, "{r}");
+    assert_eq!(agent_move().await["error"]["code"], "safety_stopped");
+    let (st, _) = s
+        .post_rpc(
+            AGENT,
+            &json!({"jsonrpc": "2.0", "id": 1, "method": "control.panic", "params": {"on": false}}),
+        )
+        .await;
+    assert_eq!(st, 403);
+    // Stop and start again, twice, and the stop is still there.
+    for _ in 0..2 {
+        assert_eq!(s.call(AGENT, "session.stop", json!({})).await["ok"], true);
+        let started = s.call(AGENT, "session.start", json!({})).await;
+        assert_eq!(started["result"]["state"], "stopped", "{started}");
+        let env = agent_move().await;
+        assert_eq!(env["error"]["code"], "safety_stopped", "{env}");
+    }
+    let r = s
+        .call(OPERATOR, "control.panic", json!({"on": false}))
+        .await;
+    assert_eq!(r["result"]["state"], "ready", "{r}");
+    assert_eq!(agent_move().await["ok"], true);
+
+    // Idle standby: entered after 0.3 s without actions, kept across a restart.
+    let deadline = std::time::Instant::now() + Duration::from_secs(10);
+    loop {
+        let st = s.call(AGENT, "system.status", json!({})).await;
+        if st["result"]["state"] == "standby" {
+            break;
+        }
+        assert!(std::time::Instant::now() < deadline, "no standby: {st}");
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    s.call(AGENT, "session.stop", json!({})).await;
+    let started = s.call(AGENT, "session.start", json!({})).await;
+    assert_eq!(started["result"]["state"], "standby", "{started}");
+    assert_eq!(agent_move().await["error"]["code"], "safety_standby");
+    let (st, _) = s
+        .post_rpc(
+            AGENT,
+            &json!({"jsonrpc": "2.0", "id": 1, "method": "session.resume"}),
+        )
+        .await;
+    assert_eq!(st, 403);
+    let r = s.call(OPERATOR, "session.resume", json!({})).await;
+    assert_eq!(r["result"]["state"], "ready", "{r}");
+    assert_eq!(agent_move().await["ok"], true);
+}
+
+/// An agent sets only its own preferences: redaction, limits and every other key
+/// outside the allowlist are the operator's, at session start and at runtime.
+#[tokio::test]
+async fn an_agent_configures_only_the_allowlisted_keys() {
+    let s = Server::start();
+    for (method, params) in [
+        (
+            "session.start",
+            json!({"capture": {"redact_sensitive": false}}),
+        ),
+        (
+            "session.start",
+            json!({"config": {"a11y": {"hard_walk_cap": 1}}}),
+        ),
+    ] {
+        let (st, r) = s
+            .post_rpc(
+                AGENT,
+                &json!({"jsonrpc": "2.0", "id": 1, "method": method, "params": params}),
+            )
+            .await;
+        assert_eq!(st, 403, "{method} {params}: {r}");
+    }
+    let r = s
+        .call(
+            AGENT,
+            "session.start",
+            json!({"capture": {"default_width": 800}}),
+        )
+        .await;
+    assert_eq!(r["ok"], true, "{r}");
+    let (st, r) = s
+        .post_rpc(
+            AGENT,
+            &json!({"jsonrpc": "2.0", "id": 1, "method": "session.configure",
+                    "params": {"capture": {"redact_sensitive": false}}}),
+        )
+        .await;
+    assert_eq!(st, 403, "{r}");
+    let why = r["error"]["message"].as_str().unwrap();
+    assert!(why.contains("capture.redact_sensitive"), "{why}");
+    let r = s
+        .call(
+            OPERATOR,
+            "session.configure",
+            json!({"capture": {"redact_sensitive": true}}),
+        )
+        .await;
+    assert_eq!(r["ok"], true, "{r}");
+}
+
 #[tokio::test]
 async fn host_and_origin_must_be_this_server() {
     let s = Server::start();

@@ -484,7 +484,7 @@ fn pending_confirmation_makes_other_actions_busy_and_shows_in_status() {
 #[test]
 fn control_panic_on_off_and_resume() {
     let mut s = Server::start();
-    s.method_fails("control.panic", json!({"on": true}), "not_started");
+    // Nothing latched and no session: nothing to resume.
     s.method_fails("session.resume", json!(null), "not_started");
     s.start_session(json!({}));
     s.method_fails("control.panic", json!({}), "invalid_arguments");

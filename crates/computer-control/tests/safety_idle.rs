@@ -204,3 +204,24 @@ fn session_stop_lets_the_action_in_flight_finish_and_refuses_the_queue() {
         "not_started",
     );
 }
+
+/// Standby is the server's too: a new session starts in it, and only
+/// `session.resume` (a person's call) leaves it.
+#[test]
+fn standby_outlives_session_stop_and_start() {
+    let mut s = session(json!({"safety": {"idle_timeout_s": 0.2}}));
+    s.wait_event("session.idle");
+    assert_eq!(state(&mut s), "standby");
+    s.call("session.stop", json!(null));
+    let started = s.call("session.start", json!(null));
+    assert_eq!(started["result"]["state"], "standby", "{started}");
+    refused(
+        &mut s,
+        "pointer.move",
+        json!({"x": 1, "y": 1}),
+        "safety_standby",
+    );
+    let r = s.call("session.resume", json!(null));
+    assert_eq!(r["result"]["state"], "ready");
+    s.ok("pointer.move", json!({"x": 1, "y": 1}));
+}

@@ -49,10 +49,21 @@ fn control_panic_on_and_off() {
     let count = |k: &str| types.iter().filter(|t| *t == k).count();
     assert_eq!(count("safety.panic_triggered"), 2, "{types:?}");
     assert_eq!(count("safety.panic_released"), 2, "{types:?}");
-    // Without a session there is nothing to stop.
+    // Without a session the stop still latches: it is the server's, not the session's.
     s.call("session.stop", json!(null));
     let env = s.call("control.panic", json!({"on": true}));
-    assert_eq!(env["error"]["code"], "not_started");
+    assert_eq!(env["result"], json!({"panic": true, "state": "idle"}));
+    let started = s.call("session.start", json!(null));
+    assert_eq!(started["result"]["state"], "stopped");
+    refused(
+        &mut s,
+        "pointer.move",
+        json!({"x": 1, "y": 1}),
+        "safety_stopped",
+    );
+    let r = panic(&mut s, false);
+    assert_eq!(r, json!({"panic": false, "state": "ready"}));
+    s.ok("pointer.move", json!({"x": 1, "y": 1}));
 }
 
 /// The panic pre-empts a 10 000-character type: `safety_stopped` at once, a fraction
@@ -209,4 +220,81 @@ fn a_session_started_under_a_panic_file_is_stopped_at_once() {
     // The path is fixed for the session: it cannot be changed at runtime.
     let env = s.call("session.configure", json!({"safety": {"panic_file": ""}}));
     assert_eq!(env["error"]["code"], "invalid_config");
+}
+
+/// The stop is the server's: ending the session and starting another keeps it, and
+/// only a release by a person (here the stdio host) lets actions run again.
+#[test]
+fn the_stop_outlives_session_stop_and_start() {
+    let mut s = session(json!({}));
+    panic(&mut s, true);
+    s.call("session.stop", json!(null));
+    let started = s.call("session.start", json!(null));
+    assert_eq!(started["result"]["state"], "stopped", "{started}");
+    assert_eq!(state(&mut s), "stopped");
+    refused(
+        &mut s,
+        "pointer.move",
+        json!({"x": 1, "y": 1}),
+        "safety_stopped",
+    );
+    // Released by the host: the session says it resumed.
+    let r = panic(&mut s, false);
+    assert_eq!(r, json!({"panic": false, "state": "ready"}));
+    let (_, resumed) = s.wait_event_from("session.resumed", 0);
+    assert_eq!(resumed["payload"], json!({"from": "stopped"}));
+    s.ok("pointer.move", json!({"x": 1, "y": 1}));
+}
+
+/// A stop raised by a panic file that a session named holds after that session ends,
+/// refuses every other release while the file exists, and ends when it is removed.
+#[test]
+fn a_file_raised_stop_holds_across_sessions_until_the_file_goes() {
+    let dir = common::tempfile_dir::TempDir::new();
+    let file = dir.0.join("STOP");
+    let mut s = Server::start();
+    s.start_session(json!({"safety": {"panic_file": file.to_str().unwrap()}}));
+    std::fs::write(&file, b"").unwrap();
+    s.wait_event("safety.panic_triggered");
+    s.call("session.stop", json!(null));
+    // The new session watches no file of its own; the old one still holds the stop.
+    s.start_session(json!({}));
+    assert_eq!(state(&mut s), "stopped");
+    assert_eq!(panic(&mut s, false)["panic"], true);
+    assert_eq!(
+        s.call("session.resume", json!(null))["result"]["state"],
+        "stopped"
+    );
+    refused(
+        &mut s,
+        "pointer.move",
+        json!({"x": 1, "y": 1}),
+        "safety_stopped",
+    );
+    std::fs::remove_file(&file).unwrap();
+    let r = s.wait_event("safety.panic_released");
+    assert_eq!(r["payload"], json!({"source": "file"}));
+    s.ok("pointer.move", json!({"x": 1, "y": 1}));
+}
+
+/// Removing the panic file releases only a stop the file raised: an operator's stop
+/// stays on when a file comes and goes.
+#[test]
+fn removing_the_file_does_not_release_an_operator_stop() {
+    let dir = common::tempfile_dir::TempDir::new();
+    let file = dir.0.join("STOP");
+    let path = file.to_str().unwrap().to_string();
+    let mut s = Server::start_with(Some(json!({"safety": {"panic_file": path}})), &[]);
+    s.start_session(json!({}));
+    panic(&mut s, true);
+    std::fs::write(&file, b"").unwrap();
+    settle(&mut s, Duration::from_millis(100));
+    std::fs::remove_file(&file).unwrap();
+    settle(&mut s, Duration::from_millis(100));
+    assert_eq!(state(&mut s), "stopped");
+    assert!(
+        !s.event_types()
+            .contains(&"safety.panic_released".to_string())
+    );
+    assert_eq!(panic(&mut s, false)["panic"], false);
 }

@@ -24,6 +24,8 @@ pub struct Core {
     pub frame: AtomicU64,
     pub platform: &'static str,
     pub caps: Capabilities,
+    /// The server's configured `safety.panic_file`, watched while no session runs.
+    pub panic_file: String,
 }
 
 /// Where a panic came from (`safety.panic_triggered {source}`).
@@ -78,103 +80,146 @@ impl Core {
         Envelope::failure(error, self.meta(tool, started))
     }
 
-    /// Engages the emergency stop: pre-empts the action in flight, cancels a pending
-    /// confirmation, puts the session in `stopped`. Returns false without a session.
-    pub fn panic_on(&self, source: PanicSource) -> bool {
+    /// Engages the emergency stop, a latch of the server: pre-empts the action in
+    /// flight, cancels a pending confirmation and puts a running session in `stopped`.
+    /// With no session it still latches, and the next session starts stopped.
+    pub fn panic_on(&self, source: PanicSource) {
+        self.latch_stop(source, None);
+    }
+
+    fn latch_stop(&self, source: PanicSource, file: Option<String>) {
         let mut g = self.lock();
-        let Some(s) = g.session.as_mut() else {
-            return false;
-        };
         self.stop.store(true, Ordering::SeqCst);
-        if s.state != SessionState::Stopped {
+        if g.latches.stop.is_some() {
+            return;
+        }
+        g.latches.stop = Some(source);
+        g.latches.stop_file = file;
+        // The stop supersedes standby: the person who releases it may release both.
+        g.latches.standby = false;
+        if let Some(s) = g.session.as_mut() {
             s.state = SessionState::Stopped;
             cancel_pending(&mut g, &self.bus, "emergency stop");
-            self.bus
-                .emit("safety.panic_triggered", json!({"source": source.as_str()}));
+        }
+        self.bus
+            .emit("safety.panic_triggered", json!({"source": source.as_str()}));
+    }
+
+    /// Releases the emergency stop; the caller is a person (the transports see to
+    /// that). False when the stop stays on because the watched panic file still exists:
+    /// while it exists the stop holds, whoever asks. A running session returns to
+    /// `ready` and says so with `session.resumed {from:"stopped"}`.
+    pub fn panic_off(&self, source: PanicSource) -> bool {
+        let mut g = self.lock();
+        let file_holds = panic_file_present(&self.watched_panic_file(&g))
+            || g.latches
+                .stop_file
+                .as_deref()
+                .is_some_and(panic_file_present);
+        if source != PanicSource::File && file_holds {
+            return false;
+        }
+        g.latches.stop_file = None;
+        if g.latches.stop.take().is_none() {
+            return true;
+        }
+        self.stop.store(false, Ordering::SeqCst);
+        let now = self.clock.now();
+        self.bus
+            .emit("safety.panic_released", json!({"source": source.as_str()}));
+        if let Some(s) = g.session.as_mut().filter(|s| !s.stopping) {
+            s.state = SessionState::Ready;
+            s.last_activity = now;
+            s.idle_reported = false;
+            self.bus.emit("session.resumed", json!({"from": "stopped"}));
         }
         true
     }
 
-    /// Releases the emergency stop. `None` without a session; `Some(false)` when the
-    /// stop stays on because `safety.panic_file` still exists (while it exists the
-    /// session is stopped, whatever else asks for a release); `Some(true)` otherwise.
-    pub fn panic_off(&self, source: PanicSource) -> Option<bool> {
-        let mut g = self.lock();
-        let now = self.clock.now();
-        let s = g.session.as_mut()?;
-        if source != PanicSource::File && panic_file_present(&s.config.config().safety.panic_file) {
-            return Some(false);
+    /// True while the emergency stop is latched.
+    pub fn stopped(&self) -> bool {
+        self.lock().latches.stop.is_some()
+    }
+
+    /// Enters idle standby (the idle watchdog, under the lock it already holds).
+    pub fn enter_standby(g: &mut Shared) {
+        g.latches.standby = true;
+        if let Some(s) = g.session.as_mut() {
+            s.state = SessionState::Standby;
         }
-        if s.state == SessionState::Stopped {
-            self.stop.store(false, Ordering::SeqCst);
+    }
+
+    /// Leaves idle standby (`session.resume` or the hotkey); true when it did. A stop
+    /// latched meanwhile still holds: the session stays `stopped`.
+    pub fn resume_standby(&self) -> bool {
+        let mut g = self.lock();
+        if !g.latches.standby {
+            return false;
+        }
+        g.latches.standby = false;
+        let now = self.clock.now();
+        if let Some(s) = g.session.as_mut().filter(|s| !s.stopping)
+            && s.state == SessionState::Standby
+        {
             s.state = SessionState::Ready;
             s.last_activity = now;
             s.idle_reported = false;
-            self.bus
-                .emit("safety.panic_released", json!({"source": source.as_str()}));
         }
-        Some(true)
-    }
-
-    /// Leaves idle standby (`session.resume` or the hotkey); true when it did.
-    pub fn resume_standby(&self) -> bool {
-        let mut g = self.lock();
-        let now = self.clock.now();
-        match g.session.as_mut() {
-            Some(s) if s.state == SessionState::Standby && !s.stopping => {
-                s.state = SessionState::Ready;
-                s.last_activity = now;
-                s.idle_reported = false;
-                self.bus.emit("session.resumed", json!({"from": "standby"}));
-                true
-            }
-            _ => false,
-        }
+        self.bus.emit("session.resumed", json!({"from": "standby"}));
+        true
     }
 
     /// The emergency hotkey was pressed: it releases a stop, leaves standby, and
-    /// otherwise engages the stop (PROTOCOL §5.1, §5.4).
+    /// otherwise engages the stop (PROTOCOL §5.1, §5.4), session or not.
     pub fn hotkey(&self) {
-        let state = self.lock().session.as_ref().map(|s| s.state);
-        match state {
-            Some(SessionState::Stopped) => {
-                self.panic_off(PanicSource::Hotkey);
-            }
-            Some(SessionState::Standby) => {
-                self.resume_standby();
-            }
-            Some(_) => {
-                self.panic_on(PanicSource::Hotkey);
-            }
-            None => {}
+        let latches = self.lock().latches.clone();
+        if latches.stop.is_some() {
+            self.panic_off(PanicSource::Hotkey);
+        } else if latches.standby {
+            self.resume_standby();
+        } else {
+            self.panic_on(PanicSource::Hotkey);
         }
     }
 
-    /// Follows the session's panic file: its appearance engages the stop, its removal
-    /// releases it. Called by the watcher thread, at session start and before every
-    /// gate decision (so no action slips through between two looks of the watcher).
-    /// The transition is decided under the lock, so each one happens exactly once.
+    /// The panic file watched now: the running session's `safety.panic_file`, else the
+    /// server's configured one.
+    fn watched_panic_file(&self, g: &Shared) -> String {
+        match g.session.as_ref() {
+            Some(s) => s.config.config().safety.panic_file.clone(),
+            None => self.panic_file.clone(),
+        }
+    }
+
+    /// Follows the panic files: the watched one appearing engages the stop; the one
+    /// that raised the stop disappearing releases it (a stop raised by the operator or
+    /// the hotkey is theirs to release). Called by the watcher thread, at session start
+    /// and before every gate decision (so no action slips through between two looks of
+    /// the watcher). Each transition is decided under the lock, so it happens once.
     pub fn sync_panic_file(&self) {
-        let transition = {
+        let (appeared, removed) = {
             let mut g = self.lock();
-            let Some(s) = g.session.as_mut().filter(|s| !s.stopping) else {
+            if g.session.as_ref().is_some_and(|s| s.stopping) {
                 return;
-            };
-            let present = panic_file_present(&s.config.config().safety.panic_file);
-            let changed = present != s.panic_file_seen;
-            s.panic_file_seen = present;
-            changed.then_some(present)
+            }
+            let watched = self.watched_panic_file(&g);
+            let present = panic_file_present(&watched);
+            let appeared = (present && !g.latches.panic_file_seen).then_some(watched);
+            g.latches.panic_file_seen = present;
+            let removed = g.latches.stop == Some(PanicSource::File)
+                && !g
+                    .latches
+                    .stop_file
+                    .as_deref()
+                    .is_some_and(panic_file_present);
+            (appeared, removed)
         };
-        match transition {
-            Some(true) => {
-                tracing::info!("panic file appeared: emergency stop");
-                self.panic_on(PanicSource::File);
-            }
-            Some(false) => {
-                tracing::info!("panic file removed: stop released");
-                self.panic_off(PanicSource::File);
-            }
-            None => {}
+        if let Some(file) = appeared {
+            tracing::info!("panic file appeared: emergency stop");
+            self.latch_stop(PanicSource::File, Some(file));
+        } else if removed {
+            tracing::info!("panic file removed: stop released");
+            self.panic_off(PanicSource::File);
         }
     }
 }

@@ -53,17 +53,6 @@ fn invalid_config(e: ConfigError) -> ToolError {
     ToolError::with_data(ErrorCode::InvalidConfig, e.to_string(), e.data())
 }
 
-/// Takes `{key: {...}}` or the bare object (`session.start {config}`, `configure {patch}`).
-fn unwrap_param(params: &Value, key: &str) -> Value {
-    match params {
-        Value::Object(m) if m.len() == 1 && m.get(key).is_some_and(Value::is_object) => {
-            m[key].clone()
-        }
-        Value::Null => json!({}),
-        other => other.clone(),
-    }
-}
-
 impl Engine {
     /// Starts an engine over a driver, with `base` as the defaults-plus-file config.
     pub fn new(driver: Box<dyn Driver>, base: ConfigStack) -> Engine {
@@ -82,6 +71,7 @@ impl Engine {
             frame: AtomicU64::new(0),
             platform,
             caps,
+            panic_file: base.config().safety.panic_file.clone(),
         });
         crate::panic_file::spawn(Arc::downgrade(&core));
         let (tx, rx) = channel();
@@ -192,7 +182,7 @@ impl Engine {
                 ToolError::new(ErrorCode::AlreadyStarted, "a session is already running"),
             );
         }
-        let patch = unwrap_param(params, "config");
+        let patch = crate::config::patch_of(params, "config");
         if !patch.is_object() {
             return self.core.err(
                 m,
@@ -235,7 +225,7 @@ impl Engine {
             }
         };
         let now = self.core.clock.now();
-        let result = json!({
+        let mut result = json!({
             "state": "ready",
             "platform": self.core.platform,
             "surface": surface,
@@ -244,18 +234,22 @@ impl Engine {
         {
             let mut g = self.core.lock();
             g.epoch += 1;
-            self.core.stop.store(false, Ordering::SeqCst);
+            // The latches outlive sessions: a new session inherits a stop or standby.
+            let state = g.initial_state();
+            self.core
+                .stop
+                .store(state == SessionState::Stopped, Ordering::SeqCst);
+            result["state"] = json!(state);
             g.session = Some(Session {
                 policy: Arc::new(Policy::compile(&config.config().safety.rules)),
                 config,
-                state: SessionState::Ready,
+                state,
                 stopping: false,
                 started_at: rfc3339(self.core.clock.wall()),
                 action_count: 0,
                 last_activity: now,
                 idle_reported: false,
                 pending: None,
-                panic_file_seen: false,
             });
             self.core.bus.emit("session.started", result.clone());
         }
@@ -311,7 +305,7 @@ impl Engine {
     pub fn configure(&self, params: &Value) -> Envelope {
         let m = "session.configure";
         let started = Instant::now();
-        let patch = unwrap_param(params, "patch");
+        let patch = crate::config::patch_of(params, "patch");
         let mut g = self.core.lock();
         let Some(s) = g.session.as_mut().filter(|s| !s.stopping) else {
             drop(g);
@@ -429,22 +423,25 @@ impl Engine {
     pub fn resume(&self) -> Envelope {
         let m = "session.resume";
         let started = Instant::now();
-        let from = self
-            .core
-            .lock()
-            .session
-            .as_ref()
-            .filter(|s| !s.stopping)
-            .map(|s| s.state);
+        let from = {
+            let g = self.core.lock();
+            match g.session.as_ref() {
+                Some(s) if !s.stopping => Some(s.state),
+                // Without a session, resume still releases what is latched.
+                _ => g
+                    .latches
+                    .stop
+                    .map(|_| SessionState::Stopped)
+                    .or(g.latches.standby.then_some(SessionState::Standby)),
+            }
+        };
         let Some(from) = from else {
             return self.core.err(m, started, not_started());
         };
         match from {
             // While the panic file exists the stop stays on (and nothing resumes).
-            SessionState::Stopped if self.core.panic_off(PanicSource::Protocol) == Some(true) => {
-                self.core
-                    .bus
-                    .emit("session.resumed", json!({"from": "stopped"}));
+            SessionState::Stopped => {
+                self.core.panic_off(PanicSource::Protocol);
             }
             SessionState::Standby => {
                 self.core.resume_standby();
@@ -467,18 +464,16 @@ impl Engine {
             Err(e) => return *e,
         };
         let on = p["on"].as_bool().unwrap_or(true);
-        let ok = if on {
-            self.core.panic_on(PanicSource::Protocol)
+        // The stop is the server's: it engages and releases with or without a session.
+        // Releasing stays refused while the panic file exists (the result then says so).
+        if on {
+            self.core.panic_on(PanicSource::Protocol);
         } else {
-            // Stays on while the panic file exists (the result then says so).
-            self.core.panic_off(PanicSource::Protocol).is_some()
-        };
-        if !ok {
-            return self.core.err(m, started, not_started());
+            self.core.panic_off(PanicSource::Protocol);
         }
         let state = self.state();
         Envelope::success(
-            json!({"panic": state == SessionState::Stopped, "state": state}),
+            json!({"panic": self.core.stopped(), "state": state}),
             self.core.meta_with(m, started, state),
         )
     }

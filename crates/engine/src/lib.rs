@@ -17,6 +17,7 @@ pub mod events;
 pub mod frames;
 pub mod gate;
 mod hotkey;
+mod latch;
 mod panic_file;
 pub mod risk;
 pub mod rules;

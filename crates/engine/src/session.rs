@@ -11,6 +11,7 @@ use cc_protocol::{Envelope, Risk, SessionState, Surface};
 use serde_json::Value;
 
 use crate::config::ConfigStack;
+use crate::latch::Latches;
 use crate::rules::Policy;
 
 /// How long an expired confirmation id is remembered (`confirmation_expired`).
@@ -45,8 +46,6 @@ pub struct Session {
     pub last_activity: Instant,
     pub idle_reported: bool,
     pub pending: Option<Pending>,
-    /// The panic file existed at the last look (see `Core::sync_panic_file`).
-    pub panic_file_seen: bool,
 }
 
 impl Session {
@@ -110,9 +109,22 @@ pub struct Shared {
     pub held: HeldInputs,
     /// Actions waiting for the worker (`session.stop` refuses them at once).
     pub queued: Vec<Queued>,
+    /// The emergency stop and standby, which outlive every session.
+    pub latches: Latches,
 }
 
 impl Shared {
+    /// The state a session starting now begins in: the latches decide.
+    pub fn initial_state(&self) -> SessionState {
+        if self.latches.stop.is_some() {
+            SessionState::Stopped
+        } else if self.latches.standby {
+            SessionState::Standby
+        } else {
+            SessionState::Ready
+        }
+    }
+
     /// The reported state (`idle` without a session).
     pub fn state(&self) -> SessionState {
         self.session

@@ -325,7 +325,8 @@ impl Governance {
         Ok(json!({
             "stopped": true,
             "reason": reason,
-            // `false` when no engine session was running: nothing to pre-empt then.
+            // The stop latches on the server even without an engine session: the next
+            // session starts stopped, until a person releases it.
             "panicEngaged": panic.ok,
             "revokedLeaseIds": revoked,
         }))

@@ -2,6 +2,7 @@
 //! and file contents. Used for target revalidation (step 5) and postcondition
 //! verification (step 7) — never the action's own report of what it did.
 
+use cc_protocol::ErrorCode as EngineCode;
 use std::time::Duration;
 
 use cc_contract::receipt::verification_method;
@@ -46,8 +47,21 @@ impl Governance {
     fn observe(&self, tool: &str, args: Value) -> GovResult<Value> {
         self.ensure_engine_session();
         let env = self.engine.call_tool(tool, &args);
+        let engine_code = env.error.as_ref().map(|e| e.code);
         match (env.ok, env.result) {
             (true, Some(result)) => Ok(result),
+            // The server's stop or standby holds: nothing runs until a person releases it.
+            _ if matches!(
+                engine_code,
+                Some(EngineCode::SafetyStopped | EngineCode::SafetyStandby)
+            ) =>
+            {
+                Err(fail_with(
+                    ErrorCode::Interrupted,
+                    "the emergency stop or idle standby holds; an operator must release it",
+                    json!({"engineError": engine_code}),
+                ))
+            }
             _ => Err(fail_with(
                 ErrorCode::PostconditionUnavailable,
                 format!("{tool} failed"),
@@ -78,7 +92,10 @@ impl Governance {
         };
         let windows = self
             .window_list()
-            .map_err(|e| fail(ErrorCode::StaleTarget, e.message))?;
+            .map_err(|e| match e.error {
+                ErrorCode::Interrupted => e,
+                _ => fail(ErrorCode::StaleTarget, e.message),
+            })?;
         let Some(w) = windows.iter().find(|w| {
             w["id"].as_u64().map(|id| id.to_string()).as_deref() == Some(&*window_id.normalized())
         }) else {

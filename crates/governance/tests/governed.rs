@@ -414,6 +414,29 @@ fn emergency_stop_revokes_every_lease_and_engages_the_panic() {
     chain_verifies(&g, &s);
 }
 
+/// The governed stop is the server's: governed sessions stopped and started after it,
+/// and the engine's own session ended and restarted, all stay stopped until a person
+/// releases it (here the host, in process).
+#[test]
+fn the_governed_stop_outlives_sessions() {
+    let dir = tempfile::tempdir().unwrap();
+    let e = engine();
+    let g = kernel(&e, &dir.path().join("j.db"), "local-user");
+    let f = form(&e);
+    let s = start(&g);
+    ok(&g, "emergency_stop", json!({"reason": "test"}));
+    ok(&g, "stop_session", json!({"session_id": s}));
+    assert!(e.stop().ok);
+    assert_eq!(e.start(&json!({})).result.unwrap()["state"], "stopped");
+    let s2 = start(&g);
+    let l = lease(&g, &s2, 5, 60_000);
+    let refused = err(&g, "execute_action", click(&f, &s2, &l, "a1"));
+    assert_eq!(refused.error, ErrorCode::Interrupted, "{refused:?}");
+    assert_eq!(e.status().result.unwrap()["state"], "stopped");
+    assert!(e.panic(&json!({"on": false})).ok);
+    assert_eq!(e.status().result.unwrap()["state"], "ready");
+}
+
 #[test]
 fn reservations_conflict_across_sessions() {
     let dir = tempfile::tempdir().unwrap();

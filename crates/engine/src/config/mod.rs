@@ -1,9 +1,11 @@
 //! Configuration (PROTOCOL §9): one spec, layered sources, strict validation.
 
+mod agent;
 mod layers;
 mod schema;
 mod types;
 
+pub use agent::{AGENT_SETTABLE, first_operator_only, patch_of};
 pub use layers::{ConfigError, ConfigStack, load_file, validate_patch};
 pub use schema::{config_json_schema, config_spec, defaults};
 pub use types::{

@@ -136,7 +136,9 @@ impl Worker {
                 {
                     let mut g = self.core.lock();
                     g.session = None;
-                    self.core.stop.store(false, Ordering::SeqCst);
+                    // The stop flag follows the server's latch, which outlives the session.
+                    let latched = g.latches.stop.is_some();
+                    self.core.stop.store(latched, Ordering::SeqCst);
                 }
                 self.core.bus.emit("session.stopped", json!({}));
                 let _ = reply.send(());
@@ -249,7 +251,7 @@ impl Worker {
                 .bus
                 .emit("session.idle", json!({"after_s": idle_s}));
             if standby {
-                s.state = SessionState::Standby;
+                Core::enter_standby(&mut g);
             }
         }
     }

@@ -1,10 +1,12 @@
 //! The two roles of PROTOCOL §8 and the methods only an operator may call.
 //!
 //! The agent (the model's harness) may drive the desktop and may stop itself; only the
-//! operator may undo a stop, approve its own risky actions or loosen the rules it runs
-//! under. The check is on the *effect* of a call, not only its name: `control.panic`
-//! engaging the stop is fine for an agent, releasing it is not.
+//! operator may undo a stop, approve its own risky actions or change the configuration
+//! it runs under beyond the agent's own settings (`cc_engine::config::AGENT_SETTABLE`).
+//! The check is on the *effect* of a call, not only its name: `control.panic` engaging
+//! the stop is fine for an agent, releasing it is not.
 
+use cc_engine::config;
 use serde_json::Value;
 
 /// Who a token belongs to.
@@ -31,7 +33,7 @@ impl Role {
 pub struct Refusal {
     pub method: String,
     pub id: Value,
-    pub why: &'static str,
+    pub why: String,
 }
 
 /// The first message of a request (one message or a batch) that `role` may not send.
@@ -49,16 +51,20 @@ fn agent_refusal(msg: &Value) -> Option<Refusal> {
     let method = msg.get("method")?.as_str()?;
     let params = msg.get("params").unwrap_or(&Value::Null);
     let why = match method {
-        "session.confirm" => "approving or denying a confirmation needs the operator token",
-        "session.resume" => "resuming a stopped or standby session needs the operator token",
+        "session.confirm" => "approving or denying a confirmation needs the operator token".into(),
+        "session.resume" => {
+            "resuming a stopped or standby session needs the operator token".into()
+        }
         "control.panic" if !engages(params) => {
-            "an agent may engage the emergency stop ({\"on\": true}) but only the operator may release it"
+            "an agent may engage the emergency stop ({\"on\": true}) but only the operator may release it".into()
         }
-        "session.configure" if touches_safety(params, "patch") => {
-            "changing the safety section needs the operator token"
-        }
-        "session.start" if touches_safety(params, "config") => {
-            "starting a session with its own safety section needs the operator token (the server's configured safety applies)"
+        "session.configure" | "session.start" => {
+            let key = if method == "session.start" { "config" } else { "patch" };
+            let path = config::first_operator_only(&config::patch_of(params, key))?;
+            format!(
+                "`{path}` is the operator's to set; an agent may set only {}",
+                config::AGENT_SETTABLE.join(", ")
+            )
         }
         _ => return None,
     };
@@ -77,12 +83,6 @@ fn engages(params: &Value) -> bool {
         Some(Value::String(s)) => s == "true" || s == "1",
         _ => false,
     }
-}
-
-/// A patch (bare, or wrapped as `{key: {...}}`) that names the `safety` section. Both
-/// shapes are checked, whichever one the engine would pick.
-fn touches_safety(params: &Value, key: &str) -> bool {
-    params.get("safety").is_some() || params.get(key).and_then(|p| p.get("safety")).is_some()
 }
 
 #[cfg(test)]
@@ -109,6 +109,13 @@ mod tests {
             req("session.configure", json!({"patch": {"safety": {}}})),
             req("session.start", json!({"config": {"safety": {}}})),
             req("session.start", json!({"safety": {}})),
+            // Not only safety: an agent cannot turn redaction off or lift limits.
+            req(
+                "session.configure",
+                json!({"capture": {"redact_sensitive": false}}),
+            ),
+            req("session.start", json!({"capture": {"max_bytes": 1}})),
+            req("session.configure", json!({"platform": {}})),
         ];
         for r in refused {
             assert!(refusal(Role::Agent, &r).is_some(), "{r}");

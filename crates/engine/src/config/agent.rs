@@ -1,0 +1,110 @@
+//! What an agent may configure for itself. Everything else — safety, redaction,
+//! resource limits, the platform, tokens, governance — belongs to the operator, whose
+//! configuration the agent runs under. An allowlist, so a key added to the config is
+//! operator-only until someone decides otherwise.
+
+use serde_json::Value;
+
+/// The `section.key` paths an agent may set with `session.start` or
+/// `session.configure`: how it likes its captures, snapshots and batch pacing.
+pub const AGENT_SETTABLE: &[&str] = &[
+    "capture.default_width",
+    "capture.default_format",
+    "capture.default_quality",
+    "capture.grayscale",
+    "a11y.default_level",
+    "a11y.max_name_len",
+    "a11y.include_rects",
+    "runtime.batch_gap_ms",
+];
+
+/// The patch a method's params carry: `{key: {...}}` or the bare object, the same
+/// choice the engine makes for `session.start {config}` and `session.configure {patch}`.
+pub fn patch_of(params: &Value, key: &str) -> Value {
+    match params {
+        Value::Object(m) if m.len() == 1 && m.get(key).is_some_and(Value::is_object) => {
+            m[key].clone()
+        }
+        Value::Null => Value::Object(Default::default()),
+        other => other.clone(),
+    }
+}
+
+/// The first path of `patch` that an agent may not set, if any. A section with no
+/// agent key at all (`safety`, even empty) or that is not an object is named whole; a
+/// patch that is not an object names nothing, and the engine refuses it as
+/// `invalid_config`.
+pub fn first_operator_only(patch: &Value) -> Option<String> {
+    let sections = patch.as_object()?;
+    for (section, body) in sections {
+        let prefix = format!("{section}.");
+        let agent_section = AGENT_SETTABLE.iter().any(|p| p.starts_with(&prefix));
+        let Some(keys) = body.as_object().filter(|_| agent_section) else {
+            return Some(section.clone());
+        };
+        for key in keys.keys() {
+            let path = format!("{section}.{key}");
+            if !AGENT_SETTABLE.contains(&path.as_str()) {
+                return Some(path);
+            }
+        }
+    }
+    None
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn only_listed_keys_pass() {
+        assert_eq!(first_operator_only(&json!({})), None);
+        assert_eq!(
+            first_operator_only(&json!({"capture": {"default_width": 800, "grayscale": true}})),
+            None
+        );
+        for (patch, path) in [
+            (
+                json!({"capture": {"redact_sensitive": false}}),
+                "capture.redact_sensitive",
+            ),
+            (json!({"safety": {"rules": []}}), "safety"),
+            (json!({"safety": {}}), "safety"),
+            (json!({"capture": {"max_bytes": 1}}), "capture.max_bytes"),
+            (json!({"platform": {"name": "x11"}}), "platform"),
+            (json!({"http": {"token": "x"}}), "http"),
+            (json!({"runtime": 3}), "runtime"),
+            (json!({"a11y": {"hard_walk_cap": 9}}), "a11y.hard_walk_cap"),
+        ] {
+            assert_eq!(
+                first_operator_only(&patch),
+                Some(path.to_string()),
+                "{patch}"
+            );
+        }
+    }
+
+    #[test]
+    fn every_listed_key_exists_in_the_config() {
+        let defaults = crate::config::defaults();
+        for path in AGENT_SETTABLE {
+            let (section, key) = path.split_once('.').expect("section.key");
+            assert!(defaults[section].get(key).is_some(), "{path}");
+        }
+    }
+
+    #[test]
+    fn patch_shapes_match_the_engine() {
+        assert_eq!(
+            patch_of(&json!({"patch": {"a": {}}}), "patch"),
+            json!({"a": {}})
+        );
+        assert_eq!(patch_of(&json!({"a": {}}), "patch"), json!({"a": {}}));
+        assert_eq!(patch_of(&Value::Null, "patch"), json!({}));
+        assert_eq!(
+            patch_of(&json!({"patch": {}, "safety": {}}), "patch"),
+            json!({"patch": {}, "safety": {}})
+        );
+    }
+}
