@@ -356,16 +356,24 @@ fn out_of_range_and_non_finite_numbers() {
         let err = s.fails(tool, args.clone(), "invalid_arguments");
         assert_eq!(issue_paths(&err), [path], "{tool} {args}");
     }
-    // The literal 1e999 is valid JSON syntax but no finite number: the request is
-    // still answered (with its id), as invalid_arguments for that field.
+    // The literal 1e999 is valid JSON syntax but no number a double holds: a parse
+    // error (-32700), still answered with the request's id, and nothing runs.
     let r = s.raw_request(
         br#"{"jsonrpc":"2.0","id":77,"method":"tools.call","params":{"tool":"pointer.move","arguments":{"x":1e999,"y":-1E+400}}}"#,
     );
     assert_eq!(r["id"], 77, "{r}");
-    let env = &r["result"];
-    assert_eq!(env["error"]["code"], "invalid_arguments", "{r}");
-    assert_eq!(issue_paths(env), ["x", "y"]);
-    assert!(env["error"]["message"].as_str().unwrap().contains("finite"));
+    assert_eq!(r["error"]["code"], -32700, "{r}");
+    assert!(
+        r["error"]["message"]
+            .as_str()
+            .unwrap()
+            .contains("too large")
+    );
+    // Never typed as "Infinity".
+    let r = s.raw_request(
+        br#"{"jsonrpc":"2.0","id":79,"method":"tools.call","params":{"tool":"keyboard.type","arguments":{"text":1e999}}}"#,
+    );
+    assert_eq!(r["error"]["code"], -32700, "{r}");
     // In a string it is just text.
     let r = s.raw_request(
         br#"{"jsonrpc":"2.0","id":78,"method":"tools.call","params":{"tool":"keyboard.type","arguments":{"text":"1e999"}}}"#,

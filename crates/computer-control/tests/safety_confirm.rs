@@ -453,3 +453,24 @@ fn confirm_racing_the_expiry_has_exactly_one_outcome() {
     eprintln!("race: {resolved_n} resolved, {expired_n} expired of {RUNS}");
     assert_eq!(resolved_n + expired_n, RUNS);
 }
+
+/// An approved capture's image reaches the harness in `action.finished`: the whole
+/// envelope, its `data_url` included, as the one who asked receives nothing else.
+#[test]
+fn an_approved_capture_carries_its_image_in_action_finished() {
+    let mut s = session(json!({"safety": {"rules": [
+        {"match": {"tool": "screen.capture"}, "effect": "confirm"}
+    ]}}));
+    let (id, _) = parked(&mut s, "screen.capture", json!({"scale": 0.25}));
+    confirm(&mut s, &id, true);
+    let (_, fin) = s.wait_event_matching("action.finished", 0, |p| p["request_id"] == id.as_str());
+    let result = &fin["payload"]["envelope"]["result"];
+    let url = result["data_url"].as_str().expect("data_url");
+    let png = common::data_url_bytes(url);
+    assert_eq!(
+        png.len() as u64,
+        result["bytes"].as_u64().unwrap(),
+        "{result}"
+    );
+    assert!(png.starts_with(b"\x89PNG"));
+}

@@ -90,12 +90,10 @@ impl Governance {
         let Some(window_id) = &target.window_id else {
             return Ok(());
         };
-        let windows = self
-            .window_list()
-            .map_err(|e| match e.error {
-                ErrorCode::Interrupted => e,
-                _ => fail(ErrorCode::StaleTarget, e.message),
-            })?;
+        let windows = self.window_list().map_err(|e| match e.error {
+            ErrorCode::Interrupted => e,
+            _ => fail(ErrorCode::StaleTarget, e.message),
+        })?;
         let Some(w) = windows.iter().find(|w| {
             w["id"].as_u64().map(|id| id.to_string()).as_deref() == Some(&*window_id.normalized())
         }) else {

@@ -18,22 +18,47 @@ pub fn error(id: Value, code: i64, message: &str) -> Value {
     json!({"jsonrpc": "2.0", "id": id, "error": {"code": code, "message": message}})
 }
 
-/// Parses one JSON message. A number literal too large for a double (`1e999`) is valid
-/// JSON syntax; instead of failing the whole message (and losing its `id`), such a
-/// literal is read as the string `"Infinity"` (or `"-Infinity"`), which argument
-/// validation then refuses as not finite (PROTOCOL §3), answering the request.
-pub fn parse(text: &str) -> Result<Value, serde_json::Error> {
-    match serde_json::from_str(text) {
-        Ok(v) => Ok(v),
-        Err(e) => match overflowing_numbers_as_strings(text) {
-            Some(fixed) => serde_json::from_str(&fixed).map_err(|_| e),
-            None => Err(e),
-        },
+/// Why a message could not be read, and the request id when it could still be found.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ParseError {
+    /// The request's id when the message is otherwise well formed (so a client waiting
+    /// on it gets its answer), else `null`.
+    pub id: Value,
+    pub message: String,
+}
+
+impl ParseError {
+    /// The `-32700` response.
+    pub fn response(&self) -> Value {
+        error(self.id.clone(), PARSE_ERROR, &self.message)
     }
 }
 
-/// Rewrites number literals that overflow a double into strings; `None` when none do.
-fn overflowing_numbers_as_strings(text: &str) -> Option<String> {
+/// Parses one JSON message. A number literal too large for a double (`1e999`) is valid
+/// JSON syntax but no number this server can hold: the message is refused as a parse
+/// error (`-32700`), never read as some other value, and the answer carries the
+/// request's id when the rest of the message is well formed.
+pub fn parse(text: &str) -> Result<Value, ParseError> {
+    serde_json::from_str(text).map_err(|e| {
+        let id = overflowing_numbers_as_null(text)
+            .and_then(|fixed| serde_json::from_str::<Value>(&fixed).ok())
+            .map(|v| {
+                let id = v.get("id").cloned().unwrap_or(Value::Null);
+                let message = "parse error: a number literal is too large for a double";
+                (id, message.to_string())
+            });
+        match id {
+            Some((id, message)) => ParseError { id, message },
+            None => ParseError {
+                id: Value::Null,
+                message: format!("parse error: {e}"),
+            },
+        }
+    })
+}
+
+/// Rewrites number literals that overflow a double into `null`; `None` when none do.
+fn overflowing_numbers_as_null(text: &str) -> Option<String> {
     let b = text.as_bytes();
     let mut out = String::new();
     let (mut i, mut copied, mut in_string) = (0, 0, false);
@@ -66,11 +91,7 @@ fn overflowing_numbers_as_strings(text: &str) -> Option<String> {
                     && f.is_infinite()
                 {
                     out.push_str(&text[copied..start]);
-                    out.push_str(if f < 0.0 {
-                        "\"-Infinity\""
-                    } else {
-                        "\"Infinity\""
-                    });
+                    out.push_str("null");
                     copied = i;
                 }
             }
@@ -179,14 +200,20 @@ mod tests {
     use super::*;
 
     #[test]
-    fn overflowing_numbers_become_strings() {
-        let v = parse(r#"{"id":3,"a":[1e999,-1E+400,"1e999 \" 2e999",1.5,-0]}"#).unwrap();
+    fn overflowing_numbers_are_parse_errors_that_keep_the_id() {
+        let e = parse(r#"{"id":3,"a":[1e999,-1E+400,"1e999 \" 2e999",1.5,-0]}"#).unwrap_err();
+        assert_eq!(e.id, json!(3));
+        assert!(e.message.contains("too large"), "{}", e.message);
+        assert_eq!(e.response()["error"]["code"], PARSE_ERROR);
+        assert_eq!(e.response()["id"], 3);
+        // Broken JSON stays broken, with no id.
+        assert_eq!(parse(r#"{"id":4,"a":1e999"#).unwrap_err().id, Value::Null);
+        assert_eq!(parse("{]").unwrap_err().id, Value::Null);
+        assert_eq!(parse("1e999").unwrap_err().id, Value::Null);
+        // In a string it is only text; finite numbers are numbers.
         assert_eq!(
-            v,
-            json!({"id": 3, "a": ["Infinity", "-Infinity", "1e999 \" 2e999", 1.5, -0.0]})
+            parse(r#"{"a":"1e999","b":1e300}"#).unwrap(),
+            json!({"a": "1e999", "b": 1e300})
         );
-        assert!(parse(r#"{"a":1e999"#).is_err(), "still broken JSON");
-        assert!(parse("{]").is_err());
-        assert_eq!(parse("1e999").unwrap(), json!("Infinity"));
     }
 }

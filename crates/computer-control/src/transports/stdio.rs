@@ -177,11 +177,7 @@ pub fn serve_io(
         let msg: Value = match jsonrpc::parse(text) {
             Ok(v) => v,
             Err(e) => {
-                writer.send(&jsonrpc::error(
-                    Value::Null,
-                    PARSE_ERROR,
-                    &format!("parse error: {e}"),
-                ));
+                writer.send(&e.response());
                 continue;
             }
         };

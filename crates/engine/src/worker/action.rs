@@ -204,28 +204,11 @@ pub(super) fn finished(tool: &str, env: &Envelope, approved: Option<&Approval>) 
     fin
 }
 
-/// An approved action's envelope for `action.finished`, without image payloads (a
-/// capture's `data_url` would flood every subscriber and the replay ring; its size
-/// stays in `bytes`).
+/// An approved action's envelope for `action.finished`, whole: nobody else receives
+/// it, so an approved capture's image travels here (its secrets were already redacted
+/// by the capture itself when `capture.redact_sensitive` is on).
 fn summarize(env: &Envelope) -> Value {
-    let mut v = serde_json::to_value(env).unwrap_or(Value::Null);
-    strip_data_urls(&mut v);
-    v
-}
-
-fn strip_data_urls(v: &mut Value) {
-    match v {
-        Value::Object(m) => {
-            if let Some(Value::String(s)) = m.get_mut("data_url")
-                && s.len() > 64
-            {
-                *s = "[omitted]".into();
-            }
-            m.values_mut().for_each(strip_data_urls);
-        }
-        Value::Array(a) => a.iter_mut().for_each(strip_data_urls),
-        _ => {}
-    }
+    serde_json::to_value(env).unwrap_or(Value::Null)
 }
 
 /// What replaces secret text in events and logs.

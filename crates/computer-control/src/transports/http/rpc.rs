@@ -60,13 +60,7 @@ pub async fn rpc(
         }
         Ok(text) => match jsonrpc::parse(text) {
             Ok(v) => v,
-            Err(e) => {
-                return ok(jsonrpc::error(
-                    Value::Null,
-                    PARSE_ERROR,
-                    &format!("parse error: {e}"),
-                ));
-            }
+            Err(e) => return ok(e.response()),
         },
     };
     // The whole request is refused when any part of it is not the caller's to send, so
