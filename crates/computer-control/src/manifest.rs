@@ -38,6 +38,8 @@ pub fn manifest() -> Value {
             "protocol_version": "2.0"
         },
         "lifecycle": {"start": "session.start", "stop": "session.stop"},
+        "methods": cc_engine::METHODS,
+        "http_routes": crate::transports::http::routes::routes_json(),
         "config_schema": config_json_schema(),
         "tools": tool_list,
         "events": events,

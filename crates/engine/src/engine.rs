@@ -24,6 +24,21 @@ use crate::tools::args::validate_args;
 use crate::tools::{Needs, find, tools};
 use crate::worker::{Job, Worker};
 
+/// Every JSON-RPC method the engine answers (PROTOCOL §2), in one place: transports
+/// decide who may call each one, and the manifest lists them.
+pub const METHODS: &[&str] = &[
+    "session.start",
+    "session.stop",
+    "session.configure",
+    "session.confirm",
+    "session.resume",
+    "control.panic",
+    "tools.call",
+    "tools.call_batch",
+    "tools.list",
+    "system.status",
+];
+
 /// A handle on the engine; cheap to clone, shared by every transport.
 #[derive(Clone)]
 pub struct Engine {
@@ -139,6 +154,11 @@ impl Engine {
     /// Dispatches a method by name; `None` when there is no such method (the transport
     /// answers `-32601`).
     pub fn call_method(&self, method: &str, params: &Value) -> Option<Envelope> {
+        // The table is the gate: a method missing from it is unreachable, so every
+        // reachable method is one the role matrix and the manifest know.
+        if !METHODS.contains(&method) {
+            return None;
+        }
         Some(match method {
             "session.start" => self.start(params),
             "session.stop" => self.stop(),

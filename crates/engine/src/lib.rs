@@ -33,7 +33,7 @@ mod approved_tests;
 mod safety_tests;
 
 pub use approval::Approval;
-pub use engine::{Engine, tool_json};
+pub use engine::{Engine, METHODS, tool_json};
 /// How events and logs hide secret text; the governed kernel applies the same rule to
 /// the arguments it shows an operator.
 pub use worker::{REDACTED, redact};

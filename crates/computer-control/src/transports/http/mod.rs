@@ -18,6 +18,7 @@ mod health;
 mod identity;
 pub mod operator;
 mod roles;
+pub mod routes;
 mod rpc;
 mod sse;
 
@@ -31,7 +32,7 @@ use axum::extract::DefaultBodyLimit;
 use axum::http::{HeaderValue, StatusCode, header};
 use axum::middleware::from_fn_with_state;
 use axum::response::{IntoResponse, Response};
-use axum::routing::{get, post};
+use axum::routing::{MethodRouter, get, post};
 use serde_json::Value;
 
 use cc_engine::Engine;
@@ -39,6 +40,7 @@ use cc_engine::Engine;
 pub use auth::Tokens;
 pub use identity::Identity;
 pub use roles::Role;
+use routes::Listener;
 
 use super::mcp::{Kernels, McpServer, streamable};
 
@@ -109,26 +111,46 @@ enum Routes<'a> {
     Operator,
 }
 
-/// The application: every route with its guards.
+/// The handler of a table route; `None` for `/mcp`, a service mounted apart.
+fn handler(path: &str) -> Option<MethodRouter<AppState>> {
+    Some(match path {
+        "/health" => get(health::health),
+        "/" => get(console::index),
+        "/console/app.js" => get(console::app_js),
+        "/console/style.css" => get(console::style_css),
+        "/rpc" => post(rpc::rpc),
+        "/events" => get(sse::events),
+        "/frame" => get(console::frame),
+        "/whoami" => get(health::whoami),
+        "/approvals" => get(approvals::list),
+        "/approvals/approve" => post(approvals::approve),
+        "/approvals/deny" => post(approvals::deny),
+        _ => return None,
+    })
+}
+
+/// The application: every route of [`routes::ROUTES`] this listener serves, with its
+/// guards.
 fn router(state: AppState, routes: &Routes) -> Router {
+    let listener = match routes {
+        Routes::All(_) => Listener::Http,
+        Routes::McpOnly(_) => Listener::McpHttp,
+        Routes::Operator => Listener::Operator,
+    };
     let mut protected = Router::new();
-    let mut public = Router::new().route("/health", get(health::health));
-    if !matches!(routes, Routes::McpOnly(_)) {
-        protected = protected
-            .route("/rpc", post(rpc::rpc))
-            .route("/events", get(sse::events))
-            .route("/frame", get(console::frame))
-            .route("/whoami", get(health::whoami))
-            .route("/approvals", get(approvals::list))
-            .route("/approvals/approve", post(approvals::approve))
-            .route("/approvals/deny", post(approvals::deny));
-        public = public
-            .route("/", get(console::index))
-            .route("/console/app.js", get(console::app_js))
-            .route("/console/style.css", get(console::style_css));
-    }
-    if let Routes::All(server) | Routes::McpOnly(server) = routes {
-        protected = protected.route_service("/mcp", streamable::service((*server).clone()));
+    let mut public = Router::new();
+    for r in routes::ROUTES.iter().filter(|r| r.on.contains(&listener)) {
+        if let Some(h) = handler(r.path) {
+            if r.public {
+                public = public.route(r.path, h);
+            } else {
+                protected = protected.route(r.path, h);
+            }
+        } else if let (true, Routes::All(server) | Routes::McpOnly(server)) =
+            (r.path == "/mcp", routes)
+        {
+            protected = protected.route_service(r.path, streamable::service((*server).clone()));
+        }
     }
     if matches!(routes, Routes::Operator) {
         // Layers added later run first: the token check, then the operator-only check.
