@@ -261,7 +261,7 @@ impl Engine {
                 .store(state == SessionState::Stopped, Ordering::SeqCst);
             result["state"] = json!(state);
             g.session = Some(Session {
-                policy: Arc::new(Policy::compile(&config.config().safety.rules)),
+                policy: Arc::new(Policy::for_safety(&config.config().safety)),
                 config,
                 state,
                 stopping: false,
@@ -340,7 +340,7 @@ impl Engine {
             }
         };
         if applied.get("safety").is_some() {
-            s.policy = Arc::new(Policy::compile(&next.config().safety.rules));
+            s.policy = Arc::new(Policy::for_safety(&next.config().safety));
         }
         s.config = Arc::new(next);
         let state = s.reported_state();

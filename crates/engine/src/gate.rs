@@ -54,7 +54,8 @@ pub struct Request<'a> {
 /// shared by the gate and by the governed kernel's previews.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Outcome {
-    /// A deny rule matched (`rule`), or allowlist mode and nothing listed it (`None`).
+    /// A deny rule matched (`rule`), or a built-in rule, or allowlist mode and nothing
+    /// listed it (`None`).
     Deny { rule: Option<usize>, reason: String },
     /// A confirm rule matched, or the risk reaches `confirm_threshold`.
     Confirm { reason: String },
@@ -65,6 +66,14 @@ pub enum Outcome {
 /// Deny wins, then confirm (a rule, or the risk threshold: an allow never exempts a
 /// high-risk action), then allow, then `default_rule`.
 pub fn outcome(safety: &SafetyConfig, verdict: &Verdict, risk: Risk, tool: &str) -> Outcome {
+    if verdict.console {
+        return Outcome::Deny {
+            rule: None,
+            reason: format!(
+                "{tool} lands on the operator console; only a person drives it (safety.protect_console)"
+            ),
+        };
+    }
     if let Some(i) = verdict.deny {
         return Outcome::Deny {
             rule: Some(i),
@@ -162,10 +171,15 @@ pub fn decide(
             ));
         }
         Outcome::Deny { rule: None, reason } => {
+            let rule = if req.verdict.console {
+                "protect_console"
+            } else {
+                "default_rule"
+            };
             return Decision::Reject(ToolError::with_data(
                 ErrorCode::PolicyDenied,
                 reason,
-                json!({"rule": "default_rule"}),
+                json!({"rule": rule}),
             ));
         }
         Outcome::Allow { .. } => return Decision::Run,

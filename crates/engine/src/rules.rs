@@ -6,7 +6,7 @@ use serde_json::Value;
 
 use cc_protocol::{Key, keys::ModifierFamily};
 
-use crate::config::{Effect, Matcher, Rule};
+use crate::config::{Effect, Matcher, Rule, RuleMatch, RuleWindow, SafetyConfig};
 use crate::tools::tools;
 
 /// Where an action lands: its canvas points and the window it reaches.
@@ -60,15 +60,57 @@ struct Compiled {
 /// The rules of one configuration, ready to evaluate.
 pub struct Policy {
     rules: Vec<Compiled>,
+    /// [`builtin_rules`], evaluated apart so configured rules keep their indices.
+    builtin: Vec<Compiled>,
     rule_json: Vec<Value>,
 }
 
 /// Which rules matched, by effect (the index of the first match of each).
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Verdict {
+    /// A built-in rule denies it: the action lands on the operator console.
+    pub console: bool,
     pub deny: Option<usize>,
     pub confirm: Option<usize>,
     pub allow: Option<usize>,
+}
+
+/// The operator console's page title, which a browser shows in its window title: the
+/// console's HTML carries it, and the built-in rules recognise the console by it.
+pub const CONSOLE_TITLE: &str = "computer-control · operator console";
+
+/// The tools that act on what they land on. Observations stay allowed: seeing the
+/// console shows the agent nothing it could not ask the server for.
+const CONSOLE_ACTIONS: &[&str] = &[
+    "pointer.*",
+    "keyboard.*",
+    "a11y.activate",
+    "a11y.input",
+    "window.focus",
+];
+
+/// Rules that come before the configured ones: with `safety.protect_console` (on
+/// unless the operator's configuration turns it off) every action that lands on an
+/// operator console's window is denied, so an agent cannot approve its own actions or
+/// release a stop by driving the console open on the desktop it controls.
+pub fn builtin_rules(safety: &SafetyConfig) -> Vec<Rule> {
+    if !safety.protect_console {
+        return Vec::new();
+    }
+    CONSOLE_ACTIONS
+        .iter()
+        .map(|tool| Rule {
+            matches: RuleMatch {
+                tool: (*tool).to_string(),
+                argument: None,
+                window: Some(RuleWindow {
+                    app: None,
+                    title: Some(format!("*{CONSOLE_TITLE}*")),
+                }),
+            },
+            effect: Effect::Deny,
+        })
+        .collect()
 }
 
 fn ci_glob(p: &str) -> Option<GlobMatcher> {
@@ -80,55 +122,20 @@ fn ci_glob(p: &str) -> Option<GlobMatcher> {
 }
 
 impl Policy {
+    /// The policy a session runs under: the built-in rules, then the configured ones.
+    pub fn for_safety(safety: &SafetyConfig) -> Policy {
+        let mut policy = Policy::compile(&safety.rules);
+        policy.builtin = compile_all(&builtin_rules(safety));
+        policy
+    }
+
     /// Compiles validated rules. (Validation already refused bad globs and regexes; a
     /// rule that still fails to compile never matches rather than panicking.)
     pub fn compile(rules: &[Rule]) -> Policy {
-        let compiled = rules
-            .iter()
-            .map(|r| {
-                let tool = Glob::new(&r.matches.tool).ok().map(|g| g.compile_matcher());
-                let known = tools()
-                    .iter()
-                    .take(64)
-                    .enumerate()
-                    .filter(|(_, t)| tool.as_ref().is_some_and(|g| g.is_match(t.name)))
-                    .fold(0u64, |m, (i, _)| m | (1 << i));
-                let argument = r.matches.argument.as_ref().map(|a| {
-                    let text = a.value.as_str();
-                    ArgMatch {
-                        path: a.name.split('.').map(str::to_string).collect(),
-                        matcher: a.matcher,
-                        value: a.value.clone(),
-                        re: text.filter(|_| a.matcher == Matcher::Regex).and_then(|s| {
-                            regex::RegexBuilder::new(s).size_limit(1 << 20).build().ok()
-                        }),
-                        glob: text
-                            .filter(|_| a.matcher == Matcher::Glob)
-                            .and_then(ci_glob),
-                        needle: text.filter(|_| a.matcher == Matcher::Contains).map(|n| {
-                            let n = n.to_lowercase();
-                            let family = modifier_family(&n);
-                            (n, family)
-                        }),
-                    }
-                });
-                let window = r.matches.window.as_ref().map(|w| {
-                    (
-                        w.app.as_deref().map(ci_glob),
-                        w.title.as_deref().map(ci_glob),
-                    )
-                });
-                Compiled {
-                    tool,
-                    known,
-                    argument,
-                    window,
-                    effect: r.effect,
-                }
-            })
-            .collect();
+        let compiled = compile_all(rules);
         Policy {
             rules: compiled,
+            builtin: Vec::new(),
             rule_json: rules
                 .iter()
                 .map(|r| serde_json::to_value(r).unwrap_or(Value::Null))
@@ -138,7 +145,10 @@ impl Policy {
 
     /// True when some rule needs the window an action lands in (worth a window query).
     pub fn needs_window(&self) -> bool {
-        self.rules.iter().any(|r| r.window.is_some())
+        self.rules
+            .iter()
+            .chain(&self.builtin)
+            .any(|r| r.window.is_some())
     }
 
     /// The rule at `i`, as configured (for `data.rule`).
@@ -150,27 +160,13 @@ impl Policy {
     pub fn evaluate(&self, tool: &str, args: &Value, landing: &Landing) -> Verdict {
         let mut v = Verdict::default();
         let index = tools().iter().take(64).position(|t| t.name == tool);
+        v.console = self
+            .builtin
+            .iter()
+            .any(|r| r.hits(index, tool, args, landing));
         for (i, r) in self.rules.iter().enumerate() {
-            let tool_hit = match index {
-                Some(t) => r.known & (1 << t) != 0,
-                None => r.tool.as_ref().is_some_and(|g| g.is_match(tool)),
-            };
-            if !tool_hit {
+            if !r.hits(index, tool, args, landing) {
                 continue;
-            }
-            if let Some(a) = &r.argument
-                && !argument_matches(args, a, landing)
-            {
-                continue;
-            }
-            if let Some((app, title)) = &r.window {
-                let hit = landing
-                    .windows
-                    .iter()
-                    .any(|(wa, wt)| win_match(app, wa) && win_match(title, wt));
-                if !hit {
-                    continue;
-                }
             }
             let slot = match r.effect {
                 Effect::Deny => &mut v.deny,
@@ -181,6 +177,79 @@ impl Policy {
         }
         v
     }
+}
+
+impl Compiled {
+    /// True when this rule applies to the action (`index`: the tool's place in the
+    /// registry, when it is a known tool).
+    fn hits(&self, index: Option<usize>, tool: &str, args: &Value, landing: &Landing) -> bool {
+        let tool_hit = match index {
+            Some(t) => self.known & (1 << t) != 0,
+            None => self.tool.as_ref().is_some_and(|g| g.is_match(tool)),
+        };
+        if !tool_hit {
+            return false;
+        }
+        if let Some(a) = &self.argument
+            && !argument_matches(args, a, landing)
+        {
+            return false;
+        }
+        match &self.window {
+            Some((app, title)) => landing
+                .windows
+                .iter()
+                .any(|(wa, wt)| win_match(app, wa) && win_match(title, wt)),
+            None => true,
+        }
+    }
+}
+
+fn compile_all(rules: &[Rule]) -> Vec<Compiled> {
+    rules
+        .iter()
+        .map(|r| {
+            let tool = Glob::new(&r.matches.tool).ok().map(|g| g.compile_matcher());
+            let known = tools()
+                .iter()
+                .take(64)
+                .enumerate()
+                .filter(|(_, t)| tool.as_ref().is_some_and(|g| g.is_match(t.name)))
+                .fold(0u64, |m, (i, _)| m | (1 << i));
+            let argument = r.matches.argument.as_ref().map(|a| {
+                let text = a.value.as_str();
+                ArgMatch {
+                    path: a.name.split('.').map(str::to_string).collect(),
+                    matcher: a.matcher,
+                    value: a.value.clone(),
+                    re: text
+                        .filter(|_| a.matcher == Matcher::Regex)
+                        .and_then(|s| regex::RegexBuilder::new(s).size_limit(1 << 20).build().ok()),
+                    glob: text
+                        .filter(|_| a.matcher == Matcher::Glob)
+                        .and_then(ci_glob),
+                    needle: text.filter(|_| a.matcher == Matcher::Contains).map(|n| {
+                        let n = n.to_lowercase();
+                        let family = modifier_family(&n);
+                        (n, family)
+                    }),
+                }
+            });
+            let window = r.matches.window.as_ref().map(|w| {
+                (
+                    w.app.as_deref().map(ci_glob),
+                    w.title.as_deref().map(ci_glob),
+                )
+            });
+            Compiled {
+                tool,
+                known,
+                argument,
+                window,
+                effect: r.effect,
+            }
+        })
+        .collect()
 }
 
 fn lookup<'v>(args: &'v Value, path: &[String]) -> Option<&'v Value> {
@@ -476,5 +545,54 @@ mod tests {
                 .confirm,
             None
         );
+    }
+
+    #[test]
+    fn the_console_is_protected_unless_the_operator_lifts_it() {
+        let mut safety = crate::config::ConfigStack::new().config().safety.clone();
+        assert!(safety.protect_console, "on by default");
+        safety.rules =
+            serde_json::from_value(json!([{"match": {"tool": "*"}, "effect": "allow"}])).unwrap();
+        let on_console = Landing {
+            points: vec![(10, 10)],
+            windows: vec![("chromium".into(), format!("{CONSOLE_TITLE} - Chromium"))],
+        };
+        let p = Policy::for_safety(&safety);
+        for tool in [
+            "pointer.click",
+            "pointer.drag",
+            "pointer.scroll",
+            "keyboard.press",
+            "keyboard.combo",
+            "keyboard.type",
+            "a11y.activate",
+            "a11y.input",
+            "window.focus",
+        ] {
+            let v = p.evaluate(tool, &json!({}), &on_console);
+            assert!(v.console, "{tool}");
+            // Configured rules keep their own indices.
+            assert_eq!(v.allow, Some(0), "{tool}");
+        }
+        // Looking is not acting.
+        assert!(!p.evaluate("a11y.snapshot", &json!({}), &on_console).console);
+        assert!(
+            !p.evaluate("screen.capture", &json!({}), &on_console)
+                .console
+        );
+        // Elsewhere, nothing.
+        let elsewhere = Landing {
+            points: vec![(10, 10)],
+            windows: vec![("chromium".into(), "News - Chromium".into())],
+        };
+        assert!(!p.evaluate("pointer.click", &json!({}), &elsewhere).console);
+        safety.protect_console = false;
+        let lifted = Policy::for_safety(&safety);
+        assert!(
+            !lifted
+                .evaluate("pointer.click", &json!({}), &on_console)
+                .console
+        );
+        assert!(!lifted.needs_window());
     }
 }

@@ -122,7 +122,7 @@ pub(crate) struct Decided {
 pub(crate) fn decide(engine: &Engine, tool: &str, items: &[Item]) -> Decided {
     let config = engine.base_config().config();
     let safety = &config.safety;
-    let policy = Policy::compile(&safety.rules);
+    let policy = Policy::for_safety(safety);
     let mut merged = Verdict::default();
     let mut denied_item = None;
     let mut all_listed = true;
@@ -135,6 +135,7 @@ pub(crate) fn decide(engine: &Engine, tool: &str, items: &[Item]) -> Decided {
             merged.deny = v.deny;
             denied_item = Some(i);
         }
+        merged.console |= v.console;
         merged.confirm = merged.confirm.or(v.confirm);
         merged.allow = merged.allow.or(v.allow);
         all_listed &= v.allow.is_some() || v.confirm.is_some();

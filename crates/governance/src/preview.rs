@@ -6,6 +6,7 @@ use cc_contract::{
     ExecutionMode, PolicyDecision, PolicyVerdict, WindowId, args_digest,
 };
 use cc_engine::rules::Landing;
+use cc_engine::rules::Policy;
 use cc_engine::tools::ToolDef;
 use cc_engine::tools::args::validate_args;
 use rusqlite::Connection;
@@ -169,7 +170,8 @@ impl Governance {
 
     /// Where the action lands, for window-scoped rules: the canvas points it touches
     /// and the windows under them (or the focused window for keyboard tools). The
-    /// window list is read only when a rule actually matches on windows.
+    /// window list is read only when a rule (the built-in console rules included)
+    /// matches on windows.
     pub(crate) fn landing(&self, def: &ToolDef, args: &Value) -> Landing {
         let mut points = Vec::new();
         let mut push = |v: &Value| {
@@ -189,14 +191,8 @@ impl Governance {
                 push(v);
             }
         }
-        let needs_windows = self
-            .engine
-            .base_config()
-            .config()
-            .safety
-            .rules
-            .iter()
-            .any(|r| r.matches.window.is_some());
+        let needs_windows =
+            Policy::for_safety(&self.engine.base_config().config().safety).needs_window();
         let windows = if needs_windows {
             self.windows_for(def, args, &points)
         } else {

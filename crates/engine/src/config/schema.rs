@@ -175,6 +175,12 @@ fn build() -> Ty {
         )
         .immutable(),
         Field::def(
+            "protect_console",
+            Ty::Bool,
+            json!(true),
+            "refuse every action that lands on the operator console's window",
+        ),
+        Field::def(
             "confirm_threshold",
             Ty::one_of(&["benign", "moderate", "high"]),
             json!("high"),

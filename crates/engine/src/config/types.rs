@@ -66,6 +66,7 @@ pub struct SafetyConfig {
     pub emergency_hotkey: Vec<String>,
     pub panic_file: String,
     pub visual_indicator: bool,
+    pub protect_console: bool,
     pub confirm_threshold: Risk,
     pub confirm_timeout_s: f64,
     pub observe_while_confirming: bool,

@@ -97,3 +97,15 @@ pub async fn frame(State(st): State<AppState>, headers: HeaderMap) -> Response {
     }
     r
 }
+
+#[cfg(test)]
+mod title_tests {
+    use super::INDEX_HTML;
+
+    /// The built-in rules recognise a console's window by this title.
+    #[test]
+    fn the_page_title_is_the_one_the_rules_protect() {
+        let title = format!("<title>{}</title>", cc_engine::rules::CONSOLE_TITLE);
+        assert!(INDEX_HTML.contains(&title), "{title}");
+    }
+}
