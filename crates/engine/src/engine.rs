@@ -2,7 +2,7 @@
 //! thread. Every action goes to the worker, where the gate decides.
 
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
-use std::sync::mpsc::{Sender, channel};
+use std::sync::mpsc::{RecvTimeoutError, Sender, channel};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
@@ -615,7 +615,17 @@ impl Engine {
             Duration::from_millis(config.config().runtime.max_wait_ms) + Duration::from_secs(60);
         match rx.recv_timeout(wait) {
             Ok(env) => env,
-            Err(_) => self.core.err(
+            // The worker dropped the reply unanswered: the job panicked (a bug).
+            Err(RecvTimeoutError::Disconnected) => self.core.err(
+                tool,
+                started,
+                ToolError::with_data(
+                    ErrorCode::DriverFailed,
+                    format!("internal error while running {tool}; the action may have executed"),
+                    json!({"internal": true}),
+                ),
+            ),
+            Err(RecvTimeoutError::Timeout) => self.core.err(
                 tool,
                 started,
                 ToolError::new(

@@ -157,6 +157,12 @@ pub fn handle_message(engine: &Engine, msg: &Value) -> Option<Value> {
     }
     let outcome = catch_unwind(AssertUnwindSafe(|| engine.call_method(method, &params)));
     let response = match outcome {
+        // An internal failure of the engine (a panic on its worker) is the protocol's
+        // internal error, not a tool's.
+        Ok(Some(envelope)) if is_internal(&envelope) => {
+            let message = envelope.error.map(|e| e.message).unwrap_or_default();
+            error(reply_id, INTERNAL_ERROR, &message)
+        }
         Ok(Some(envelope)) => match serde_json::to_value(&envelope) {
             Ok(v) => json!({"jsonrpc": "2.0", "id": reply_id, "result": v}),
             Err(e) => error(
@@ -176,6 +182,15 @@ pub fn handle_message(engine: &Engine, msg: &Value) -> Option<Value> {
         }
     };
     id.map(|_| response)
+}
+
+fn is_internal(envelope: &cc_protocol::Envelope) -> bool {
+    envelope
+        .error
+        .as_ref()
+        .and_then(|e| e.data.as_ref())
+        .and_then(|d| d.get("internal"))
+        == Some(&Value::Bool(true))
 }
 
 /// Answers one parsed value: a message or a batch; `None` when nothing is owed.

@@ -9,6 +9,7 @@ mod context;
 
 pub use action::{REDACTED, redact};
 
+use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::sync::Arc;
 use std::sync::atomic::Ordering;
 use std::sync::mpsc::{Receiver, RecvTimeoutError, Sender};
@@ -91,7 +92,16 @@ impl Worker {
     pub fn run(mut self, rx: Receiver<Job>) {
         loop {
             match rx.recv_timeout(TICK) {
-                Ok(job) => self.handle(job),
+                Ok(job) => {
+                    // A panic inside one job (a driver bug) must not end the worker: the
+                    // job's reply is dropped unanswered, so its caller reports an
+                    // internal error, and nothing stays held.
+                    let handled = catch_unwind(AssertUnwindSafe(|| self.handle(job)));
+                    if handled.is_err() {
+                        tracing::error!("a job failed with a panic; releasing every key and button");
+                        self.release();
+                    }
+                }
                 Err(RecvTimeoutError::Timeout) => {}
                 Err(RecvTimeoutError::Disconnected) => break,
             }
