@@ -172,6 +172,8 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
             let base = base_config(&a)?;
             let governance = base.config().governance.clone();
             let driver = platform::select(&base)?;
+            #[cfg(feature = "fault-injection")]
+            let driver = crate::fault_driver::wrap(driver)?;
             let engine = cc_engine::Engine::new(driver, base);
             if a.transport == Transport::Stdio {
                 transports::stdio::serve(engine)?;

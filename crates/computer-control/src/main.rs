@@ -3,6 +3,8 @@
 
 mod check;
 mod cli;
+#[cfg(feature = "fault-injection")]
+mod fault_driver;
 mod manifest;
 mod platform;
 mod transports;

@@ -98,7 +98,9 @@ impl Worker {
                     // internal error, and nothing stays held.
                     let handled = catch_unwind(AssertUnwindSafe(|| self.handle(job)));
                     if handled.is_err() {
-                        tracing::error!("a job failed with a panic; releasing every key and button");
+                        tracing::error!(
+                            "a job failed with a panic; releasing every key and button"
+                        );
                         self.release();
                     }
                 }
