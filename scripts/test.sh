@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # The whole test suite, as CI runs it: installs what a clean machine lacks (the test
-# desktop of STACK.md), then formatting, lints and every test of the workspace.
+# desktop: Xvfb, a window manager, GTK and Qt applications, the AT-SPI bus), then formatting, lints and every test of the workspace.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
