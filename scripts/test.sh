@@ -63,6 +63,12 @@ fi
 if [ -n "${CI:-}" ]; then export CARGO_INCREMENTAL=0; fi
 
 cargo fmt --all -- --check
+# The workspace denies `unsafe_code`; only the MIT-SHM segment may allow it.
+allowed=$(grep -rlE 'allow\((.*[ ,])?unsafe_code' crates --include='*.rs' | sort)
+if [ "$allowed" != "crates/desktop/src/x11/shm.rs" ]; then
+  echo "unsafe_code is allowed outside crates/desktop/src/x11/shm.rs: $allowed" >&2
+  exit 1
+fi
 # Lint the library as its users get it (default features), then with every feature.
 cargo clippy --workspace --all-targets -- -D warnings
 cargo clippy --workspace --all-targets --all-features -- -D warnings
