@@ -1,4 +1,4 @@
-//! Issue #4's speed benchmark: the X11 driver against what users use today, side by
+//! The X11 driver's speed benchmark: ours against what users use today, side by
 //! side on ONE private desktop in one run (Xvfb 1920x1080x24 + dbus + openbox +
 //! gtk3-widget-factory + an xterm running `cat`).
 //!

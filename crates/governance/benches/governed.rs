@@ -1,4 +1,4 @@
-//! Issue #6 benchmark: what governance adds to one click on the virtual desktop, in
+//! Benchmark: what governance adds to one click on the virtual desktop, in
 //! process (no transport), on a real journal file.
 //!
 //! * plain: `Engine::call_tool("pointer.click")`;
