@@ -1,11 +1,11 @@
 #!/usr/bin/env bash
 # The whole test suite, as CI runs it: installs what a clean machine lacks (the test
-# desktop of STACK.md), then formatting, lints and every test of the workspace.
+# desktop: Xvfb, a window manager, GTK and Qt applications, the AT-SPI bus), then formatting, lints and every test of the workspace.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
 need=()
-for cmd in Xvfb xdotool openbox xterm gtk3-widget-factory import scrot xrandr dbus-run-session; do
+for cmd in Xvfb xdotool openbox xterm gtk3-widget-factory import scrot xrandr dbus-run-session openssl; do
   command -v "$cmd" >/dev/null 2>&1 || need+=("$cmd")
 done
 # The Qt5 widget examples the X11 Qt tests (crates/desktop/tests/x11_qt.rs) start.
@@ -18,7 +18,7 @@ if [ ${#need[@]} -gt 0 ]; then
   $SUDO apt-get update -qq
   $SUDO apt-get install -y -qq --no-install-recommends \
     xvfb xdotool dbus-x11 at-spi2-core gtk-3-examples python3-pyatspi gir1.2-atspi-2.0 \
-    openbox xterm imagemagick scrot x11-xserver-utils wmctrl qtbase5-examples >/dev/null
+    openbox xterm imagemagick scrot x11-xserver-utils wmctrl qtbase5-examples openssl >/dev/null
 fi
 
 # The operator console's browser test (tests/http_browser.rs): Debian's chromium and
@@ -63,10 +63,20 @@ fi
 if [ -n "${CI:-}" ]; then export CARGO_INCREMENTAL=0; fi
 
 cargo fmt --all -- --check
+# The crates still package for the crates registry (manifests, metadata, file lists,
+# dependency resolution across the workspace's packages; scripts/package-crates.sh runs
+# the full verifying dry run and the install check).
+scripts/package-crates.sh --no-verify
+# The workspace denies `unsafe_code`; only the MIT-SHM segment may allow it.
+allowed=$(grep -rlE 'allow\((.*[ ,])?unsafe_code' crates --include='*.rs' | sort)
+if [ "$allowed" != "crates/desktop/src/x11/shm.rs" ]; then
+  echo "unsafe_code is allowed outside crates/desktop/src/x11/shm.rs: $allowed" >&2
+  exit 1
+fi
 # Lint the library as its users get it (default features), then with every feature.
 cargo clippy --workspace --all-targets -- -D warnings
 cargo clippy --workspace --all-targets --all-features -- -D warnings
-# One test build with every feature, so adk-computer-use's in-process runtime (`local`,
+# One test build with every feature, so the client library's in-process runtime (`local`,
 # off by default) is tested too. Testing it in a second `cargo test -p` would resolve the
 # dependencies' features differently and build everything twice: twice the disk.
 cargo test --workspace --all-features

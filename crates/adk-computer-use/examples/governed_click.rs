@@ -5,8 +5,8 @@
 //!
 //! ```sh
 //! cargo build -p computer-control
-//! cargo run -p adk-computer-use --example governed_click            # policy asks: approve
-//! cargo run -p adk-computer-use --example governed_click -- --allow # policy allows
+//! cargo run -p computer-control-client --example governed_click            # policy asks: approve
+//! cargo run -p computer-control-client --example governed_click -- --allow # policy allows
 //! ```
 //!
 //! The server runs with `--transport http`: the agent side (this graph) speaks MCP on
@@ -22,7 +22,7 @@ use std::sync::Arc;
 use adk_computer_use::checkpoint::SqliteCheckpointer;
 use adk_computer_use::governed::{RuntimeOptions, ToolCaller};
 use adk_computer_use::graph::{
-    ComputerUseGraph, PlanInput, PlannedAction, ResumeInput, RunOutcome,
+    ComputerUseGraph, PlanError, PlanInput, PlannedAction, ResumeInput, RunOutcome,
 };
 use adk_computer_use::mcp::ComputerUseMcpRuntime;
 use adk_computer_use::runtime::SystemClock;
@@ -140,7 +140,7 @@ fn find<'a>(node: &'a Value, role: &str, name: &str) -> Option<&'a Value> {
 /// The planner: finds Submit in the accessibility tree the graph observed and proposes a
 /// click on its centre, on the form window, with the status bar's expected value as the
 /// postcondition.
-fn plan_submit(window: &Value, input: &PlanInput<'_>) -> Result<PlannedAction, String> {
+fn plan_submit(window: &Value, input: &PlanInput<'_>) -> Result<PlannedAction, PlanError> {
     let tree = input
         .semantic
         .tree

@@ -171,6 +171,7 @@ impl BoundReceipt {
 /// the graph checkpoints it as resume input between the interrupt and execute.
 #[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 #[serde(tag = "type", rename_all = "snake_case")]
+#[non_exhaustive]
 pub enum Approval {
     /// No approval: acceptable only when the policy verdict is `allow`.
     NotRequired,

@@ -9,6 +9,7 @@ use std::fmt;
 /// The object a check was made on. Carried by errors so a caller can tell a lease failure
 /// from a receipt failure without inspecting the message.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[non_exhaustive]
 pub enum ResponseObject {
     /// The `ActionEnvelope` returned by `preview_action`.
     Envelope,
@@ -72,6 +73,7 @@ impl fmt::Display for BoundaryAxis {
 /// Why an approval does not authorize the action (identity mismatches of a grant are
 /// [`ComputerUseError::IdentityMismatch`] with object [`ResponseObject::Approval`]).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[non_exhaustive]
 pub enum ApprovalFailure {
     /// The policy asked for confirmation and no approval was given.
     Required,
@@ -100,6 +102,7 @@ fn show(value: &Option<String>) -> &str {
 /// The response that caused a binding error is never stored: the error is all that
 /// remains of it.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
 pub enum ComputerUseError {
     /// A response names another session, principal, action, agent, mode, scope or digest
     /// than the request that produced it. `None` means the value is absent on that side.

@@ -56,6 +56,7 @@ impl VerificationOutcome {
 
 /// Why a committed action is not verified.
 #[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
 pub enum UnverifiedReason {
     /// The action declared no postcondition, so there is nothing to verify against.
     NoPostcondition,
@@ -84,6 +85,7 @@ impl fmt::Display for UnverifiedReason {
 
 /// Why verification failed.
 #[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
 pub enum FailureReason {
     /// The receipt is not `committed` (pending, rejected, interrupted, indeterminate).
     NotCommitted {

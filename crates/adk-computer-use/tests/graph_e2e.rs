@@ -3,7 +3,7 @@
 //! reaches `CommittedUnverified`, and a click the policy wants confirmed is approved on the
 //! operator channel (`POST /approvals/approve`, operator token) and then reaches
 //! `Verified`, once.
-#![cfg(feature = "mcp")]
+#![cfg(all(feature = "mcp", feature = "sqlite"))]
 
 mod runtime_support;
 
@@ -15,7 +15,8 @@ use std::sync::Arc;
 use adk_computer_use::checkpoint::SqliteCheckpointer;
 use adk_computer_use::governed::{RuntimeOptions, ToolCaller};
 use adk_computer_use::graph::{
-    ComputerUseGraph, Node, OutcomeKind, PlanInput, PlannedAction, ResumeInput, RunOutcome,
+    ComputerUseGraph, Node, OutcomeKind, PlanError, PlanInput, PlannedAction, ResumeInput,
+    RunOutcome,
 };
 use adk_computer_use::mcp::ComputerUseMcpRuntime;
 use adk_computer_use::runtime::SystemClock;
@@ -102,7 +103,7 @@ fn click_planner(
     role: &'static str,
     name: &'static str,
     postcondition: Option<ActionPostcondition>,
-) -> impl Fn(&PlanInput<'_>) -> Result<PlannedAction, String> + Send + Sync {
+) -> impl Fn(&PlanInput<'_>) -> Result<PlannedAction, PlanError> + Send + Sync {
     move |input| {
         let tree = input.semantic.tree.as_ref().ok_or("no tree")?;
         let rect = &find(tree, role, name).ok_or("no such element")?["rect"];

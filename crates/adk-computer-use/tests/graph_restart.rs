@@ -8,6 +8,8 @@
 //! server's receipt store: an `execute` under an action id already journaled replays the
 //! receipt without acting.
 
+#![cfg(feature = "sqlite")]
+
 mod support;
 
 use std::io::{BufRead, BufReader};
@@ -81,7 +83,7 @@ async fn child_process() {
             let checkpoints = SqliteCheckpointer::open(dir.join("checkpoints.db")).expect("open");
             let hanging = |_: &adk_computer_use::graph::PlanInput<'_>| -> Result<
                 adk_computer_use::graph::PlannedAction,
-                String,
+                adk_computer_use::graph::PlanError,
             > {
                 println!("planning");
                 loop {

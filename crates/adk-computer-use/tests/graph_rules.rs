@@ -4,6 +4,8 @@
 //! Every fault must be caught by the node that owns the rule, before the next side effect,
 //! and everything the thread held must be released exactly once.
 
+#![cfg(feature = "sqlite")]
+
 mod support;
 
 use adk_computer_use::graph::{
@@ -829,14 +831,16 @@ async fn the_planner_failing_ends_the_thread_without_side_effects() {
     let graph = adk_computer_use::graph::ComputerUseGraph::new(
         support::FaultRuntime::new(clock.clone()),
         |_: &adk_computer_use::graph::PlanInput<'_>| {
-            Err::<adk_computer_use::graph::PlannedAction, _>("no idea".to_owned())
+            Err::<adk_computer_use::graph::PlannedAction, _>(
+                adk_computer_use::graph::PlanError::new("no idea"),
+            )
         },
         adk_computer_use::checkpoint::SqliteCheckpointer::open(dir.path().join("c.db"))
             .expect("open"),
         clock,
     );
     assert!(
-        matches!(graph.run("t").await, Err(GraphError::Plan { message, .. }) if message == "no idea")
+        matches!(graph.run("t").await, Err(GraphError::Plan { source, .. }) if source.message() == "no idea")
     );
     assert!(matches!(
         graph.run("t").await,

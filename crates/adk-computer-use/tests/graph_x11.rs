@@ -7,7 +7,7 @@
 //! back): `ctrl+a` without a postcondition reaches `CommittedUnverified`; typing a text
 //! with the text's digest as postcondition reaches `Verified` by the server's independent
 //! accessibility read-back.
-#![cfg(feature = "mcp")]
+#![cfg(all(feature = "mcp", feature = "sqlite"))]
 
 mod server_bin;
 #[path = "../../desktop/tests/x11_support/mod.rs"]
@@ -19,7 +19,7 @@ use std::sync::Arc;
 use adk_computer_use::checkpoint::SqliteCheckpointer;
 use adk_computer_use::governed::{RuntimeOptions, ToolCaller};
 use adk_computer_use::graph::{
-    ComputerUseGraph, OutcomeKind, PlanInput, PlannedAction, RunOutcome,
+    ComputerUseGraph, OutcomeKind, PlanError, PlanInput, PlannedAction, RunOutcome,
 };
 use adk_computer_use::mcp::ComputerUseMcpRuntime;
 use adk_computer_use::runtime::SystemClock;
@@ -31,7 +31,7 @@ use x11_support::Desk;
 const TEXT: &str = "governed by the graph";
 
 /// The plan of each thread: select all in the focused entry, or type the text over it.
-fn plan(window: &Value, input: &PlanInput<'_>) -> Result<PlannedAction, String> {
+fn plan(window: &Value, input: &PlanInput<'_>) -> Result<PlannedAction, PlanError> {
     let now = time::OffsetDateTime::now_utc();
     let target = input.window_target("linux", window, Some("edit"), now)?;
     let mut arguments = Map::new();
@@ -52,7 +52,7 @@ fn plan(window: &Value, input: &PlanInput<'_>) -> Result<PlannedAction, String> 
                 }),
             )
         }
-        other => return Err(format!("no plan for thread {other}")),
+        other => return Err(format!("no plan for thread {other}").into()),
     };
     Ok(PlannedAction {
         target: Some(target),

@@ -1,7 +1,7 @@
-//! Issue #6 benchmark over MCP stdio: the same click on the virtual desktop as a plain
+//! Benchmark of the governed path over MCP stdio: the same click on the virtual desktop as a plain
 //! tool (`pointer_click`) and governed (`preview_action` + `execute_action`, lease held,
 //! target revalidated, receipt journaled), against the release binary with a real
-//! journal file. The in-process breakdown is `cargo bench -p cc-governance --bench
+//! journal file. The in-process breakdown is `cargo bench -p computer-control-governance --bench
 //! governed`.
 //!
 //! Run: `cargo bench -p computer-control --bench governed` (prints a markdown table).

@@ -1,4 +1,4 @@
-//! Issue #5 benchmark: the HTTP transport against the release binary on the virtual
+//! Benchmark of the HTTP transport against the release binary on the virtual
 //! desktop. `/rpc` round trip of `wait.pause {ms:0}` (one client, then 8 concurrent
 //! clients: p50, p99, requests per second), and event delivery latency to 50 SSE
 //! subscribers (from sending the request to the event having reached all 50).

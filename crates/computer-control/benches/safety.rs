@@ -1,4 +1,4 @@
-//! Issue #3 benchmark: the safety layer's costs, against the release binary over stdio.
+//! Benchmark of the safety layer's costs, against the release binary over stdio.
 //!
 //! * panic-to-stop latency: a 10 000-character `keyboard.type` (1 ms between
 //!   characters) is in flight; the time from writing `control.panic {on:true}` to

@@ -1,4 +1,4 @@
-//! Issue #2 benchmark: the stdio round trip and a full-width capture on the virtual
+//! Benchmark of the stdio round trip and a full-width capture on the virtual
 //! desktop, against the release binary, side by side with what a user pays otherwise.
 //!
 //! Run: `cargo bench -p computer-control --bench stdio` (prints a markdown table).

@@ -1,4 +1,4 @@
-//! The bad-input corpus (issue #2): every malformed line, bad request and bad argument is
+//! The bad-input corpus: every malformed line, bad request and bad argument is
 //! answered as PROTOCOL §1/§3 say, and the server keeps answering valid requests after
 //! each one.
 

@@ -1,4 +1,4 @@
-//! Every fixture of `shared/fixtures/v8` and `shared/fixtures/adk-v8` that is an instance
+//! Every fixture of `tests/fixtures/v8` and `tests/fixtures/adk-v8` that is an instance
 //! of a contract type decodes and re-encodes to the same JSON — the same value and the
 //! same member order. Every other file is listed with the reason it is not one, so a new
 //! fixture cannot go unnoticed.

@@ -1,9 +1,9 @@
-//! Issue #4's speed benchmark: the X11 driver against what users use today, side by
+//! The X11 driver's speed benchmark: ours against what users use today, side by
 //! side on ONE private desktop in one run (Xvfb 1920x1080x24 + dbus + openbox +
 //! gtk3-widget-factory + an xterm running `cat`).
 //!
 //! ```text
-//! cargo bench -p cc-desktop --bench x11
+//! cargo bench -p computer-control-desktop --bench x11
 //! ```
 //!
 //! Prints a markdown table (p50, p99, theirs, ratio) for docs/PERFORMANCE.md.

@@ -1,4 +1,4 @@
-//! Issue #6 benchmark: what governance adds to one click on the virtual desktop, in
+//! Benchmark: what governance adds to one click on the virtual desktop, in
 //! process (no transport), on a real journal file.
 //!
 //! * plain: `Engine::call_tool("pointer.click")`;
@@ -10,7 +10,7 @@
 //!   one indexed read, no effect).
 //!
 //! The lease is acquired once per series (budget 10 000); each governed click has a
-//! fresh action id. Run: `cargo bench -p cc-governance --bench governed` (prints a
+//! fresh action id. Run: `cargo bench -p computer-control-governance --bench governed` (prints a
 //! markdown table). `BENCH_N` changes the sample count (500); `BENCH_JOURNAL_DIR`
 //! where the journal lives (default: the system temp dir).
 

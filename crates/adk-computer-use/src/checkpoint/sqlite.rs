@@ -7,7 +7,7 @@ use cc_contract::{format_timestamp, sha256_hex};
 use rusqlite::{Connection, OptionalExtension, params};
 use time::OffsetDateTime;
 
-use super::{Checkpoint, CheckpointError};
+use super::{Checkpoint, CheckpointError, CheckpointStore};
 
 const SCHEMA: &str = "
 CREATE TABLE IF NOT EXISTS graph_checkpoints (
@@ -53,10 +53,12 @@ impl SqliteCheckpointer {
         // rolled back any open transaction, so the connection is still consistent.
         self.conn.lock().unwrap_or_else(PoisonError::into_inner)
     }
+}
 
+impl CheckpointStore for SqliteCheckpointer {
     /// Records `state` as step `step` of `thread_id`, produced by `node`. Refuses to
     /// overwrite a recorded step ([`CheckpointError::StepTaken`]).
-    pub fn save(
+    fn save(
         &self,
         thread_id: &str,
         step: u64,
@@ -94,7 +96,7 @@ impl SqliteCheckpointer {
     }
 
     /// The last recorded step of `thread_id`, or `None` for a thread never run.
-    pub fn latest(&self, thread_id: &str) -> Result<Option<Checkpoint>, CheckpointError> {
+    fn latest(&self, thread_id: &str) -> Result<Option<Checkpoint>, CheckpointError> {
         let row = self
             .conn()
             .query_row(
@@ -115,7 +117,7 @@ impl SqliteCheckpointer {
     }
 
     /// Every recorded step of `thread_id`, in order: the audit trail of one run.
-    pub fn history(&self, thread_id: &str) -> Result<Vec<Checkpoint>, CheckpointError> {
+    fn history(&self, thread_id: &str) -> Result<Vec<Checkpoint>, CheckpointError> {
         let conn = self.conn();
         let mut stmt = conn.prepare(
             "SELECT step, node, state, state_sha256 FROM graph_checkpoints

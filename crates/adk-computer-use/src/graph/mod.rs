@@ -1,5 +1,5 @@
 //! The reference graph (GOVERNANCE.md Part B): a deterministic state machine over any
-//! [`ComputerUseRuntime`], checkpointed in SQLite after every node.
+//! [`ComputerUseRuntime`], checkpointed after every node.
 //!
 //! ```text
 //! discover ∥ observe_visual ∥ observe_semantic → join → plan → preview
@@ -10,7 +10,7 @@
 //!
 //! The graph performs no effect itself: it orders observation, approval, mutation and
 //! verification, and checks what the runtime returns before it enters state. Every node's
-//! resulting state is written to the [`SqliteCheckpointer`] before the next node runs;
+//! resulting state is written to the [`CheckpointStore`] before the next node runs;
 //! [`ComputerUseGraph::run`] continues a thread from its last checkpoint, so a process
 //! killed while waiting for approval is resumed by another and acts exactly once (the
 //! action id is derived from the thread, so a retried `execute` replays the runtime's
@@ -32,7 +32,7 @@ mod verify;
 
 pub use approval::ResumeInput;
 pub use outcome::{ApprovalRequest, Completion, GraphError, RunOutcome};
-pub use plan::{PlanInput, PlannedAction, Planner, action_id_for};
+pub use plan::{PlanError, PlanInput, PlannedAction, Planner, action_id_for};
 pub use routing::route_of;
 pub use state::{
     BlockedRecord, FailureRecord, GraphResult, GraphState, Held, Node, OutcomeKind, ReleaseRecord,
@@ -41,7 +41,7 @@ pub use state::{
 
 use std::sync::Arc;
 
-use crate::checkpoint::{CheckpointError, SqliteCheckpointer};
+use crate::checkpoint::{CheckpointError, CheckpointStore};
 use crate::error::ComputerUseError;
 use crate::runtime::{Clock, ComputerUseRuntime};
 
@@ -50,7 +50,7 @@ use crate::runtime::{Clock, ComputerUseRuntime};
 pub struct ComputerUseGraph<R, P> {
     runtime: R,
     planner: P,
-    checkpoints: SqliteCheckpointer,
+    checkpoints: Box<dyn CheckpointStore>,
     clock: Arc<dyn Clock>,
     objective: Option<String>,
     session_id: Option<String>,
@@ -59,7 +59,7 @@ pub struct ComputerUseGraph<R, P> {
 /// Why a node stopped the thread (internal: turned into a [`GraphError`]).
 enum Failure {
     Step(ComputerUseError),
-    Plan(String),
+    Plan(PlanError),
     Checkpoint(CheckpointError),
 }
 
@@ -80,17 +80,18 @@ impl From<ComputerUseError> for Failure {
 }
 
 impl<R: ComputerUseRuntime, P: Planner> ComputerUseGraph<R, P> {
-    /// A graph over `runtime`, planning with `planner`, checkpointing in `checkpoints`.
+    /// A graph over `runtime`, planning with `planner`, checkpointing in `checkpoints`
+    /// (a [`crate::checkpoint::SqliteCheckpointer`] to survive restarts).
     pub fn new(
         runtime: R,
         planner: P,
-        checkpoints: SqliteCheckpointer,
+        checkpoints: impl CheckpointStore + 'static,
         clock: Arc<dyn Clock>,
     ) -> Self {
         Self {
             runtime,
             planner,
-            checkpoints,
+            checkpoints: Box::new(checkpoints),
             clock,
             objective: None,
             session_id: None,
@@ -115,8 +116,8 @@ impl<R: ComputerUseRuntime, P: Planner> ComputerUseGraph<R, P> {
     }
 
     /// The checkpoint store.
-    pub fn checkpoints(&self) -> &SqliteCheckpointer {
-        &self.checkpoints
+    pub fn checkpoints(&self) -> &dyn CheckpointStore {
+        self.checkpoints.as_ref()
     }
 
     /// The last checkpointed state of `thread_id`, if it has run.
@@ -339,7 +340,7 @@ impl<R: ComputerUseRuntime, P: Planner> ComputerUseGraph<R, P> {
                     },
                 },
             },
-            Failure::Plan(message) => GraphError::Plan { thread_id, message },
+            Failure::Plan(source) => GraphError::Plan { thread_id, source },
             Failure::Checkpoint(source) => GraphError::Checkpoint {
                 source: Box::new(source),
                 cleanup: cleanup.map(Box::new),

@@ -3,6 +3,7 @@
 
 use cc_contract::{ActionPreview, ExecutionReceipt};
 
+use super::plan::PlanError;
 use super::state::{BlockedRecord, GraphResult, Node};
 use crate::checkpoint::CheckpointError;
 use crate::error::ComputerUseError;
@@ -48,6 +49,7 @@ pub struct Completion {
 
 /// Why a run stopped with an error.
 #[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
 pub enum GraphError {
     /// A node failed. Whatever the thread held was released first; when a release failed
     /// too, `source` is [`ComputerUseError::Cleanup`] carrying both.
@@ -61,12 +63,12 @@ pub enum GraphError {
         source: ComputerUseError,
     },
     /// The planner could not propose an action.
-    #[error("thread `{thread_id}`: the planner failed: {message}")]
+    #[error("thread `{thread_id}`: the planner failed: {source}")]
     Plan {
         /// The thread.
         thread_id: String,
         /// What the planner said.
-        message: String,
+        source: PlanError,
     },
     /// A checkpoint could not be read or written. When the thread held a reservation or a
     /// lease, it was released; `cleanup` is the release failure, if any.

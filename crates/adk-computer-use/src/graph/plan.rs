@@ -41,7 +41,7 @@ impl PlanInput<'_> {
         window: &Value,
         role: Option<&str>,
         captured_at: time::OffsetDateTime,
-    ) -> Result<TargetEvidence, String> {
+    ) -> Result<TargetEvidence, PlanError> {
         let app_id = window["app_id"]
             .as_str()
             .ok_or("the window has no app_id")?;
@@ -123,6 +123,55 @@ impl PlannedAction {
     }
 }
 
+/// Why a planner could not propose an action: a message for people, and the underlying
+/// error when there is one (a model call that failed, a parse error). `?` converts a
+/// `String` or `&str` into it, so a planner can write `.ok_or("no Submit button")?`.
+#[derive(Debug, thiserror::Error)]
+#[error("{message}")]
+pub struct PlanError {
+    message: String,
+    #[source]
+    source: Option<Box<dyn std::error::Error + Send + Sync>>,
+}
+
+impl PlanError {
+    /// A planning failure described by `message`.
+    pub fn new(message: impl Into<String>) -> Self {
+        Self {
+            message: message.into(),
+            source: None,
+        }
+    }
+
+    /// A planning failure caused by `source` (kept as the error's source).
+    pub fn with_source(
+        message: impl Into<String>,
+        source: impl Into<Box<dyn std::error::Error + Send + Sync>>,
+    ) -> Self {
+        Self {
+            message: message.into(),
+            source: Some(source.into()),
+        }
+    }
+
+    /// What the planner said.
+    pub fn message(&self) -> &str {
+        &self.message
+    }
+}
+
+impl From<String> for PlanError {
+    fn from(message: String) -> Self {
+        Self::new(message)
+    }
+}
+
+impl From<&str> for PlanError {
+    fn from(message: &str) -> Self {
+        Self::new(message)
+    }
+}
+
 /// Turns observations and capabilities into one action. Supplied by the caller (a model,
 /// a script); the graph never decides what to do, only whether and how it may be done.
 pub trait Planner: Send + Sync {
@@ -130,18 +179,18 @@ pub trait Planner: Send + Sync {
     fn plan(
         &self,
         input: &PlanInput<'_>,
-    ) -> impl Future<Output = Result<PlannedAction, String>> + Send;
+    ) -> impl Future<Output = Result<PlannedAction, PlanError>> + Send;
 }
 
 /// Any synchronous closure is a planner.
 impl<F> Planner for F
 where
-    F: Fn(&PlanInput<'_>) -> Result<PlannedAction, String> + Send + Sync,
+    F: Fn(&PlanInput<'_>) -> Result<PlannedAction, PlanError> + Send + Sync,
 {
     fn plan(
         &self,
         input: &PlanInput<'_>,
-    ) -> impl Future<Output = Result<PlannedAction, String>> + Send {
+    ) -> impl Future<Output = Result<PlannedAction, PlanError>> + Send {
         std::future::ready(self(input))
     }
 }
@@ -236,6 +285,6 @@ mod tests {
         let err = input
             .window_target("virtual", &no_rect, None, at)
             .expect_err("no rect");
-        assert!(err.contains("rect.x"), "{err}");
+        assert!(err.message().contains("rect.x"), "{err}");
     }
 }

@@ -99,6 +99,7 @@ impl<T> Held<T> {
 /// What kind of object a release gave back.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
+#[non_exhaustive]
 pub enum Released {
     /// A target reservation.
     Reservation,

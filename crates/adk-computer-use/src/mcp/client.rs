@@ -48,9 +48,10 @@ impl McpToolClient {
         Self::initialize(().serve(transport), timeouts).await
     }
 
-    /// Connects to a Streamable HTTP endpoint (`http://host:port/mcp`), with
-    /// [`McpTimeouts::default`]. `bearer_token` is sent as `Authorization: Bearer <token>`
-    /// on every request.
+    /// Connects to a Streamable HTTP endpoint (`http://host:port/mcp`, or `https://…` with
+    /// the `rustls` feature), with [`McpTimeouts::default`]. `bearer_token` is sent as
+    /// `Authorization: Bearer <token>` on every request. Without the `rustls` feature an
+    /// `https` URL is refused at once, with an error that names the feature.
     pub async fn connect_http(url: &str, bearer_token: Option<&str>) -> RuntimeResult<Self> {
         Self::connect_http_with(url, bearer_token, McpTimeouts::default()).await
     }
@@ -61,6 +62,15 @@ impl McpToolClient {
         bearer_token: Option<&str>,
         timeouts: McpTimeouts,
     ) -> RuntimeResult<Self> {
+        if !cfg!(feature = "rustls") && is_https(url) {
+            return Err(transport_error(format!(
+                "{url} is https, and this build has no TLS: enable the `rustls` feature"
+            )));
+        }
+        // reqwest's rustls takes the process's default provider; install ring's unless the
+        // host installed one (then `install_default` refuses, which is fine).
+        #[cfg(feature = "rustls")]
+        let _ = rustls::crypto::ring::default_provider().install_default();
         let mut config = StreamableHttpClientTransportConfig::with_uri(url.to_string());
         if let Some(token) = bearer_token {
             config = config.auth_header(token.to_string());
@@ -150,10 +160,40 @@ impl ToolCaller for McpToolClient {
 }
 
 /// A failure to reach the server at all: no contract code.
+/// Whether `url` names the https scheme (case-insensitive, as URL schemes are).
+fn is_https(url: &str) -> bool {
+    url.get(..8)
+        .is_some_and(|scheme| scheme.eq_ignore_ascii_case("https://"))
+}
+
 fn transport_error(e: impl std::fmt::Display) -> ComputerUseError {
     ComputerUseError::Runtime {
         operation: "connect",
         code: None,
         message: format!("the MCP connection failed: {e}"),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn https_is_recognised_whatever_its_case() {
+        assert!(is_https("https://example.org/mcp"));
+        assert!(is_https("HTTPS://example.org/mcp"));
+        assert!(!is_https("http://127.0.0.1:8765/mcp"));
+        assert!(!is_https("http"));
+    }
+
+    /// Without TLS in the build, an https endpoint is refused before any connection
+    /// with an error that names the feature (nothing listens on the port).
+    #[cfg(not(feature = "rustls"))]
+    #[tokio::test]
+    async fn https_without_the_rustls_feature_says_so() {
+        let err = McpToolClient::connect_http("https://127.0.0.1:9/mcp", None)
+            .await
+            .expect_err("no TLS in this build");
+        assert!(err.to_string().contains("`rustls` feature"), "{err}");
     }
 }

@@ -15,7 +15,7 @@ use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 
 use adk_computer_use::bound::{BoundReceipt, ExecutionAuthorization};
 use adk_computer_use::checkpoint::SqliteCheckpointer;
-use adk_computer_use::graph::{ComputerUseGraph, PlanInput, PlannedAction};
+use adk_computer_use::graph::{ComputerUseGraph, PlanError, PlanInput, PlannedAction};
 use adk_computer_use::runtime::{
     Clock, ComputerUseRuntime, ManualClock, PreviewRecord, ProposedAction, RuntimeCapabilities,
     RuntimeResult, SemanticObservation, VisualObservation,
@@ -290,7 +290,7 @@ pub fn click_plan(postcondition: Option<ActionPostcondition>) -> PlannedAction {
 /// A planner that checks it received the observations' content, then proposes `plan`.
 pub fn planner(
     plan: PlannedAction,
-) -> impl Fn(&PlanInput<'_>) -> Result<PlannedAction, String> + Send + Sync {
+) -> impl Fn(&PlanInput<'_>) -> Result<PlannedAction, PlanError> + Send + Sync {
     move |input| {
         if input.visual.image.is_none() || input.semantic.tree.is_none() {
             return Err("the observations' content is missing".into());
@@ -632,8 +632,8 @@ pub struct Harness {
 }
 
 /// A boxed planner closure.
-pub trait PlanFn: Fn(&PlanInput<'_>) -> Result<PlannedAction, String> + Send + Sync {}
-impl<F: Fn(&PlanInput<'_>) -> Result<PlannedAction, String> + Send + Sync> PlanFn for F {}
+pub trait PlanFn: Fn(&PlanInput<'_>) -> Result<PlannedAction, PlanError> + Send + Sync {}
+impl<F: Fn(&PlanInput<'_>) -> Result<PlannedAction, PlanError> + Send + Sync> PlanFn for F {}
 
 impl Harness {
     pub fn new(plan: PlannedAction) -> Self {

@@ -3,97 +3,12 @@
 //! and the conversion of the server's pixels to packed RGB.
 
 use cc_protocol::PhysicalRect;
-use x11rb::connection::Connection;
 use x11rb::protocol::shm::ConnectionExt as _;
 use x11rb::protocol::xproto::{ConnectionExt as _, ImageFormat};
 
 use super::connection::{Conn, PixelFormat, cerr, xerr};
+use super::shm::Segment;
 use crate::{DriverError, RgbImage};
-
-/// A SysV shared memory segment attached both here and in the X server.
-struct Segment {
-    xid: u32,
-    addr: *mut u8,
-    size: usize,
-}
-
-// SAFETY: the mapping is private to this driver; only the thread that owns the driver
-// touches it (the `Driver` is used through `&mut self`), so moving it is sound.
-unsafe impl Send for Segment {}
-
-impl Segment {
-    /// Creates a segment of `size` bytes and attaches it to the server. The id is
-    /// removed right away so the kernel frees it when both sides detach, even if this
-    /// process dies.
-    fn create(conn: &Conn, size: usize) -> Result<Segment, DriverError> {
-        // SAFETY: plain SysV calls; every failure is checked before use.
-        let shmid = unsafe { libc::shmget(libc::IPC_PRIVATE, size, libc::IPC_CREAT | 0o600) };
-        if shmid < 0 {
-            return Err(DriverError::Failed(format!(
-                "shmget: {}",
-                std::io::Error::last_os_error()
-            )));
-        }
-        // SAFETY: `shmid` is a valid id created above.
-        let addr = unsafe { libc::shmat(shmid, std::ptr::null(), 0) };
-        if addr as isize == -1 {
-            let err = std::io::Error::last_os_error();
-            // SAFETY: removing the id we just created.
-            unsafe { libc::shmctl(shmid, libc::IPC_RMID, std::ptr::null_mut()) };
-            return Err(DriverError::Failed(format!("shmat: {err}")));
-        }
-        let free = |addr: *mut libc::c_void| {
-            // SAFETY: `addr` was returned by a successful shmat; `shmid` is ours.
-            unsafe {
-                libc::shmdt(addr);
-                libc::shmctl(shmid, libc::IPC_RMID, std::ptr::null_mut());
-            }
-        };
-        let xid = match conn.conn.generate_id() {
-            Ok(id) => id,
-            Err(e) => {
-                free(addr);
-                return Err(DriverError::Failed(format!("X11 id: {e}")));
-            }
-        };
-        let attached = conn
-            .conn
-            .shm_attach(xid, shmid as u32, false)
-            .map_err(cerr("shm attach"))
-            .and_then(|c| c.check().map_err(xerr("shm attach")));
-        // Attached or not, the id is no longer needed: the segment lives while mapped.
-        free_id(shmid);
-        if let Err(e) = attached {
-            // SAFETY: detaching our own mapping.
-            unsafe { libc::shmdt(addr) };
-            return Err(e);
-        }
-        Ok(Segment {
-            xid,
-            addr: addr.cast(),
-            size,
-        })
-    }
-
-    fn bytes(&self, len: usize) -> &[u8] {
-        let len = len.min(self.size);
-        // SAFETY: `addr` maps `size` bytes for as long as `self` lives; the server wrote
-        // them before replying to the ShmGetImage we waited for.
-        unsafe { std::slice::from_raw_parts(self.addr, len) }
-    }
-
-    fn release(self, conn: &Conn) {
-        let _ = conn.conn.shm_detach(self.xid);
-        let _ = conn.conn.flush();
-        // SAFETY: detaching our own mapping; `self` is consumed so nothing reads it later.
-        unsafe { libc::shmdt(self.addr.cast()) };
-    }
-}
-
-fn free_id(shmid: i32) {
-    // SAFETY: marks our own segment for removal once detached.
-    unsafe { libc::shmctl(shmid, libc::IPC_RMID, std::ptr::null_mut()) };
-}
 
 /// Which path the last capture took, for diagnostics and tests.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -182,7 +97,7 @@ impl Capture {
         h: u16,
     ) -> Result<RgbImage, DriverError> {
         let need = conn.pixel.stride(usize::from(w)) * usize::from(h);
-        if self.segment.as_ref().is_none_or(|s| s.size < need) {
+        if self.segment.as_ref().is_none_or(|s| s.size() < need) {
             if let Some(old) = self.segment.take() {
                 old.release(conn);
             }
@@ -204,7 +119,7 @@ impl Capture {
                 h,
                 !0,
                 ImageFormat::Z_PIXMAP.into(),
-                seg.xid,
+                seg.xid(),
                 0,
             )
             .map_err(cerr("ShmGetImage"))?

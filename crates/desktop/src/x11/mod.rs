@@ -11,6 +11,7 @@ mod hotkey;
 mod input;
 mod keymap;
 mod randr;
+mod shm;
 mod windows;
 
 use cc_protocol::{Key, PhysicalRect};
