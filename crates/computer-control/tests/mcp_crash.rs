@@ -16,8 +16,7 @@ use std::os::unix::process::ExitStatusExt;
 use std::path::Path;
 use std::time::Duration;
 
-use cc_contract::digest::GENESIS_HASH;
-use cc_contract::{SessionEvent, event_hash, format_timestamp};
+use cc_contract::{SessionEvent, format_timestamp};
 use rmcp::ServiceExt;
 use rmcp::model::{CallToolRequestParams, CallToolResult};
 use rmcp::service::{RoleClient, RunningService};
@@ -27,7 +26,7 @@ use tokio::process::{Child, Command};
 use tokio::sync::watch;
 
 mod governed_http_support;
-use governed_http_support::{call, find};
+use governed_http_support::{assert_chain, call, find, session_events};
 
 const TIMEOUT: Duration = Duration::from_secs(60);
 
@@ -172,46 +171,7 @@ impl Server {
 
     /// Every event of the session, page by page.
     async fn events(&self, session: &str) -> Vec<SessionEvent> {
-        let mut all = Vec::new();
-        let mut after = 0u64;
-        loop {
-            let page = self
-                .ok(
-                    "get_session_events",
-                    json!({"session_id": session, "after_sequence": after, "limit": 1000}),
-                )
-                .await;
-            let events: Vec<SessionEvent> =
-                serde_json::from_value(page["events"].clone()).expect("session events");
-            if events.is_empty() {
-                return all;
-            }
-            after = events.last().map(|e| e.sequence).unwrap_or(after);
-            all.extend(events);
-        }
-    }
-}
-
-/// The chain, checked here without the kernel's verifier: sequences 1, 2, 3…, each
-/// `previousHash` the hash before it, each hash recomputed from the event.
-fn assert_chain(events: &[SessionEvent]) {
-    assert!(!events.is_empty());
-    let mut previous = GENESIS_HASH.to_string();
-    for (i, e) in events.iter().enumerate() {
-        let integrity = e.integrity.as_ref().expect("integrity");
-        assert_eq!(e.sequence, i as u64 + 1, "sequence gap at {i}");
-        assert_eq!(
-            integrity.previous_hash, previous,
-            "broken link at {}",
-            e.sequence
-        );
-        assert_eq!(
-            integrity.hash,
-            event_hash(&previous, e),
-            "bad hash at {}",
-            e.sequence
-        );
-        previous = integrity.hash.clone();
+        session_events(&self.client, session).await
     }
 }
 

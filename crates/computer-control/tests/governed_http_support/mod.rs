@@ -2,7 +2,8 @@
 //! (the official SDK) on the server's `/mcp`, and a governed click on the virtual
 //! desktop's sign-in form whose policy decision is `confirm` (the server is started
 //! with [`confirm_clicks_config`]). Everything but [`agent`] works on any MCP session:
-//! `mcp.rs`, `mcp_crash.rs` and the governed bench use it over a stdio child.
+//! `mcp.rs`, `mcp_crash.rs` and the governed bench use it over a stdio child, and
+//! `mcp_http_restarts.rs` checks every session's hash chain with it.
 #![allow(dead_code)]
 
 use std::time::Duration;
@@ -144,4 +145,48 @@ pub fn click(
 /// Now, as a wire timestamp.
 pub fn now() -> String {
     cc_contract::format_timestamp(time::OffsetDateTime::now_utc())
+}
+
+/// Every event of a governed session, page by page.
+pub async fn session_events(c: &Agent, session: &str) -> Vec<cc_contract::SessionEvent> {
+    let mut all = Vec::new();
+    let mut after = 0u64;
+    loop {
+        let page = ok(
+            c,
+            "get_session_events",
+            json!({"session_id": session, "after_sequence": after, "limit": 1000}),
+        )
+        .await;
+        let events: Vec<cc_contract::SessionEvent> =
+            serde_json::from_value(page["events"].clone()).expect("session events");
+        if events.is_empty() {
+            return all;
+        }
+        after = events.last().map(|e| e.sequence).unwrap_or(after);
+        all.extend(events);
+    }
+}
+
+/// The chain, checked here without the kernel's verifier: sequences 1, 2, 3…, each
+/// `previousHash` the hash before it, each hash recomputed from the event.
+pub fn assert_chain(events: &[cc_contract::SessionEvent]) {
+    assert!(!events.is_empty());
+    let mut previous = cc_contract::digest::GENESIS_HASH.to_string();
+    for (i, e) in events.iter().enumerate() {
+        let integrity = e.integrity.as_ref().expect("integrity");
+        assert_eq!(e.sequence, i as u64 + 1, "sequence gap at {i}");
+        assert_eq!(
+            integrity.previous_hash, previous,
+            "broken link at {}",
+            e.sequence
+        );
+        assert_eq!(
+            integrity.hash,
+            cc_contract::event_hash(&previous, e),
+            "bad hash at {}",
+            e.sequence
+        );
+        previous = integrity.hash.clone();
+    }
 }

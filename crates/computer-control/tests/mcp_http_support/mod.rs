@@ -40,15 +40,22 @@ pub struct McpHttpServer {
     /// `http://127.0.0.1:PORT`.
     pub base: String,
     pub stderr: Arc<Mutex<Vec<String>>>,
-    pub dir: TempDir,
+    /// Journal, config and token files; shared by the servers restarted on it.
+    pub dir: Arc<TempDir>,
 }
 
 impl McpHttpServer {
     /// `serve --transport <transport>` (`mcp-http` or `http`) with [`tokens_config`].
     pub fn start(transport: &str) -> McpHttpServer {
-        let dir = TempDir::new();
-        let config = dir.0.join("config.json");
-        std::fs::write(&config, tokens_config().to_string()).expect("write the config");
+        McpHttpServer::start_in(transport, Arc::new(TempDir::new()), &tokens_config())
+    }
+
+    /// `serve --transport <transport>` with `config`, its journal and files in `dir`: a
+    /// server started again on the same `dir` recovers the same journal.
+    pub fn start_in(transport: &str, dir: Arc<TempDir>, config: &Value) -> McpHttpServer {
+        let config_path = dir.0.join("config.json");
+        std::fs::write(&config_path, config.to_string()).expect("write the config");
+        let config = config_path;
         let mut child = serve_command(transport, &dir, &config)
             .stdin(Stdio::null())
             .stdout(Stdio::null())
@@ -83,6 +90,12 @@ impl McpHttpServer {
             stderr: lines,
             dir,
         }
+    }
+
+    /// SIGKILL; the exit status, which says the process died of it.
+    pub fn sigkill(&mut self) -> std::process::ExitStatus {
+        let _ = self.child.kill();
+        self.child.wait().expect("wait for the killed server")
     }
 
     /// Everything the server wrote on stderr so far.
