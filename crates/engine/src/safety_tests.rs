@@ -474,9 +474,17 @@ fn stop_refuses_queued_actions_at_once() {
     assert_eq!(state(&e), "idle");
 }
 
-/// The governed kernel's read-only question (`Engine::text_target_is_password`): the
-/// focused element and the latest snapshot's nodes answer it; asking replaces nothing,
-/// and what cannot be told is `None`.
+/// The governed kernel's read-only question (`Engine::assess`, its `secret_target`):
+/// does a text-entry action write into a password field. The focused element and the
+/// latest snapshot's nodes answer it; asking replaces nothing, and what cannot be told
+/// (arguments that do not validate included) is `None`.
+fn secret(e: &Engine, tool: &str, args: &Value) -> Option<bool> {
+    let a = e
+        .assess(tool, args, crate::assess::Declared::default())
+        .ok()?;
+    a.items.first()?.secret_target
+}
+
 #[test]
 fn the_password_query_reads_the_desktop_without_replacing_the_snapshot() {
     fn node<'a>(n: &'a Value, name: &str) -> Option<&'a Value> {
@@ -494,40 +502,25 @@ fn the_password_query_reads_the_desktop_without_replacing_the_snapshot() {
     let r = &password["rect"];
     let centre = |a: usize, b: usize| (r[a].as_i64().unwrap() + r[b].as_i64().unwrap()) / 2;
     let typed = json!({"text": "x"});
-    assert_eq!(
-        e.text_target_is_password("keyboard.type", &typed),
-        Some(false)
-    );
+    assert_eq!(secret(&e, "keyboard.type", &typed), Some(false));
     let click = json!({"x": centre(0, 2), "y": centre(1, 3)});
     assert!(e.call_tool("pointer.click", &click).ok);
-    assert_eq!(
-        e.text_target_is_password("keyboard.type", &typed),
-        Some(true)
-    );
+    assert_eq!(secret(&e, "keyboard.type", &typed), Some(true));
     let input = |node_id: &Value| json!({"snapshot_id": id, "node_id": node_id, "text": "x"});
     assert_eq!(
-        e.text_target_is_password("a11y.input", &input(&password["id"])),
+        secret(&e, "a11y.input", &input(&password["id"])),
         Some(true)
     );
-    assert_eq!(
-        e.text_target_is_password("a11y.input", &input(&name)),
-        Some(false)
-    );
+    assert_eq!(secret(&e, "a11y.input", &input(&name)), Some(false));
     // Not text entry, a node the snapshot lacks, arguments without a node: unknown.
-    assert_eq!(e.text_target_is_password("pointer.click", &click), None);
-    assert_eq!(
-        e.text_target_is_password("a11y.input", &input(&json!(99_999))),
-        None
-    );
-    assert_eq!(e.text_target_is_password("a11y.input", &typed), None);
+    assert_eq!(secret(&e, "pointer.click", &click), None);
+    assert_eq!(secret(&e, "a11y.input", &input(&json!(99_999))), None);
+    assert_eq!(secret(&e, "a11y.input", &typed), None);
     // The snapshot is still the latest: its node ids still act.
     assert!(e.call_tool("a11y.input", &input(&name)).ok);
     // A newer snapshot makes the old one unknown, not "not a password field".
     assert!(e.call_tool("a11y.snapshot", &json!({})).ok);
-    assert_eq!(
-        e.text_target_is_password("a11y.input", &input(&password["id"])),
-        None
-    );
+    assert_eq!(secret(&e, "a11y.input", &input(&password["id"])), None);
     // A driver that cannot read the focus: unknown.
     let desk = HotkeyDesk {
         inner: VirtualDesktop::default(),
@@ -538,7 +531,7 @@ fn the_password_query_reads_the_desktop_without_replacing_the_snapshot() {
     };
     let blind = engine_with(Box::new(desk), Arc::new(SystemClock));
     start(&blind, json!({}));
-    assert_eq!(blind.text_target_is_password("keyboard.type", &typed), None);
+    assert_eq!(secret(&blind, "keyboard.type", &typed), None);
 
     // A worker that does not answer (held inside a capture): unknown, rather than
     // holding the caller (the governed kernel holds its journal while it previews).
@@ -556,12 +549,43 @@ fn the_password_query_reads_the_desktop_without_replacing_the_snapshot() {
     let b2 = busy.clone();
     let capture = std::thread::spawn(move || b2.call_tool("screen.capture", &json!({})));
     entered.recv_timeout(Duration::from_secs(10)).unwrap();
-    assert_eq!(busy.text_target_is_password("keyboard.type", &typed), None);
+    assert_eq!(secret(&busy, "keyboard.type", &typed), None);
     release.send(()).unwrap();
     assert!(capture.join().unwrap().ok);
     // The question left behind is answered into the void; the worker goes on.
-    assert_eq!(
-        busy.text_target_is_password("keyboard.type", &typed),
-        Some(false)
+    assert_eq!(secret(&busy, "keyboard.type", &typed), Some(false));
+}
+
+/// Rules compile when the config is validated: a pattern that does not compile refuses
+/// the whole `session.configure` as `invalid_config` (nothing applied), instead of
+/// becoming a deny rule that matches nothing; the rules before it keep applying.
+#[test]
+fn a_rule_that_does_not_compile_is_invalid_config_and_changes_nothing() {
+    let e = engine_with(Box::new(VirtualDesktop::default()), Arc::new(SystemClock));
+    start(
+        &e,
+        json!({"safety": {"rules": [{"match": {"tool": "wait.pause"}, "effect": "deny"}]}}),
     );
+    for bad in [
+        json!({"tool": "pointer.*", "argument": {"name": "x", "matcher": "regex", "value": "(("}}),
+        json!({"tool": "pointer.{", "argument": {"name": "x", "matcher": "equals", "value": 1}}),
+        json!({"tool": "*", "window": {"app": "[a"}}),
+    ] {
+        let patch = json!({"safety": {"rules": [{"match": bad, "effect": "deny"}]}});
+        let env = e.configure(&json!({ "patch": patch }));
+        assert_eq!(code(&env), Some(ErrorCode::InvalidConfig), "{env:?}");
+        let issues = &env.error.as_ref().unwrap().data.as_ref().unwrap()["issues"];
+        assert!(
+            issues[0]["path"]
+                .as_str()
+                .unwrap()
+                .starts_with("safety.rules[0].match."),
+            "{issues}"
+        );
+    }
+    // The rule set before the refused patches still stands: wait.pause is denied,
+    // everything else is not.
+    let denied = e.call_tool("wait.pause", &json!({"ms": 0}));
+    assert_eq!(code(&denied), Some(ErrorCode::PolicyDenied), "{denied:?}");
+    assert!(e.call_tool("pointer.move", &json!({"x": 1, "y": 1})).ok);
 }
