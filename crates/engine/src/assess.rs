@@ -10,7 +10,7 @@ use std::sync::Arc;
 use cc_protocol::{ErrorCode, Risk, ToolError};
 use serde_json::{Value, json};
 
-use crate::config::ConfigStack;
+use crate::config::{ConfigStack, Effect};
 use crate::gate::{Outcome, outcome};
 use crate::rules::{Landing, Verdict};
 use crate::tools::def::typed;
@@ -147,7 +147,7 @@ pub(crate) fn assess(
             shown,
         });
     }
-    let (verdict, denied_item) = merge(&items);
+    let (verdict, denied_item) = merge(&items, config.config().safety.default_rule);
     let risk = items.iter().map(|i| i.risk).max().unwrap_or(def.risk);
     let observation = items
         .iter()
@@ -183,8 +183,8 @@ pub(crate) fn assess(
 
 /// The verdict of several calls judged as one action: the first deny of any item
 /// (and which item), a confirm or allow of any item; allowlist mode holds per item, so
-/// one unlisted item leaves nothing that allows the whole.
-fn merge(items: &[Item]) -> (Verdict, Option<usize>) {
+/// there one unlisted item leaves nothing that allows the whole.
+fn merge(items: &[Item], default_rule: Effect) -> (Verdict, Option<usize>) {
     let mut merged = Verdict::default();
     let mut denied_item = None;
     let mut all_listed = true;
@@ -198,7 +198,7 @@ fn merge(items: &[Item]) -> (Verdict, Option<usize>) {
         merged.allow = merged.allow.or(v.allow);
         all_listed &= v.allow.is_some() || v.confirm.is_some();
     }
-    if !all_listed {
+    if !all_listed && default_rule == Effect::Deny {
         merged.allow = None;
         merged.confirm = None;
     }
@@ -254,6 +254,55 @@ mod tests {
             facts.clone()
         })
         .unwrap()
+    }
+
+    #[test]
+    fn a_batch_naming_no_plain_tool_is_refused_not_judged() {
+        let batch = tool("batch.execute");
+        for items in [
+            json!([{"tool": "nope", "arguments": {}}]),
+            json!([{"tool": "batch.execute", "arguments": {}}]),
+        ] {
+            let args = json!({"items": items, "continue_on_error": false, "gap_ms": 0});
+            let e = calls(batch, &args).unwrap_err();
+            assert_eq!(e.code, ErrorCode::InvalidArguments, "{items}");
+        }
+        // Arguments that do not fit the batch's typed form at all.
+        let e = calls(batch, &json!({"items": 3})).unwrap_err();
+        assert_eq!(e.code, ErrorCode::InvalidArguments);
+    }
+
+    #[test]
+    fn declared_secrets_raise_text_entry_only() {
+        let stack = Arc::new(ConfigStack::new());
+        let judge = |name: &str, args: Value, declared: Declared| {
+            let def = tool(name);
+            let args = crate::tools::args::validate_args(def, &args, stack.value()).unwrap();
+            assess(def, &args, stack.clone(), declared, |_, _| Facts::default()).unwrap()
+        };
+        let text = Declared {
+            target_secret: false,
+            text_secret: true,
+        };
+        let typed = judge("keyboard.type", json!({"text": "pw"}), text);
+        assert_eq!(typed.risk, Risk::High);
+        assert!(typed.items[0].writes_secret);
+        assert_eq!(typed.shown["text"], REDACTED);
+        let click = judge("pointer.click", json!({}), text);
+        assert_eq!(click.risk, Risk::Moderate);
+        assert!(!click.items[0].writes_secret);
+        // The target's secrecy is the action's own, not a batch item's.
+        let target = Declared {
+            target_secret: true,
+            text_secret: false,
+        };
+        let batch = judge(
+            "batch.execute",
+            json!({"items": [{"tool": "keyboard.type", "arguments": {"text": "x"}}]}),
+            target,
+        );
+        assert!(!batch.items[0].writes_secret);
+        assert!(judge("keyboard.type", json!({"text": "x"}), target).items[0].writes_secret);
     }
 
     #[test]
@@ -337,8 +386,20 @@ mod tests {
             {"tool": "wait.pause", "arguments": {"ms": 0}},
             {"tool": "window.list"}
         ]});
-        let a = judge("batch.execute", two, Facts::default(), listed);
+        let a = judge("batch.execute", two.clone(), Facts::default(), listed);
         assert_eq!(a.verdict, Verdict::default());
         assert!(matches!(a.outcome, Outcome::Deny { rule: None, .. }));
+        // Outside allowlist mode an unlisted item takes nothing away: a confirm rule
+        // on one item asks for the whole batch up front.
+        let confirm = json!({"safety": {"rules": [
+            {"match": {"tool": "wait.pause"}, "effect": "confirm"}
+        ]}});
+        let a = judge("batch.execute", two, Facts::default(), confirm);
+        assert_eq!(a.verdict.confirm, Some(0));
+        assert!(
+            matches!(a.outcome, Outcome::Confirm { .. }),
+            "{:?}",
+            a.outcome
+        );
     }
 }

@@ -589,3 +589,86 @@ fn a_rule_that_does_not_compile_is_invalid_config_and_changes_nothing() {
     assert_eq!(code(&denied), Some(ErrorCode::PolicyDenied), "{denied:?}");
     assert!(e.call_tool("pointer.move", &json!({"x": 1, "y": 1})).ok);
 }
+
+/// `Engine::assess` judges as the gate would, without acting: before a session (the
+/// base config, the layout read for the occasion), under the live config after
+/// `session.configure`, per item for a batch; unknown tools and bad arguments are
+/// refused as `tools.call` refuses them.
+#[test]
+fn assess_judges_like_the_gate_without_acting() {
+    use crate::assess::Declared;
+    use crate::gate::Outcome;
+    let e = engine_with(Box::new(VirtualDesktop::default()), Arc::new(SystemClock));
+    let none = Declared::default();
+    let unknown = e.assess("pointer.teleport", &json!({}), none).unwrap_err();
+    assert_eq!(unknown.code, ErrorCode::UnknownTool);
+    let bad = e
+        .assess("pointer.click", &json!({"x": 1}), none)
+        .unwrap_err();
+    assert_eq!(bad.code, ErrorCode::InvalidArguments);
+    assert_eq!(bad.data.unwrap()["issues"][0]["path"], "y");
+    // No session yet: the base config, and the points read on a canvas of the moment.
+    let before = e
+        .assess("pointer.click", &json!({"x": 5, "y": 7}), none)
+        .unwrap();
+    assert!(
+        matches!(before.outcome, Outcome::Allow { .. }),
+        "{before:?}"
+    );
+    assert_eq!(before.items[0].landing.points, vec![(5, 7)]);
+    assert_eq!(state(&e), "idle", "assessing starts nothing");
+    start(&e, json!({}));
+    let patch = json!({"safety": {"rules": [
+        {"match": {"tool": "pointer.click", "argument": {"name": "x", "matcher": "in_region",
+                   "value": {"x": 0, "y": 0, "width": 10, "height": 10}}}, "effect": "confirm"}
+    ]}});
+    assert!(e.configure(&json!({ "patch": patch })).ok);
+    let inside = e
+        .assess("pointer.click", &json!({"x": 5, "y": 7}), none)
+        .unwrap();
+    assert!(
+        matches!(inside.outcome, Outcome::Confirm { .. }),
+        "{inside:?}"
+    );
+    let outside = e
+        .assess("pointer.click", &json!({"x": 50, "y": 7}), none)
+        .unwrap();
+    assert!(
+        matches!(outside.outcome, Outcome::Allow { .. }),
+        "{outside:?}"
+    );
+    let batch = json!({"items": [
+        {"tool": "pointer.click", "arguments": {"x": 50, "y": 50}},
+        {"tool": "pointer.click", "arguments": {"x": 1, "y": 1}}
+    ]});
+    let b = e
+        .assess("tools.nope", &batch, none)
+        .map(|_| ())
+        .unwrap_err();
+    assert_eq!(b.code, ErrorCode::UnknownTool);
+    let b = e.assess("batch.execute", &batch, none).unwrap();
+    assert_eq!(b.items.len(), 2);
+    assert_eq!(b.verdict.confirm, Some(0));
+    assert!(matches!(b.outcome, Outcome::Confirm { .. }));
+    // Nothing was parked or run.
+    assert!(result(&e.status())["pending_confirmation"].is_null());
+    assert_eq!(result(&e.status())["action_count"], 0);
+}
+
+/// A confirm rule on one batch item parks the whole batch before anything runs, even
+/// when another item matches no rule (only allowlist mode asks every item to be listed).
+#[test]
+fn a_confirm_rule_on_one_item_parks_the_whole_batch() {
+    let e = engine_with(Box::new(VirtualDesktop::default()), Arc::new(SystemClock));
+    start(
+        &e,
+        json!({"safety": {"rules": [{"match": {"tool": "pointer.click"}, "effect": "confirm"}]}}),
+    );
+    let batch = json!({"items": [
+        {"tool": "wait.pause", "arguments": {"ms": 0}},
+        {"tool": "pointer.click", "arguments": {"x": 1, "y": 1}}
+    ]});
+    let env = e.call_tool("batch.execute", &batch);
+    assert_eq!(result(&env)["status"], "awaiting_confirmation", "{env:?}");
+    assert_eq!(result(&e.status())["action_count"], 0, "nothing ran");
+}

@@ -2,10 +2,10 @@
 //! is a secret one, so the digest binds that assessment and the policy can ask a human
 //! before a model types into a password field.
 //!
-//! Two sources. The engine's own knowledge comes first
-//! ([`cc_engine::Engine::text_target_is_password`]): the focused element's password
-//! state for `keyboard.type`, the `password` state of the latest snapshot's node for
-//! `a11y.input` — the desktop's facts, which the agent cannot misstate, read without
+//! Two sources. The engine's own knowledge comes first (`secret_target` of its
+//! assessment, [`cc_engine::Engine::assess`]): the focused element's password state for
+//! a tool that types at the focus (`keyboard.type`), the `password` state of the latest
+//! snapshot's node for one that sets an element's text (`a11y.input`) — the desktop's facts, which the agent cannot misstate, read without
 //! replacing the agent's latest snapshot. When the engine says "password", the action
 //! is sensitive whatever the evidence claims. Otherwise (not a password field, or the
 //! engine cannot tell: a stale snapshot, a driver error) the accessibility role in the

@@ -261,3 +261,28 @@ impl ToolDef {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::tools::find;
+    use serde_json::json;
+
+    /// Arguments that do not fit a tool's typed form (the engine's own mismatch, never
+    /// reachable after validation) are refused, judged high risk, and land nowhere in
+    /// particular: never a guessed value.
+    #[test]
+    fn arguments_that_do_not_fit_are_refused_never_guessed() {
+        let e = typed::<crate::tools::keyboard_press::Args>(&json!({"key": "nokey"})).unwrap_err();
+        assert_eq!(e.code, ErrorCode::InvalidArguments);
+        let press = find("keyboard.press").and_then(ToolDef::ops).unwrap();
+        assert!(press.escalates(&json!({"key": 5})));
+        let click = find("pointer.click").unwrap();
+        assert!(click.ops().unwrap().escalates(&json!({"button": "fourth"})));
+        assert_eq!(
+            click.target(&json!({"button": "fourth"})),
+            Some(Target::Focused)
+        );
+        assert_eq!(find("batch.execute").unwrap().target(&json!({})), None);
+    }
+}
