@@ -5,7 +5,10 @@ use cc_protocol::Key;
 use serde::{Deserialize, Deserializer};
 use serde_json::json;
 
-use super::def::Checked;
+use cc_protocol::ToolError;
+
+use super::def::{Checked, Target};
+use super::exec::{Exec, pointer};
 use crate::spec::{Field, Ty};
 
 /// `x` and `y`, required or optional together.
@@ -111,6 +114,30 @@ pub(crate) fn x_with_y(c: &mut Checked<'_>) {
             if has_x { "y" } else { "x" },
             "x and y go together: give both or neither",
         );
+    }
+}
+
+/// An optional point (`x` with `y`, or neither: where the pointer is), flattened into
+/// a tool's arguments.
+#[derive(Debug, Clone, Copy, Deserialize)]
+pub(crate) struct At {
+    x: Option<f64>,
+    y: Option<f64>,
+}
+
+impl At {
+    /// Where a call at this point lands.
+    pub fn target(&self) -> Target {
+        Target::Points(self.x.zip(self.y).into_iter().collect())
+    }
+
+    /// Moves the pointer there, if a point was given.
+    pub fn go(&self, ex: &mut Exec<'_>) -> Result<(), ToolError> {
+        if let Some((x, y)) = self.x.zip(self.y) {
+            let to = ex.canvas.to_physical(x, y);
+            pointer::glide(ex, to, 1)?;
+        }
+        Ok(())
     }
 }
 

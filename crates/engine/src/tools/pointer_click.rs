@@ -6,13 +6,13 @@ use serde_json::{Value, json};
 
 use super::def::{Lands, Nature, Needs, Runs, Target, TextEntry, Tool, ToolDef};
 use super::exec::{Exec, pointer};
-use super::fields::{ButtonArg, button, frame, hold, point_fields, x_with_y};
+use super::fields::{At, ButtonArg, button, frame, hold, point_fields, x_with_y};
 use crate::spec::{Field, Ty};
 
 #[derive(Debug, Deserialize)]
 pub(crate) struct Args {
-    x: Option<f64>,
-    y: Option<f64>,
+    #[serde(flatten)]
+    at: At,
     button: ButtonArg,
     times: u64,
     hold_ms: u64,
@@ -29,15 +29,12 @@ impl Tool for PointerClick {
     }
 
     fn target(&self, a: &Args) -> Target {
-        Target::Points(a.x.zip(a.y).into_iter().collect())
+        a.at.target()
     }
 
     fn run(&self, a: Args, ex: &mut Exec<'_>) -> Result<Value, ToolError> {
         ex.frames.check(a.frame)?;
-        if let (Some(x), Some(y)) = (a.x, a.y) {
-            let target = ex.canvas.to_physical(x, y);
-            pointer::glide(ex, target, 1)?;
-        }
+        a.at.go(ex)?;
         let times = a.times.max(1);
         for _ in 0..times {
             pointer::press(ex, a.button.button(), a.hold_ms)?;

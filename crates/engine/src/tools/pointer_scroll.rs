@@ -6,8 +6,8 @@ use serde::Deserialize;
 use serde_json::{Value, json};
 
 use super::def::{Lands, Nature, Needs, Runs, Target, TextEntry, Tool, ToolDef};
-use super::exec::{Exec, drv, pointer};
-use super::fields::{frame, point_fields, x_with_y};
+use super::exec::{Exec, drv};
+use super::fields::{At, frame, point_fields, x_with_y};
 use crate::spec::{Field, Ty};
 
 #[derive(Debug, Clone, Copy, Deserialize)]
@@ -21,8 +21,8 @@ enum AxisArg {
 pub(crate) struct Args {
     axis: AxisArg,
     amount: i64,
-    x: Option<f64>,
-    y: Option<f64>,
+    #[serde(flatten)]
+    at: At,
     frame: Option<u64>,
 }
 
@@ -36,15 +36,12 @@ impl Tool for PointerScroll {
     }
 
     fn target(&self, a: &Args) -> Target {
-        Target::Points(a.x.zip(a.y).into_iter().collect())
+        a.at.target()
     }
 
     fn run(&self, a: Args, ex: &mut Exec<'_>) -> Result<Value, ToolError> {
         ex.frames.check(a.frame)?;
-        if let (Some(x), Some(y)) = (a.x, a.y) {
-            let target = ex.canvas.to_physical(x, y);
-            pointer::glide(ex, target, 1)?;
-        }
+        a.at.go(ex)?;
         let (axis, name) = match a.axis {
             AxisArg::Vertical => (Axis::Vertical, "vertical"),
             AxisArg::Horizontal => (Axis::Horizontal, "horizontal"),
