@@ -614,8 +614,10 @@ impl Engine {
     /// config before a session starts). `declared` adds what the caller knows of the
     /// target (it can only raise the assessment). Nothing is gated, parked or performed,
     /// and the latest snapshot is not replaced. The desktop's facts come from the worker,
-    /// after the jobs queued before; when it does not answer within 2 s (a long action
-    /// runs), the action is judged without them (no landing, password state unknown).
+    /// after the jobs queued before, and only when the judgement depends on them (text
+    /// entry, rules on points or windows; otherwise the landing stays empty); when it
+    /// does not answer within 2 s (a long action runs), the action is judged without
+    /// them (no landing, password state unknown).
     pub fn assess(
         &self,
         tool: &str,
@@ -632,16 +634,24 @@ impl Engine {
         };
         let args = validate_args(def, &args, config.value()).map_err(invalid_args)?;
         let calls = assess::calls(def, &args)?;
+        let policy = config.policy();
+        // The desktop is asked only what the judgement depends on: a field's password
+        // state for text entry, points and windows for rules that match on them.
+        let ask = policy.needs_window()
+            || policy.needs_points()
+            || calls.iter().any(|(d, _)| d.writes_text());
         let (tx, rx) = channel();
         let job = Job::Facts {
             calls,
-            needs_window: config.policy().needs_window(),
+            needs_window: policy.needs_window(),
             width: config.config().capture.default_width,
             reply: tx,
         };
-        let mut facts = match self.jobs.send(job) {
-            Ok(()) => rx.recv_timeout(Duration::from_secs(2)).unwrap_or_default(),
-            Err(_) => Vec::new(),
+        let sent = ask && self.jobs.send(job).is_ok();
+        let mut facts = if sent {
+            rx.recv_timeout(Duration::from_secs(2)).unwrap_or_default()
+        } else {
+            Vec::new()
         }
         .into_iter();
         assess::assess(def, &args, config, declared, |_, _| {

@@ -186,6 +186,15 @@ impl Policy {
         self.rules.iter().any(|r| r.window.is_some())
     }
 
+    /// True when some rule needs the points an action lands on (`in_region`).
+    pub fn needs_points(&self) -> bool {
+        self.rules.iter().any(|r| {
+            r.argument
+                .as_ref()
+                .is_some_and(|a| a.matcher == Matcher::InRegion)
+        })
+    }
+
     /// The rule at `i`, as configured (for `data.rule`).
     pub fn rule_json(&self, i: usize) -> Value {
         self.rule_json.get(i).cloned().unwrap_or(Value::Null)

@@ -598,7 +598,17 @@ fn a_rule_that_does_not_compile_is_invalid_config_and_changes_nothing() {
 fn assess_judges_like_the_gate_without_acting() {
     use crate::assess::Declared;
     use crate::gate::Outcome;
-    let e = engine_with(Box::new(VirtualDesktop::default()), Arc::new(SystemClock));
+    let mut base = ConfigStack::new();
+    let region = json!({"safety": {"rules": [
+        {"match": {"tool": "pointer.move", "argument": {"name": "x", "matcher": "in_region",
+                   "value": {"x": 0, "y": 0, "width": 1, "height": 1}}}, "effect": "deny"}
+    ]}});
+    base.apply(&region).unwrap();
+    let e = Engine::with_clock(
+        Box::new(VirtualDesktop::default()),
+        base,
+        Arc::new(SystemClock),
+    );
     let none = Declared::default();
     let unknown = e.assess("pointer.teleport", &json!({}), none).unwrap_err();
     assert_eq!(unknown.code, ErrorCode::UnknownTool);
@@ -616,8 +626,18 @@ fn assess_judges_like_the_gate_without_acting() {
         "{before:?}"
     );
     assert_eq!(before.items[0].landing.points, vec![(5, 7)]);
+    let corner = e
+        .assess("pointer.move", &json!({"x": 0, "y": 0}), none)
+        .unwrap();
+    assert!(matches!(corner.outcome, Outcome::Deny { .. }), "{corner:?}");
     assert_eq!(state(&e), "idle", "assessing starts nothing");
     start(&e, json!({}));
+    // No rule asks where an action lands: the desktop is not asked either.
+    assert!(e.configure(&json!({"patch": {"safety": {"rules": []}}})).ok);
+    let unasked = e
+        .assess("pointer.click", &json!({"x": 5, "y": 7}), none)
+        .unwrap();
+    assert!(unasked.items[0].landing.points.is_empty());
     let patch = json!({"safety": {"rules": [
         {"match": {"tool": "pointer.click", "argument": {"name": "x", "matcher": "in_region",
                    "value": {"x": 0, "y": 0, "width": 10, "height": 10}}}, "effect": "confirm"}
