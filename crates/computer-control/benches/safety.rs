@@ -15,8 +15,8 @@ mod common;
 
 use std::time::{Duration, Instant};
 
-use cc_engine::config::Rule;
-use cc_engine::rules::{Landing, Policy};
+use cc_engine::Landing;
+use cc_engine::config::ConfigStack;
 use common::Server;
 use serde_json::{Value, json};
 
@@ -141,8 +141,12 @@ fn gate_round_trips(rule_sets: &[Value], n: usize) -> Vec<Vec<Duration>> {
 
 /// In process: one `Policy::evaluate` over 100 rules.
 fn evaluate_in_process(iterations: usize) -> Duration {
-    let rules: Vec<Rule> = serde_json::from_value(hundred_rules(true)).expect("rules");
-    let policy = Policy::compile(&rules);
+    // Rules compile when their config is validated.
+    let mut config = ConfigStack::new();
+    config
+        .apply(&json!({"safety": {"rules": hundred_rules(true)}}))
+        .expect("rules");
+    let policy = config.policy();
     let landing = Landing {
         points: vec![(500, 500)],
         windows: vec![("cc-form".into(), "Sign in".into())],

@@ -15,7 +15,7 @@ pub fn manifest() -> Value {
                 "name": t.name,
                 "summary": t.summary,
                 "risk": t.risk,
-                "parameters": cc_engine::spec::to_json_schema(&t.params),
+                "parameters": t.schema(),
             })
         })
         .collect();

@@ -214,7 +214,7 @@ async fn on_the_desk(mut desk: Desk) {
         let console = by(&|w| {
             w["title"]
                 .as_str()
-                .is_some_and(|t| t.contains(cc_engine::rules::CONSOLE_TITLE))
+                .is_some_and(|t| t.contains(cc_engine::CONSOLE_TITLE))
         });
         let xterm = by(&|w| {
             w["app_id"]

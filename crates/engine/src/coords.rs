@@ -86,7 +86,7 @@ impl Canvas {
     }
 
     /// Maps a physical point to the canvas.
-    pub fn from_physical(&self, x: i32, y: i32) -> (i32, i32) {
+    pub fn to_canvas(&self, x: i32, y: i32) -> (i32, i32) {
         let s = &self.surface;
         (
             ((x - s.physical.x) as f64 / s.scale).floor() as i32,
@@ -164,7 +164,7 @@ mod tests {
         assert_eq!(c.surface.display_height_px, 1080);
         assert_eq!(c.surface.scale, 1.0);
         assert_eq!(c.to_physical(100.0, 200.0), (100, 200));
-        assert_eq!(c.from_physical(100, 200), (100, 200));
+        assert_eq!(c.to_canvas(100, 200), (100, 200));
     }
 
     #[test]
@@ -173,7 +173,7 @@ mod tests {
         assert_eq!(c.surface.display_height_px, 1080);
         assert_eq!(c.surface.scale, 2.0);
         assert_eq!(c.to_physical(10.0, 10.0), (21, 21));
-        assert_eq!(c.from_physical(21, 21), (10, 10));
+        assert_eq!(c.to_canvas(21, 21), (10, 10));
     }
 
     #[test]

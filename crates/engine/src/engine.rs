@@ -11,17 +11,17 @@ use cc_protocol::{Envelope, ErrorCode, SessionState, ToolError};
 use serde_json::{Value, json};
 
 use crate::approval::Approval;
+use crate::assess::{self, Assessment, Declared};
 use crate::clock::{Clock, SystemClock, rfc3339};
 use crate::config::{ConfigError, ConfigStack};
 use crate::core::{Core, PanicSource};
 use crate::events::{BusStats, EventBus, Subscription};
 use crate::frames::{Shot, ShotSlot};
 use crate::gate;
-use crate::rules::Policy;
 use crate::session::{Queued, Reply, Session, Shared};
 use crate::spec::{Field, Ty, ValidateMode, validate};
 use crate::tools::args::validate_args;
-use crate::tools::{Needs, find, tools};
+use crate::tools::{Needs, batch, find, tools};
 use crate::worker::{Job, Worker};
 
 /// Every JSON-RPC method the engine answers (PROTOCOL §2), in one place: transports
@@ -167,7 +167,7 @@ impl Engine {
             "session.resume" => self.resume(),
             "control.panic" => self.panic(params),
             "tools.call" => self.tools_call(params),
-            "tools.call_batch" => self.call_tool("batch.execute", params),
+            "tools.call_batch" => self.call_tool(batch().name, params),
             "tools.list" => self.list_tools(),
             "system.status" => self.status(),
             _ => return None,
@@ -261,7 +261,6 @@ impl Engine {
                 .store(state == SessionState::Stopped, Ordering::SeqCst);
             result["state"] = json!(state);
             g.session = Some(Session {
-                policy: Arc::new(Policy::for_safety(&config.config().safety)),
                 config,
                 state,
                 stopping: false,
@@ -339,9 +338,6 @@ impl Engine {
                 return self.core.err(m, started, invalid_config(e));
             }
         };
-        if applied.get("safety").is_some() {
-            s.policy = Arc::new(Policy::for_safety(&next.config().safety));
-        }
         s.config = Arc::new(next);
         let state = s.reported_state();
         self.core
@@ -636,26 +632,66 @@ impl Engine {
         }
     }
 
-    /// Whether the text-entry action `tool` (`keyboard.type`, `a11y.input`) with
-    /// `arguments` would write into a password field, from the engine's own knowledge:
-    /// the driver's focused element, or the node of the latest accessibility snapshot
-    /// (its `password` state). For the governed kernel's `targetSensitivity`, which must
-    /// not rest on the agent's evidence alone. A read-only query: nothing is gated or
-    /// performed, and the latest snapshot is not replaced (re-snapshotting would make the
-    /// agent's snapshot stale). `None` when it cannot be told, for another tool, or when
-    /// the worker does not answer within 2 s (it answers after the jobs queued before).
-    pub fn text_target_is_password(&self, tool: &str, arguments: &Value) -> Option<bool> {
-        if !matches!(tool, "keyboard.type" | "a11y.input") {
-            return None;
-        }
+    /// Validates `arguments` for `tool` as `tools.call` would now (the session's
+    /// config as the first source of defaults), and judges the action as the gate would
+    /// judge it now ([`crate::assess`]): risk, rule verdict and outcome, landing and
+    /// secret text, per item for a batch, under the session's live config (the base
+    /// config before a session starts). `declared` adds what the caller knows of the
+    /// target (it can only raise the assessment). Nothing is gated, parked or performed,
+    /// and the latest snapshot is not replaced. The desktop's facts come from the worker,
+    /// after the jobs queued before, and only when the judgement depends on them (text
+    /// entry, rules on points or windows; otherwise the landing stays empty); when it
+    /// does not answer within 2 s (a long action runs), the action is judged without
+    /// them (no landing, password state unknown).
+    pub fn assess(
+        &self,
+        tool: &str,
+        arguments: &Value,
+        declared: Declared,
+    ) -> Result<Assessment, ToolError> {
+        let def = find(tool)
+            .ok_or_else(|| ToolError::new(ErrorCode::UnknownTool, format!("no tool {tool:?}")))?;
+        let config = self.live_config();
+        let args = if arguments.is_null() {
+            json!({})
+        } else {
+            arguments.clone()
+        };
+        let args = validate_args(def, &args, config.value()).map_err(invalid_args)?;
+        let calls = assess::calls(def, &args)?;
+        let policy = config.policy();
+        // The desktop is asked only what the judgement depends on: a field's password
+        // state for text entry, points and windows for rules that match on them.
+        let ask = policy.needs_window()
+            || policy.needs_points()
+            || calls.iter().any(|(d, _)| d.writes_text());
         let (tx, rx) = channel();
-        let job = Job::SecretTarget {
-            tool: tool.to_string(),
-            args: arguments.clone(),
+        let job = Job::Facts {
+            calls,
+            needs_window: policy.needs_window(),
+            width: config.config().capture.default_width,
             reply: tx,
         };
-        self.jobs.send(job).ok()?;
-        rx.recv_timeout(Duration::from_secs(2)).ok().flatten()
+        let sent = ask && self.jobs.send(job).is_ok();
+        let mut facts = if sent {
+            rx.recv_timeout(Duration::from_secs(2)).unwrap_or_default()
+        } else {
+            Vec::new()
+        }
+        .into_iter();
+        assess::assess(def, &args, config, declared, |_, _| {
+            facts.next().unwrap_or_default()
+        })
+    }
+
+    /// The session's config as it is now, or the base config outside a session.
+    fn live_config(&self) -> Arc<ConfigStack> {
+        self.core
+            .lock()
+            .session
+            .as_ref()
+            .map(|s| s.config.clone())
+            .unwrap_or_else(|| self.base.clone())
     }
 
     /// `tools.list`: works without a session.
@@ -797,7 +833,7 @@ pub fn tool_json(t: &crate::tools::ToolDef) -> Value {
         "name": t.name,
         "summary": t.summary,
         "risk": t.risk,
-        "parameters": crate::spec::to_json_schema(&t.params),
+        "parameters": t.schema(),
         "examples": t.examples,
     })
 }

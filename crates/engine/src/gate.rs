@@ -7,6 +7,7 @@ use cc_protocol::{ErrorCode, Risk, SessionState, ToolError};
 use serde_json::{Value, json};
 
 use crate::approval::Approval;
+use crate::assess::Assessment;
 use crate::clock::{Clock, random_hex, rfc3339};
 use crate::config::{Effect, SafetyConfig};
 use crate::events::EventBus;
@@ -29,13 +30,12 @@ pub enum Decision {
 }
 
 /// One action as the gate sees it.
-pub struct Request<'a> {
+pub(crate) struct Request<'a> {
     pub tool: &'a str,
     pub arguments: &'a Value,
-    /// Secrets redacted, for events.
-    pub shown_arguments: &'a Value,
-    pub risk: Risk,
-    pub verdict: &'a Verdict,
+    /// What the rules, the risk and the desktop say about it (secrets redacted in
+    /// `shown`, for events).
+    pub assessment: &'a Assessment,
     /// The approval this run carries, if any: it lifts a `confirm` outcome, nothing
     /// else.
     pub approved: Option<&'a Approval>,
@@ -45,8 +45,6 @@ pub struct Request<'a> {
     /// it is refused rather than parked.
     pub batch_item: bool,
     pub epoch: u64,
-    /// A benign observation (may run while a confirmation is pending, if configured).
-    pub observation: bool,
 }
 
 /// What the rules and the risk say about one action, before state (panic, standby,
@@ -65,7 +63,7 @@ pub enum Outcome {
 
 /// Deny wins, then confirm (a rule, or the risk threshold: an allow never exempts a
 /// high-risk action), then allow, then `default_rule`.
-pub fn outcome(safety: &SafetyConfig, verdict: &Verdict, risk: Risk, tool: &str) -> Outcome {
+pub(crate) fn outcome(safety: &SafetyConfig, verdict: &Verdict, risk: Risk, tool: &str) -> Outcome {
     if verdict.console {
         return Outcome::Deny {
             rule: None,
@@ -106,7 +104,7 @@ pub fn outcome(safety: &SafetyConfig, verdict: &Verdict, risk: Risk, tool: &str)
 }
 
 /// Decides, and on `Confirm` records the pending confirmation and emits its event.
-pub fn decide(
+pub(crate) fn decide(
     shared: &mut Shared,
     bus: &EventBus,
     clock: &dyn Clock,
@@ -149,7 +147,8 @@ pub fn decide(
         ))
     };
     if let Some(p) = &session.pending {
-        let observe = session.config.config().safety.observe_while_confirming && req.observation;
+        let observe =
+            session.config.config().safety.observe_while_confirming && req.assessment.observation;
         // Only the answer to that very confirmation is not `busy`; an operator grant
         // is a new action and waits its turn like any other.
         let answers_it = req.approved.is_some_and(Approval::is_confirmation);
@@ -157,13 +156,14 @@ pub fn decide(
             return busy(p);
         }
     }
-    let safety = &session.config.config().safety;
-    let reason = match outcome(safety, req.verdict, req.risk, req.tool) {
+    let assessed = req.assessment;
+    let reason = match assessed.outcome.clone() {
         Outcome::Deny {
             rule: Some(i),
             reason,
         } => {
-            let rule = session.policy.rule_json(i);
+            // The rule as configured when the action was judged.
+            let rule = assessed.config.policy().rule_json(i);
             return Decision::Reject(ToolError::with_data(
                 ErrorCode::PolicyDenied,
                 reason,
@@ -171,7 +171,7 @@ pub fn decide(
             ));
         }
         Outcome::Deny { rule: None, reason } => {
-            let rule = if req.verdict.console {
+            let rule = if req.assessment.verdict.console {
                 "protect_console"
             } else {
                 "default_rule"
@@ -192,7 +192,7 @@ pub fn decide(
             format!(
                 "{reason}, but the batch was not confirmed (the desktop changed since it was gated); run it on its own"
             ),
-            json!({"rule": "confirmation", "risk": req.risk, "reason": reason}),
+            json!({"rule": "confirmation", "risk": assessed.risk, "reason": reason}),
         ));
     }
     // One confirmation at a time: an observation let through while another is
@@ -200,7 +200,7 @@ pub fn decide(
     if let Some(p) = &session.pending {
         return busy(p);
     }
-    let timeout_s = safety.confirm_timeout_s;
+    let timeout_s = session.config.config().safety.confirm_timeout_s;
     let request_id = format!("cfm-{}", random_hex(6));
     let expires_at = rfc3339(clock.wall() + Duration::from_secs_f64(timeout_s));
     bus.emit(
@@ -208,8 +208,8 @@ pub fn decide(
         json!({
             "request_id": request_id,
             "tool": req.tool,
-            "arguments": req.shown_arguments,
-            "risk": req.risk,
+            "arguments": assessed.shown,
+            "risk": assessed.risk,
             "reason": reason,
             "expires_at": expires_at,
             "timeout_s": timeout_s,
@@ -219,16 +219,15 @@ pub fn decide(
         request_id: request_id.clone(),
         tool: req.tool.to_string(),
         arguments: req.arguments.clone(),
-        shown_arguments: req.shown_arguments.clone(),
-        risk: req.risk,
+        shown_arguments: assessed.shown.clone(),
+        risk: assessed.risk,
         reason: reason.clone(),
         expires_at,
         deadline: clock.now() + Duration::from_secs_f64(timeout_s),
-        timeout_s,
     });
     Decision::Confirm {
         request_id,
-        risk: req.risk,
+        risk: assessed.risk,
         reason,
     }
 }

@@ -4,26 +4,32 @@
 //! Architecture invariant: the engine knows no transport. It takes method names and
 //! JSON values and returns envelopes and events; stdio, HTTP and MCP are thin mappings
 //! onto [`Engine`]. Every action reaches the driver only through the worker, after the
-//! gate ([`gate::decide`]).
+//! gate.
+//!
+//! The boundary (what other crates use): [`Engine`] and its events; [`config`] (the
+//! layered configuration); [`tools`] (the tool table, read-only); [`assess`] (how an
+//! action is judged, for the governed preview); [`clock`] (injectable time);
+//! [`encode`] (the image codecs, for benchmarks and drivers' tests). Everything else is
+//! private to the engine.
 
-pub mod approval;
+mod approval;
+pub mod assess;
 pub mod clock;
 pub mod config;
-pub mod coords;
+mod coords;
 mod core;
 pub mod encode;
-pub mod engine;
-pub mod events;
-pub mod frames;
-pub mod gate;
+mod engine;
+mod events;
+mod frames;
+mod gate;
 mod hotkey;
 mod latch;
 mod panic_file;
-pub mod risk;
-pub mod rules;
-pub mod session;
-pub mod snapshot;
-pub mod spec;
+mod rules;
+mod session;
+mod snapshot;
+mod spec;
 pub mod tools;
 mod worker;
 
@@ -32,8 +38,10 @@ mod approved_tests;
 #[cfg(test)]
 mod safety_tests;
 
-pub use approval::Approval;
+pub use assess::{REDACTED, redact};
 pub use engine::{Engine, METHODS, tool_json};
-/// How events and logs hide secret text; the governed kernel applies the same rule to
-/// the arguments it shows an operator.
-pub use worker::{REDACTED, redact};
+pub use events::{BusStats, EventBus, Subscription};
+pub use frames::Shot;
+pub use gate::Outcome;
+pub use rules::{CONSOLE_TITLE, Landing, Policy, Verdict};
+pub use spec::Issue;

@@ -1,13 +1,14 @@
 //! Policy rules (PROTOCOL §5.2), compiled once per configuration.
 
-use globset::{Glob, GlobBuilder, GlobMatcher};
+use globset::{GlobBuilder, GlobMatcher};
 use regex::Regex;
 use serde_json::Value;
 
 use cc_protocol::{Key, keys::ModifierFamily};
 
 use crate::config::{Effect, Matcher, Rule, RuleMatch, RuleWindow, SafetyConfig};
-use crate::tools::tools;
+use crate::spec::Issue;
+use crate::tools::{index, tools};
 
 /// Where an action lands: its canvas points and the window it reaches.
 #[derive(Debug, Clone, Default)]
@@ -25,34 +26,29 @@ struct ArgMatch {
     path: Vec<String>,
     matcher: Matcher,
     value: Value,
-    /// `regex`: the compiled regex (`None` if it failed: never matches).
+    /// `regex`: the compiled regex.
     re: Option<Regex>,
-    /// `glob`: the compiled case-insensitive glob (`None` if it failed).
+    /// `glob`: the compiled case-insensitive glob.
     glob: Option<GlobMatcher>,
     /// `contains`: the lowercased needle and, for a generic modifier name, every
     /// name of its family.
     needle: Option<(String, Option<&'static [&'static str]>)>,
 }
 
-type WinGlob = Option<Option<GlobMatcher>>;
+/// A window glob; `None` = no constraint.
+type WinGlob = Option<GlobMatcher>;
 
 fn win_match(g: &WinGlob, text: &str) -> bool {
-    match g {
-        None => true,
-        Some(None) => false,
-        Some(Some(g)) => g.is_match(text),
-    }
+    g.as_ref().is_none_or(|g| g.is_match(text))
 }
 
 struct Compiled {
-    /// `None` when the glob failed to compile: such a rule never matches.
-    tool: Option<GlobMatcher>,
+    tool: GlobMatcher,
     /// Which tools of the registry the glob matches (bit `i` = `tools()[i]`), so
     /// evaluation does not run a glob per rule for a known tool.
     known: u64,
     argument: Option<ArgMatch>,
-    /// `(app, title)`: `None` = no constraint, `Some(None)` = a glob that failed to
-    /// compile (never matches).
+    /// `(app, title)`.
     window: Option<(WinGlob, WinGlob)>,
     effect: Effect,
 }
@@ -93,7 +89,7 @@ const CONSOLE_ACTIONS: &[&str] = &[
 /// unless the operator's configuration turns it off) every action that lands on an
 /// operator console's window is denied, so an agent cannot approve its own actions or
 /// release a stop by driving the console open on the desktop it controls.
-pub fn builtin_rules(safety: &SafetyConfig) -> Vec<Rule> {
+fn builtin_rules(safety: &SafetyConfig) -> Vec<Rule> {
     if !safety.protect_console {
         return Vec::new();
     }
@@ -113,34 +109,126 @@ pub fn builtin_rules(safety: &SafetyConfig) -> Vec<Rule> {
         .collect()
 }
 
-fn ci_glob(p: &str) -> Option<GlobMatcher> {
-    GlobBuilder::new(p)
-        .case_insensitive(true)
-        .build()
-        .ok()
-        .map(|g| g.compile_matcher())
+/// Collects the problems of compiling one configuration's rules.
+struct Problems(Vec<Issue>);
+
+impl Problems {
+    fn glob(&mut self, path: String, pattern: &str, case_insensitive: bool) -> Option<GlobMatcher> {
+        match GlobBuilder::new(pattern)
+            .case_insensitive(case_insensitive)
+            .build()
+        {
+            Ok(g) => Some(g.compile_matcher()),
+            Err(e) => {
+                self.0.push(Issue {
+                    path,
+                    message: format!("bad glob: {e}"),
+                });
+                None
+            }
+        }
+    }
+
+    fn string<'v>(&mut self, path: &str, v: &'v Value, what: &str) -> Option<&'v str> {
+        let s = v.as_str();
+        if s.is_none() {
+            self.0.push(Issue {
+                path: path.to_string(),
+                message: format!("{what} needs a string"),
+            });
+        }
+        s
+    }
 }
 
 impl Policy {
-    /// The policy a session runs under: the built-in rules, then the configured ones.
-    pub fn for_safety(safety: &SafetyConfig) -> Policy {
-        let mut policy = Policy::compile(&safety.rules);
-        policy.builtin = compile_all(&builtin_rules(safety));
-        policy
-    }
-
-    /// Compiles validated rules. (Validation already refused bad globs and regexes; a
-    /// rule that still fails to compile never matches rather than panicking.)
-    pub fn compile(rules: &[Rule]) -> Policy {
-        let compiled = compile_all(rules);
-        Policy {
+    /// Compiles rules, once, when their configuration is validated: a pattern that
+    /// does not compile is a problem of the configuration (`invalid_config`), never a
+    /// rule that silently matches nothing.
+    pub(crate) fn compile(rules: &[Rule]) -> Result<Policy, Vec<Issue>> {
+        let mut problems = Problems(Vec::new());
+        let mut compiled = Vec::with_capacity(rules.len());
+        for (i, r) in rules.iter().enumerate() {
+            let at = |rest: &str| format!("safety.rules[{i}].match.{rest}");
+            let tool = problems.glob(at("tool"), &r.matches.tool, false);
+            let argument = r.matches.argument.as_ref().map(|a| {
+                let path = at("argument.value");
+                let mut m = ArgMatch {
+                    path: a.name.split('.').map(str::to_string).collect(),
+                    matcher: a.matcher,
+                    value: a.value.clone(),
+                    re: None,
+                    glob: None,
+                    needle: None,
+                };
+                match a.matcher {
+                    Matcher::Regex => {
+                        if let Some(s) = problems.string(&path, &a.value, "regex") {
+                            match regex::RegexBuilder::new(s).size_limit(1 << 20).build() {
+                                Ok(re) => m.re = Some(re),
+                                Err(e) => problems.0.push(Issue {
+                                    path,
+                                    message: format!("bad regex: {e}"),
+                                }),
+                            }
+                        }
+                    }
+                    Matcher::Glob => {
+                        if let Some(s) = problems.string(&path, &a.value, "glob") {
+                            m.glob = problems.glob(path, s, true);
+                        }
+                    }
+                    Matcher::Contains => {
+                        m.needle = a.value.as_str().map(|n| {
+                            let n = n.to_lowercase();
+                            let family = modifier_family(&n);
+                            (n, family)
+                        });
+                    }
+                    Matcher::Equals | Matcher::InRegion => {}
+                }
+                m
+            });
+            let window = r.matches.window.as_ref().map(|w| {
+                let mut glob = |key: &str, p: &Option<String>| {
+                    p.as_deref()
+                        .and_then(|p| problems.glob(at(&format!("window.{key}")), p, true))
+                };
+                (glob("app", &w.app), glob("title", &w.title))
+            });
+            let Some(tool) = tool else { continue };
+            let known = tools()
+                .iter()
+                .take(64)
+                .enumerate()
+                .filter(|(_, t)| tool.is_match(t.name))
+                .fold(0u64, |m, (i, _)| m | (1 << i));
+            compiled.push(Compiled {
+                tool,
+                known,
+                argument,
+                window,
+                effect: r.effect,
+            });
+        }
+        if !problems.0.is_empty() {
+            return Err(problems.0);
+        }
+        Ok(Policy {
             rules: compiled,
             builtin: Vec::new(),
             rule_json: rules
                 .iter()
                 .map(|r| serde_json::to_value(r).unwrap_or(Value::Null))
                 .collect(),
-        }
+        })
+    }
+
+    /// The policy a configuration runs under: the built-in rules, then its own.
+    pub(crate) fn for_safety(safety: &SafetyConfig) -> Result<Policy, Vec<Issue>> {
+        let mut policy = Policy::compile(&safety.rules)?;
+        policy.builtin = Policy::compile(&builtin_rules(safety))?.rules;
+        Ok(policy)
     }
 
     /// True when some rule needs the window an action lands in (worth a window query).
@@ -151,6 +239,15 @@ impl Policy {
             .any(|r| r.window.is_some())
     }
 
+    /// True when some rule needs the points an action lands on (`in_region`).
+    pub fn needs_points(&self) -> bool {
+        self.rules.iter().any(|r| {
+            r.argument
+                .as_ref()
+                .is_some_and(|a| a.matcher == Matcher::InRegion)
+        })
+    }
+
     /// The rule at `i`, as configured (for `data.rule`).
     pub fn rule_json(&self, i: usize) -> Value {
         self.rule_json.get(i).cloned().unwrap_or(Value::Null)
@@ -159,7 +256,7 @@ impl Policy {
     /// Evaluates every rule.
     pub fn evaluate(&self, tool: &str, args: &Value, landing: &Landing) -> Verdict {
         let mut v = Verdict::default();
-        let index = tools().iter().take(64).position(|t| t.name == tool);
+        let index = index(tool).filter(|&i| i < 64);
         v.console = self
             .builtin
             .iter()
@@ -185,7 +282,7 @@ impl Compiled {
     fn hits(&self, index: Option<usize>, tool: &str, args: &Value, landing: &Landing) -> bool {
         let tool_hit = match index {
             Some(t) => self.known & (1 << t) != 0,
-            None => self.tool.as_ref().is_some_and(|g| g.is_match(tool)),
+            None => self.tool.is_match(tool),
         };
         if !tool_hit {
             return false;
@@ -203,53 +300,6 @@ impl Compiled {
             None => true,
         }
     }
-}
-
-fn compile_all(rules: &[Rule]) -> Vec<Compiled> {
-    rules
-        .iter()
-        .map(|r| {
-            let tool = Glob::new(&r.matches.tool).ok().map(|g| g.compile_matcher());
-            let known = tools()
-                .iter()
-                .take(64)
-                .enumerate()
-                .filter(|(_, t)| tool.as_ref().is_some_and(|g| g.is_match(t.name)))
-                .fold(0u64, |m, (i, _)| m | (1 << i));
-            let argument = r.matches.argument.as_ref().map(|a| {
-                let text = a.value.as_str();
-                ArgMatch {
-                    path: a.name.split('.').map(str::to_string).collect(),
-                    matcher: a.matcher,
-                    value: a.value.clone(),
-                    re: text
-                        .filter(|_| a.matcher == Matcher::Regex)
-                        .and_then(|s| regex::RegexBuilder::new(s).size_limit(1 << 20).build().ok()),
-                    glob: text
-                        .filter(|_| a.matcher == Matcher::Glob)
-                        .and_then(ci_glob),
-                    needle: text.filter(|_| a.matcher == Matcher::Contains).map(|n| {
-                        let n = n.to_lowercase();
-                        let family = modifier_family(&n);
-                        (n, family)
-                    }),
-                }
-            });
-            let window = r.matches.window.as_ref().map(|w| {
-                (
-                    w.app.as_deref().map(ci_glob),
-                    w.title.as_deref().map(ci_glob),
-                )
-            });
-            Compiled {
-                tool,
-                known,
-                argument,
-                window,
-                effect: r.effect,
-            }
-        })
-        .collect()
 }
 
 fn lookup<'v>(args: &'v Value, path: &[String]) -> Option<&'v Value> {
@@ -355,11 +405,36 @@ fn argument_matches(args: &Value, a: &ArgMatch, landing: &Landing) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use globset::Glob;
     use serde_json::json;
 
     fn policy(rules: Value) -> Policy {
         let rules: Vec<Rule> = serde_json::from_value(rules).unwrap();
-        Policy::compile(&rules)
+        Policy::compile(&rules).unwrap()
+    }
+
+    #[test]
+    fn a_pattern_that_does_not_compile_is_refused_not_a_rule_matching_nothing() {
+        let rules: Vec<Rule> = serde_json::from_value(json!([
+            {"match": {"tool": "*"}, "effect": "allow"},
+            {"match": {"tool": "pointer.[", "argument": {"name": "text", "matcher": "regex", "value": "("}}, "effect": "deny"},
+            {"match": {"tool": "*", "window": {"title": "a{b"}}, "effect": "deny"},
+            {"match": {"tool": "*", "argument": {"name": "text", "matcher": "glob", "value": 3}}, "effect": "deny"}
+        ]))
+        .unwrap();
+        let issues = Policy::compile(&rules).err().expect("refused");
+        let paths: Vec<&str> = issues.iter().map(|i| i.path.as_str()).collect();
+        assert_eq!(
+            paths,
+            [
+                "safety.rules[1].match.tool",
+                "safety.rules[1].match.argument.value",
+                "safety.rules[2].match.window.title",
+                "safety.rules[3].match.argument.value",
+            ]
+        );
+        assert!(issues[1].message.starts_with("bad regex"), "{issues:?}");
+        assert_eq!(issues[3].message, "glob needs a string");
     }
 
     #[test]
@@ -557,7 +632,7 @@ mod tests {
             points: vec![(10, 10)],
             windows: vec![("chromium".into(), format!("{CONSOLE_TITLE} - Chromium"))],
         };
-        let p = Policy::for_safety(&safety);
+        let p = Policy::for_safety(&safety).unwrap();
         for tool in [
             "pointer.click",
             "pointer.drag",
@@ -580,14 +655,13 @@ mod tests {
             !p.evaluate("screen.capture", &json!({}), &on_console)
                 .console
         );
-        // Elsewhere, nothing.
         let elsewhere = Landing {
             points: vec![(10, 10)],
             windows: vec![("chromium".into(), "News - Chromium".into())],
         };
         assert!(!p.evaluate("pointer.click", &json!({}), &elsewhere).console);
         safety.protect_console = false;
-        let lifted = Policy::for_safety(&safety);
+        let lifted = Policy::for_safety(&safety).unwrap();
         assert!(
             !lifted
                 .evaluate("pointer.click", &json!({}), &on_console)

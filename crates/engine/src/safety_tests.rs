@@ -474,9 +474,17 @@ fn stop_refuses_queued_actions_at_once() {
     assert_eq!(state(&e), "idle");
 }
 
-/// The governed kernel's read-only question (`Engine::text_target_is_password`): the
-/// focused element and the latest snapshot's nodes answer it; asking replaces nothing,
-/// and what cannot be told is `None`.
+/// The governed kernel's read-only question (`Engine::assess`, its `secret_target`):
+/// does a text-entry action write into a password field. The focused element and the
+/// latest snapshot's nodes answer it; asking replaces nothing, and what cannot be told
+/// (arguments that do not validate included) is `None`.
+fn secret(e: &Engine, tool: &str, args: &Value) -> Option<bool> {
+    let a = e
+        .assess(tool, args, crate::assess::Declared::default())
+        .ok()?;
+    a.items.first()?.secret_target
+}
+
 #[test]
 fn the_password_query_reads_the_desktop_without_replacing_the_snapshot() {
     fn node<'a>(n: &'a Value, name: &str) -> Option<&'a Value> {
@@ -494,40 +502,25 @@ fn the_password_query_reads_the_desktop_without_replacing_the_snapshot() {
     let r = &password["rect"];
     let centre = |a: usize, b: usize| (r[a].as_i64().unwrap() + r[b].as_i64().unwrap()) / 2;
     let typed = json!({"text": "x"});
-    assert_eq!(
-        e.text_target_is_password("keyboard.type", &typed),
-        Some(false)
-    );
+    assert_eq!(secret(&e, "keyboard.type", &typed), Some(false));
     let click = json!({"x": centre(0, 2), "y": centre(1, 3)});
     assert!(e.call_tool("pointer.click", &click).ok);
-    assert_eq!(
-        e.text_target_is_password("keyboard.type", &typed),
-        Some(true)
-    );
+    assert_eq!(secret(&e, "keyboard.type", &typed), Some(true));
     let input = |node_id: &Value| json!({"snapshot_id": id, "node_id": node_id, "text": "x"});
     assert_eq!(
-        e.text_target_is_password("a11y.input", &input(&password["id"])),
+        secret(&e, "a11y.input", &input(&password["id"])),
         Some(true)
     );
-    assert_eq!(
-        e.text_target_is_password("a11y.input", &input(&name)),
-        Some(false)
-    );
+    assert_eq!(secret(&e, "a11y.input", &input(&name)), Some(false));
     // Not text entry, a node the snapshot lacks, arguments without a node: unknown.
-    assert_eq!(e.text_target_is_password("pointer.click", &click), None);
-    assert_eq!(
-        e.text_target_is_password("a11y.input", &input(&json!(99_999))),
-        None
-    );
-    assert_eq!(e.text_target_is_password("a11y.input", &typed), None);
+    assert_eq!(secret(&e, "pointer.click", &click), None);
+    assert_eq!(secret(&e, "a11y.input", &input(&json!(99_999))), None);
+    assert_eq!(secret(&e, "a11y.input", &typed), None);
     // The snapshot is still the latest: its node ids still act.
     assert!(e.call_tool("a11y.input", &input(&name)).ok);
     // A newer snapshot makes the old one unknown, not "not a password field".
     assert!(e.call_tool("a11y.snapshot", &json!({})).ok);
-    assert_eq!(
-        e.text_target_is_password("a11y.input", &input(&password["id"])),
-        None
-    );
+    assert_eq!(secret(&e, "a11y.input", &input(&password["id"])), None);
     // A driver that cannot read the focus: unknown.
     let desk = HotkeyDesk {
         inner: VirtualDesktop::default(),
@@ -538,7 +531,7 @@ fn the_password_query_reads_the_desktop_without_replacing_the_snapshot() {
     };
     let blind = engine_with(Box::new(desk), Arc::new(SystemClock));
     start(&blind, json!({}));
-    assert_eq!(blind.text_target_is_password("keyboard.type", &typed), None);
+    assert_eq!(secret(&blind, "keyboard.type", &typed), None);
 
     // A worker that does not answer (held inside a capture): unknown, rather than
     // holding the caller (the governed kernel holds its journal while it previews).
@@ -556,12 +549,150 @@ fn the_password_query_reads_the_desktop_without_replacing_the_snapshot() {
     let b2 = busy.clone();
     let capture = std::thread::spawn(move || b2.call_tool("screen.capture", &json!({})));
     entered.recv_timeout(Duration::from_secs(10)).unwrap();
-    assert_eq!(busy.text_target_is_password("keyboard.type", &typed), None);
+    assert_eq!(secret(&busy, "keyboard.type", &typed), None);
     release.send(()).unwrap();
     assert!(capture.join().unwrap().ok);
     // The question left behind is answered into the void; the worker goes on.
-    assert_eq!(
-        busy.text_target_is_password("keyboard.type", &typed),
-        Some(false)
+    assert_eq!(secret(&busy, "keyboard.type", &typed), Some(false));
+}
+
+/// Rules compile when the config is validated: a pattern that does not compile refuses
+/// the whole `session.configure` as `invalid_config` (nothing applied), instead of
+/// becoming a deny rule that matches nothing; the rules before it keep applying.
+#[test]
+fn a_rule_that_does_not_compile_is_invalid_config_and_changes_nothing() {
+    let e = engine_with(Box::new(VirtualDesktop::default()), Arc::new(SystemClock));
+    start(
+        &e,
+        json!({"safety": {"rules": [{"match": {"tool": "wait.pause"}, "effect": "deny"}]}}),
     );
+    for bad in [
+        json!({"tool": "pointer.*", "argument": {"name": "x", "matcher": "regex", "value": "(("}}),
+        json!({"tool": "pointer.{", "argument": {"name": "x", "matcher": "equals", "value": 1}}),
+        json!({"tool": "*", "window": {"app": "[a"}}),
+    ] {
+        let patch = json!({"safety": {"rules": [{"match": bad, "effect": "deny"}]}});
+        let env = e.configure(&json!({ "patch": patch }));
+        assert_eq!(code(&env), Some(ErrorCode::InvalidConfig), "{env:?}");
+        let issues = &env.error.as_ref().unwrap().data.as_ref().unwrap()["issues"];
+        assert!(
+            issues[0]["path"]
+                .as_str()
+                .unwrap()
+                .starts_with("safety.rules[0].match."),
+            "{issues}"
+        );
+    }
+    // The rule set before the refused patches still stands: wait.pause is denied,
+    // everything else is not.
+    let denied = e.call_tool("wait.pause", &json!({"ms": 0}));
+    assert_eq!(code(&denied), Some(ErrorCode::PolicyDenied), "{denied:?}");
+    assert!(e.call_tool("pointer.move", &json!({"x": 1, "y": 1})).ok);
+}
+
+/// `Engine::assess` judges as the gate would, without acting: before a session (the
+/// base config, the layout read for the occasion), under the live config after
+/// `session.configure`, per item for a batch; unknown tools and bad arguments are
+/// refused as `tools.call` refuses them.
+#[test]
+fn assess_judges_like_the_gate_without_acting() {
+    use crate::assess::Declared;
+    use crate::gate::Outcome;
+    let mut base = ConfigStack::new();
+    let region = json!({"safety": {"rules": [
+        {"match": {"tool": "pointer.move", "argument": {"name": "x", "matcher": "in_region",
+                   "value": {"x": 0, "y": 0, "width": 1, "height": 1}}}, "effect": "deny"}
+    ]}});
+    base.apply(&region).unwrap();
+    let e = Engine::with_clock(
+        Box::new(VirtualDesktop::default()),
+        base,
+        Arc::new(SystemClock),
+    );
+    let none = Declared::default();
+    let unknown = e.assess("pointer.teleport", &json!({}), none).unwrap_err();
+    assert_eq!(unknown.code, ErrorCode::UnknownTool);
+    let bad = e
+        .assess("pointer.click", &json!({"x": 1}), none)
+        .unwrap_err();
+    assert_eq!(bad.code, ErrorCode::InvalidArguments);
+    assert_eq!(bad.data.unwrap()["issues"][0]["path"], "y");
+    // No session yet: the base config, and the points read on a canvas of the moment.
+    let before = e
+        .assess("pointer.click", &json!({"x": 5, "y": 7}), none)
+        .unwrap();
+    assert!(
+        matches!(before.outcome, Outcome::Allow { .. }),
+        "{before:?}"
+    );
+    assert_eq!(before.items[0].landing.points, vec![(5, 7)]);
+    let corner = e
+        .assess("pointer.move", &json!({"x": 0, "y": 0}), none)
+        .unwrap();
+    assert!(matches!(corner.outcome, Outcome::Deny { .. }), "{corner:?}");
+    assert_eq!(state(&e), "idle", "assessing starts nothing");
+    start(&e, json!({}));
+    // No rule asks where an action lands (the built-in console rule lifted): the
+    // desktop is not asked either.
+    assert!(
+        e.configure(&json!({"patch": {"safety": {"rules": [], "protect_console": false}}}))
+            .ok
+    );
+    let unasked = e
+        .assess("pointer.click", &json!({"x": 5, "y": 7}), none)
+        .unwrap();
+    assert!(unasked.items[0].landing.points.is_empty());
+    let patch = json!({"safety": {"rules": [
+        {"match": {"tool": "pointer.click", "argument": {"name": "x", "matcher": "in_region",
+                   "value": {"x": 0, "y": 0, "width": 10, "height": 10}}}, "effect": "confirm"}
+    ]}});
+    assert!(e.configure(&json!({ "patch": patch })).ok);
+    let inside = e
+        .assess("pointer.click", &json!({"x": 5, "y": 7}), none)
+        .unwrap();
+    assert!(
+        matches!(inside.outcome, Outcome::Confirm { .. }),
+        "{inside:?}"
+    );
+    let outside = e
+        .assess("pointer.click", &json!({"x": 50, "y": 7}), none)
+        .unwrap();
+    assert!(
+        matches!(outside.outcome, Outcome::Allow { .. }),
+        "{outside:?}"
+    );
+    let batch = json!({"items": [
+        {"tool": "pointer.click", "arguments": {"x": 50, "y": 50}},
+        {"tool": "pointer.click", "arguments": {"x": 1, "y": 1}}
+    ]});
+    let b = e
+        .assess("tools.nope", &batch, none)
+        .map(|_| ())
+        .unwrap_err();
+    assert_eq!(b.code, ErrorCode::UnknownTool);
+    let b = e.assess("batch.execute", &batch, none).unwrap();
+    assert_eq!(b.items.len(), 2);
+    assert_eq!(b.verdict.confirm, Some(0));
+    assert!(matches!(b.outcome, Outcome::Confirm { .. }));
+    // Nothing was parked or run.
+    assert!(result(&e.status())["pending_confirmation"].is_null());
+    assert_eq!(result(&e.status())["action_count"], 0);
+}
+
+/// A confirm rule on one batch item parks the whole batch before anything runs, even
+/// when another item matches no rule (only allowlist mode asks every item to be listed).
+#[test]
+fn a_confirm_rule_on_one_item_parks_the_whole_batch() {
+    let e = engine_with(Box::new(VirtualDesktop::default()), Arc::new(SystemClock));
+    start(
+        &e,
+        json!({"safety": {"rules": [{"match": {"tool": "pointer.click"}, "effect": "confirm"}]}}),
+    );
+    let batch = json!({"items": [
+        {"tool": "wait.pause", "arguments": {"ms": 0}},
+        {"tool": "pointer.click", "arguments": {"x": 1, "y": 1}}
+    ]});
+    let env = e.call_tool("batch.execute", &batch);
+    assert_eq!(result(&env)["status"], "awaiting_confirmation", "{env:?}");
+    assert_eq!(result(&e.status())["action_count"], 0, "nothing ran");
 }

@@ -12,7 +12,6 @@ use serde_json::Value;
 
 use crate::config::ConfigStack;
 use crate::latch::Latches;
-use crate::rules::Policy;
 
 /// How long an expired confirmation id is remembered (`confirmation_expired`).
 pub const EXPIRED_MEMORY_S: u64 = 300;
@@ -30,13 +29,12 @@ pub struct Pending {
     pub reason: String,
     pub expires_at: String,
     pub deadline: Instant,
-    pub timeout_s: f64,
 }
 
 /// One running session.
 pub struct Session {
+    /// The live config, its rules compiled.
     pub config: Arc<ConfigStack>,
-    pub policy: Arc<Policy>,
     /// `Ready`, `Stopped` or `Standby` (`Confirming` is derived from `pending`).
     pub state: SessionState,
     /// `session.stop` was called: everything new is refused.

@@ -18,7 +18,6 @@ pub mod error;
 mod execute;
 mod failpoint;
 mod grants;
-mod inspect;
 mod journal_lock;
 mod kernel;
 mod leases;

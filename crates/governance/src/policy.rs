@@ -1,8 +1,9 @@
-//! The policy decision of a preview, derived from the engine's own rules and risk
-//! without acting, and the capability of a plain tool.
+//! The policy decision of a preview and the capability of a plain tool.
 //!
-//! The decision is `cc_engine::gate::outcome`, the same function the gate uses, so the
-//! preview predicts what the gate will do when the action is performed:
+//! The decision is the engine's own assessment ([`cc_engine::Engine::assess`]): the
+//! same judgement the gate makes when the action is performed (risk, rules, landing,
+//! the batch merged over its items), over the session's live configuration, so a
+//! preview predicts the gate:
 //!
 //! | engine                                                     | decision  |
 //! |------------------------------------------------------------|-----------|
@@ -10,24 +11,18 @@
 //! | `default_rule: deny` and no `allow`/`confirm` rule matches | `deny`    |
 //! | risk ≥ `confirm_threshold`, or a `confirm` rule matches     | `confirm` |
 //! | otherwise                                                  | `allow`   |
-//!
-//! The rules are the base configuration's (`Engine::base_config`): a governed session
-//! never reconfigures the engine, so they are the rules the gate applies.
 
 use cc_contract::{
     ActionClass, CanonValue, ExecutionCapability, ExecutionMode, InterferenceLevel, PolicyVerdict,
     VerificationSource, canonical_string, sha256_hex,
 };
-use cc_engine::Engine;
-use cc_engine::gate::{Outcome, outcome};
-use cc_engine::risk::{Context, action_risk};
-use cc_engine::rules::{Policy, Verdict};
-use cc_engine::tools::{ToolDef, find, tools};
+use cc_engine::assess::Assessment;
+use cc_engine::tools::{Lands, ToolDef, find, tools};
+use cc_engine::{Engine, Outcome};
 use cc_protocol::Risk;
 use serde_json::{Value, json};
 
 use crate::error::{GovResult, invalid};
-use crate::inspect::{BATCH, Item};
 
 /// The MCP-safe name of a plain tool (`pointer.click` → `pointer_click`).
 pub fn mcp_tool_name(tool: &str) -> String {
@@ -44,22 +39,15 @@ pub(crate) fn tool_or_invalid(name: &str) -> GovResult<&'static ToolDef> {
     resolve_tool(name).ok_or_else(|| invalid(format!("no plain tool {name:?}")))
 }
 
-/// Whether the tool changes the desktop (anything but a benign observation). The
-/// batch tool counts as mutating here (for its capability); a batch *action* is a
-/// mutation when one of its items is ([`decide`]).
-pub(crate) fn is_mutation(def: &ToolDef) -> bool {
-    def.risk != Risk::Benign || def.name == BATCH
-}
-
-/// The action class of a concrete action: observations, window focus (navigation),
-/// shell-level combos (high risk: a privilege change of the session), and every other
-/// input as a reversible edit.
+/// The action class of a concrete action: observations, focusing a named window
+/// (navigation), shell-level combos (high risk: a privilege change of the session), and
+/// every other input as a reversible edit.
 pub(crate) fn action_class(def: &ToolDef, risk: Risk) -> ActionClass {
-    if !is_mutation(def) {
+    if !def.mutates() {
         ActionClass::Observe
     } else if risk == Risk::High {
         ActionClass::PrivilegeChange
-    } else if def.name == "window.focus" {
+    } else if def.lands == Lands::Window {
         ActionClass::Navigate
     } else {
         ActionClass::EditReversible
@@ -70,13 +58,11 @@ pub(crate) fn action_class(def: &ToolDef, risk: Risk) -> ActionClass {
 /// the focused session, so a mutation is foreground-only; observations run in every
 /// mode.
 pub(crate) fn capability(engine: &Engine, def: &ToolDef, app_id: &str) -> ExecutionCapability {
-    let (modes, interference) = if is_mutation(def) {
-        let interference = if def.name.starts_with("pointer.") {
-            InterferenceLevel::MovesPhysicalPointer
-        } else if def.name == "window.focus" {
-            InterferenceLevel::MayRaiseWindow
-        } else {
-            InterferenceLevel::TakesForeground
+    let (modes, interference) = if def.mutates() {
+        let interference = match def.lands {
+            Lands::Pointer => InterferenceLevel::MovesPhysicalPointer,
+            Lands::Window => InterferenceLevel::MayRaiseWindow,
+            Lands::Focused | Lands::Element | Lands::Items => InterferenceLevel::TakesForeground,
         };
         (vec![ExecutionMode::Foreground], interference)
     } else {
@@ -115,49 +101,23 @@ pub(crate) struct Decided {
     pub mutation: bool,
 }
 
-/// Evaluates the engine's rules and risk for the items of one action (one item, or
-/// every item of a batch). For a batch the most restrictive item decides, merged as
-/// the engine's gate merges a batch: the first deny of any item, a confirm of any
-/// item, the highest risk; in allowlist mode every item must be listed.
-pub(crate) fn decide(engine: &Engine, tool: &str, items: &[Item]) -> Decided {
-    let config = engine.base_config().config();
-    let safety = &config.safety;
-    let policy = Policy::for_safety(safety);
-    let mut merged = Verdict::default();
-    let mut denied_item = None;
-    let mut all_listed = true;
-    let mut risk = Risk::Benign;
+/// The contract's decision from the engine's assessment of the action (one call, or
+/// a batch judged over every item as the gate judges it). The class is the most severe
+/// of the items' (writing a secret is authentication); a batch is a mutation when one
+/// of its items is.
+pub(crate) fn decide(assessed: &Assessment) -> Decided {
     let mut class = ActionClass::Observe;
     let mut mutation = false;
-    for (i, item) in items.iter().enumerate() {
-        let v = policy.evaluate(item.def.name, &item.args, &item.landing);
-        if merged.deny.is_none() && v.deny.is_some() {
-            merged.deny = v.deny;
-            denied_item = Some(i);
-        }
-        merged.console |= v.console;
-        merged.confirm = merged.confirm.or(v.confirm);
-        merged.allow = merged.allow.or(v.allow);
-        all_listed &= v.allow.is_some() || v.confirm.is_some();
-        let ctx = Context {
-            focused_password: item.writes_secret,
-            target_password: item.writes_secret,
-        };
-        let r = action_risk(item.def.name, &item.args, &ctx);
-        risk = risk.max(r);
+    for item in &assessed.items {
         class = class.max(if item.writes_secret {
             ActionClass::Authentication
         } else {
-            action_class(item.def, r)
+            action_class(item.tool, item.risk)
         });
-        mutation |= is_mutation(item.def);
+        mutation |= item.tool.mutates();
     }
-    if !all_listed {
-        merged.allow = None;
-        merged.confirm = None;
-    }
-    let safety_json = engine
-        .base_config()
+    let safety_json = assessed
+        .config
         .value()
         .get("safety")
         .cloned()
@@ -167,13 +127,15 @@ pub(crate) fn decide(engine: &Engine, tool: &str, items: &[Item]) -> Decided {
         "defaultRule": safety_json.get("default_rule"),
         "confirmThreshold": safety_json.get("confirm_threshold"),
     }))));
-    let (verdict_out, mut reason) = match outcome(safety, &merged, risk, tool) {
+    let (verdict_out, mut reason) = match assessed.outcome.clone() {
         Outcome::Deny { reason, .. } => (PolicyVerdict::Deny, reason),
         Outcome::Confirm { reason } => (PolicyVerdict::Confirm, reason),
         Outcome::Allow { reason } => (PolicyVerdict::Allow, reason),
     };
-    if let (PolicyVerdict::Deny, Some(i), true) = (verdict_out, denied_item, tool == BATCH) {
-        reason = format!("item {i} ({}): {reason}", items[i].def.name);
+    if let (PolicyVerdict::Deny, Some(i), true) =
+        (verdict_out, assessed.denied_item, assessed.tool.is_batch())
+    {
+        reason = format!("item {i} ({}): {reason}", assessed.items[i].tool.name);
     }
     Decided {
         verdict: verdict_out,

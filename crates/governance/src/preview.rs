@@ -1,14 +1,13 @@
 //! `preview_action`: the envelope (with its `argsDigest`), the capability, the policy
 //! decision and the first blocker, computed without acting.
 
+use cc_contract::ContractError;
 use cc_contract::{
     ActionEnvelope, ActionPreview, ActionResource, ArgsDigestInput, Blocker, ErrorCode,
     ExecutionMode, PolicyDecision, PolicyVerdict, WindowId, args_digest,
 };
-use cc_engine::rules::Landing;
-use cc_engine::rules::Policy;
-use cc_engine::tools::ToolDef;
-use cc_engine::tools::args::validate_args;
+use cc_engine::tools::{Target, ToolDef};
+use cc_protocol::ToolError;
 use rusqlite::Connection;
 use serde_json::{Map, Value, json};
 
@@ -60,29 +59,21 @@ impl Governance {
                 .map_err(|e| invalid(format!("postcondition: {e}")))?;
         }
         let args_value = Value::Object(a.arguments.clone());
-        if let Err(issues) = validate_args(def, &args_value, self.engine.base_config().value()) {
-            return Err(fail_with(
-                ErrorCode::InvalidArguments,
-                format!("arguments do not fit {}", def.name),
-                json!({"issues": issues.iter().map(|i| json!({"path": i.path, "message": i.message})).collect::<Vec<_>>()}),
-            ));
-        }
         let operation = a.operation.clone().unwrap_or_else(|| def.name.to_string());
         let at = self.now();
-        // The desktop's own answer, asked only for text entry (a worker round trip).
-        let live = sensitivity::writes_text(def.name)
-            .then(|| self.engine.text_target_is_password(def.name, &args_value))
-            .flatten();
-        let sensitivity = sensitivity::assess(def.name, a.target.as_ref(), live, ts(at));
-        let mut items = self.inspect(def, &args_value)?;
-        for item in &mut items {
-            // The target evidence is the action's own, not a batch item's.
-            let own = (item.def.name == def.name)
-                .then_some(sensitivity.as_ref())
-                .flatten();
-            item.writes_secret = sensitivity::writes_secret(item.def.name, own, &a.data_labels);
-        }
-        let decided = decide(&self.engine, def.name, &items);
+        // The caller's evidence and labels can only raise what the engine assesses.
+        let evidence = sensitivity::assess(def, a.target.as_ref(), None, ts(at));
+        let declared = sensitivity::declared(evidence.as_ref(), &a.data_labels);
+        // The gate's own judgement, over the session's live config and the desktop.
+        let assessed = self
+            .engine
+            .assess(def.name, &args_value, declared)
+            .map_err(|e| arguments_refused(def, e))?;
+        // The desktop's answer for the action's own field (not a batch's items).
+        let own = assessed.items.first().filter(|_| !def.is_batch());
+        let live = own.and_then(|i| i.secret_target);
+        let sensitivity = sensitivity::assess(def, a.target.as_ref(), live, ts(at));
+        let decided = decide(&assessed);
         let class = decided.class;
         let mutation = decided.mutation;
         let mut envelope = ActionEnvelope {
@@ -100,7 +91,7 @@ impl Governance {
             requested_mode: a.mode,
             target: a.target.clone(),
             target_sensitivity: sensitivity,
-            resource: resource(def, &args_value, a.target.as_ref()),
+            resource: resource(own.and_then(|i| i.tool.target(&i.args)), a.target.as_ref()),
             provenance: a.provenance.clone(),
             data_labels: a.data_labels.clone(),
             postcondition: a.postcondition.clone(),
@@ -167,111 +158,43 @@ impl Governance {
             arguments: a.arguments.clone(),
         })
     }
+}
 
-    /// Where the action lands, for window-scoped rules: the canvas points it touches
-    /// and the windows under them (or the focused window for keyboard tools). The
-    /// window list is read only when a rule (the built-in console rules included)
-    /// matches on windows.
-    pub(crate) fn landing(&self, def: &ToolDef, args: &Value) -> Landing {
-        let mut points = Vec::new();
-        let mut push = |v: &Value| {
-            if let (Some(x), Some(y)) = (
-                v.get("x").and_then(Value::as_i64),
-                v.get("y").and_then(Value::as_i64),
-            ) {
-                points.push((
-                    x.clamp(i32::MIN.into(), i32::MAX.into()) as i32,
-                    y.clamp(i32::MIN.into(), i32::MAX.into()) as i32,
-                ));
-            }
-        };
-        push(args);
-        for key in ["from", "to"] {
-            if let Some(v) = args.get(key) {
-                push(v);
-            }
-        }
-        let needs_windows =
-            Policy::for_safety(&self.engine.base_config().config().safety).needs_window();
-        let windows = if needs_windows {
-            self.windows_for(def, args, &points)
-        } else {
-            Vec::new()
-        };
-        Landing { points, windows }
-    }
-
-    fn windows_for(
-        &self,
-        def: &ToolDef,
-        args: &Value,
-        points: &[(i32, i32)],
-    ) -> Vec<(String, String)> {
-        let Ok(list) = self.window_list() else {
-            return Vec::new();
-        };
-        let named = |w: &Value| {
-            (
-                w["app_id"].as_str().unwrap_or_default().to_string(),
-                w["title"].as_str().unwrap_or_default().to_string(),
-            )
-        };
-        let explicit = args
-            .get("id")
-            .or_else(|| args.get("window"))
-            .and_then(Value::as_u64);
-        if let Some(id) = explicit {
-            return list
-                .iter()
-                .filter(|w| w["id"].as_u64() == Some(id))
-                .map(named)
-                .collect();
-        }
-        if !points.is_empty() {
-            return points
-                .iter()
-                .filter_map(|&(x, y)| list.iter().find(|w| contains(&w["rect"], x, y)))
-                .map(named)
-                .collect();
-        }
-        if def.name.starts_with("keyboard.") || def.name.starts_with("a11y.") {
-            return list
-                .iter()
-                .filter(|w| w["focused"] == true)
-                .map(named)
-                .collect();
-        }
-        Vec::new()
-    }
+/// The engine's refusal of the arguments (they do not validate against the tool's
+/// spec under the session's config), as the contract's `invalid_arguments` with the
+/// issues.
+fn arguments_refused(def: &ToolDef, e: ToolError) -> ContractError {
+    let issues = e
+        .data
+        .as_ref()
+        .and_then(|d| d.get("issues"))
+        .cloned()
+        .unwrap_or_else(|| json!([{"path": "$", "message": e.message}]));
+    fail_with(
+        ErrorCode::InvalidArguments,
+        format!("arguments do not fit {}", def.name),
+        json!({ "issues": issues }),
+    )
 }
 
 /// What the action touches, for the envelope and its digest (upstream derives it the
-/// same way): the target's app and window, or the window `window.focus` names. The
-/// plain tools act on no file, process, registry key or URL, so the other members
-/// never apply here. `None` when nothing is known.
+/// same way): the target's app and window, or the window the action names (where it
+/// lands: `window.focus`). The plain tools act on no file, process, registry key or
+/// URL, so the other members never apply here. `None` when nothing is known.
 fn resource(
-    def: &ToolDef,
-    args: &Value,
+    lands: Option<Target>,
     target: Option<&cc_contract::TargetEvidence>,
 ) -> Option<ActionResource> {
-    let named_window = (def.name == "window.focus")
-        .then(|| args.get("id").and_then(Value::as_u64))
-        .flatten()
-        .map(WindowId::from);
+    let named_window = match lands {
+        Some(Target::Window(id)) => Some(WindowId::from(id)),
+        _ => None,
+    };
     let r = ActionResource {
         target_app_id: target.map(|t| t.app_id.clone()),
         target_window_id: target.and_then(|t| t.window_id.clone()).or(named_window),
         ..ActionResource::default()
     };
     (!r.is_empty()).then_some(r)
-}
-
-/// Whether a `{x,y,width,height}` rect contains a point.
-fn contains(rect: &Value, x: i32, y: i32) -> bool {
-    let get = |k: &str| rect.get(k).and_then(Value::as_i64).unwrap_or(0);
-    let (rx, ry, w, h) = (get("x"), get("y"), get("width"), get("height"));
-    let (x, y) = (i64::from(x), i64::from(y));
-    x >= rx && y >= ry && x < rx + w && y < ry + h
 }
 
 /// `get_execution_capabilities` arguments.

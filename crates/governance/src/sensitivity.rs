@@ -2,28 +2,24 @@
 //! is a secret one, so the digest binds that assessment and the policy can ask a human
 //! before a model types into a password field.
 //!
-//! Two sources. The engine's own knowledge comes first
-//! ([`cc_engine::Engine::text_target_is_password`]): the focused element's password
-//! state for `keyboard.type`, the `password` state of the latest snapshot's node for
-//! `a11y.input` — the desktop's facts, which the agent cannot misstate, read without
+//! Two sources. The engine's own knowledge comes first (`secret_target` of its
+//! assessment, [`cc_engine::Engine::assess`]): the focused element's password state for
+//! a tool that types at the focus (`keyboard.type`), the `password` state of the latest
+//! snapshot's node for one that sets an element's text (`a11y.input`) — the desktop's facts, which the agent cannot misstate, read without
 //! replacing the agent's latest snapshot. When the engine says "password", the action
 //! is sensitive whatever the evidence claims. Otherwise (not a password field, or the
 //! engine cannot tell: a stale snapshot, a driver error) the accessibility role in the
 //! agent's target evidence decides (a password role on every platform names "password"
 //! or "secure": `password_text`, `AXSecureTextField`, `PasswordBox`, …), so evidence can
 //! only raise the assessment. The engine's gate still checks the real focus when the
-//! action runs. Only `keyboard.type` and `a11y.input` write text; other tools get no
-//! assessment.
+//! action runs. Only the tools that write text (their table says so) get an assessment.
 
 use cc_contract::{
     DataLabel, SensitivityAssessment, SensitivitySignal, SensitivitySource, TargetEvidence,
     TargetSensitivity,
 };
-
-/// Whether a tool writes text into a field.
-pub(crate) fn writes_text(tool: &str) -> bool {
-    matches!(tool, "keyboard.type" | "a11y.input")
-}
+use cc_engine::assess::Declared;
+use cc_engine::tools::ToolDef;
 
 /// Whether an accessibility role names a secret field.
 fn secure_role(role: &str) -> bool {
@@ -37,12 +33,12 @@ fn secure_role(role: &str) -> bool {
 /// and `unknown` (`native_signal_unavailable`) without a target role. `observed_at` is
 /// the preview time (not in the digest).
 pub(crate) fn assess(
-    tool: &str,
+    def: &ToolDef,
     target: Option<&TargetEvidence>,
     live: Option<bool>,
     observed_at: String,
 ) -> Option<TargetSensitivity> {
-    if !writes_text(tool) {
+    if !def.writes_text() {
         return None;
     }
     let role = target.and_then(|t| t.role.as_deref());
@@ -81,22 +77,27 @@ pub(crate) fn assess(
     })
 }
 
-/// Whether the action writes a secret: into a field assessed sensitive, or text the
-/// caller labelled `credential`. Such an action is high risk (as typing into a
-/// focused password field is for the engine's gate), so the policy asks a human.
-pub(crate) fn writes_secret(
-    tool: &str,
-    sensitivity: Option<&TargetSensitivity>,
-    labels: &[DataLabel],
-) -> bool {
-    writes_text(tool)
-        && (sensitivity.is_some_and(|s| s.assessment == SensitivityAssessment::Sensitive)
-            || labels.contains(&DataLabel::Credential))
+/// What the caller's own word adds to the engine's assessment of a text-entry action:
+/// the field is secret when its evidence assesses it sensitive (`evidence`, assessed
+/// without the desktop's answer, which the engine adds itself), and the text is secret
+/// wherever it goes when the caller labelled it `credential`. Writing a secret is high
+/// risk (as typing into a focused password field is for the engine's gate), so the
+/// policy asks a human.
+pub(crate) fn declared(evidence: Option<&TargetSensitivity>, labels: &[DataLabel]) -> Declared {
+    Declared {
+        target_secret: evidence.is_some_and(|s| s.assessment == SensitivityAssessment::Sensitive),
+        text_secret: labels.contains(&DataLabel::Credential),
+    }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use cc_engine::tools::find;
+
+    fn tool(name: &str) -> &'static ToolDef {
+        find(name).unwrap()
+    }
 
     fn target(role: Option<&str>) -> TargetEvidence {
         serde_json::from_value(serde_json::json!({
@@ -114,13 +115,19 @@ mod tests {
             "PasswordBox",
             "password",
         ] {
-            let s = assess("keyboard.type", Some(&target(Some(role))), None, "t".into()).unwrap();
+            let s = assess(
+                tool("keyboard.type"),
+                Some(&target(Some(role))),
+                None,
+                "t".into(),
+            )
+            .unwrap();
             assert_eq!(s.assessment, SensitivityAssessment::Sensitive, "{role}");
             assert_eq!(s.signals, [SensitivitySignal::SecureRole]);
             assert_eq!(s.validate(), Ok(()));
         }
         let plain = assess(
-            "a11y.input",
+            tool("a11y.input"),
             Some(&target(Some("edit"))),
             Some(false),
             "t".into(),
@@ -128,12 +135,17 @@ mod tests {
         .unwrap();
         assert_eq!(plain.assessment, SensitivityAssessment::NonSensitive);
         assert_eq!(plain.validate(), Ok(()));
-        let unknown = assess("keyboard.type", Some(&target(None)), None, "t".into()).unwrap();
+        let unknown = assess(tool("keyboard.type"), Some(&target(None)), None, "t".into()).unwrap();
         assert_eq!(unknown.assessment, SensitivityAssessment::Unknown);
         assert_eq!(unknown.validate(), Ok(()));
         // The engine's knowledge wins over evidence claiming another role, or none.
         for role in [Some("edit"), None] {
-            let live = assess("keyboard.type", Some(&target(role)), Some(true), "t".into());
+            let live = assess(
+                tool("keyboard.type"),
+                Some(&target(role)),
+                Some(true),
+                "t".into(),
+            );
             let live = live.unwrap();
             assert_eq!(
                 live.assessment,
@@ -144,7 +156,7 @@ mod tests {
         }
         // A field the engine does not know as a password one keeps the evidence's role.
         let claimed = assess(
-            "a11y.input",
+            tool("a11y.input"),
             Some(&target(Some("password"))),
             Some(false),
             "t".into(),
@@ -155,7 +167,7 @@ mod tests {
         );
         assert!(
             assess(
-                "pointer.click",
+                tool("pointer.click"),
                 Some(&target(Some("password"))),
                 Some(true),
                 "t".into()
@@ -166,16 +178,21 @@ mod tests {
 
     #[test]
     fn credentials_are_secret_only_for_text_entry() {
-        assert!(writes_secret(
-            "keyboard.type",
+        // What the engine concludes from the declaration: a secret write needs a tool
+        // that writes text and a secret field or secret text.
+        let writes_secret = |name: &str, labels: &[DataLabel]| {
+            let d = declared(None, labels);
+            tool(name).writes_text() && (d.target_secret || d.text_secret)
+        };
+        assert!(writes_secret("keyboard.type", &[DataLabel::Credential]));
+        assert!(!writes_secret("pointer.click", &[DataLabel::Credential]));
+        assert!(!writes_secret("keyboard.type", &[DataLabel::Private]));
+        let sensitive = assess(
+            tool("a11y.input"),
+            Some(&target(Some("password"))),
             None,
-            &[DataLabel::Credential]
-        ));
-        assert!(!writes_secret(
-            "pointer.click",
-            None,
-            &[DataLabel::Credential]
-        ));
-        assert!(!writes_secret("keyboard.type", None, &[DataLabel::Private]));
+            "t".into(),
+        );
+        assert!(declared(sensitive.as_ref(), &[]).target_secret);
     }
 }

@@ -451,16 +451,26 @@ fn a_grant_never_lifts_a_deny_rule_of_the_engine_gate() {
     let l = lease(&g, &s);
     let before = status_bar(&e);
     ok(&g, "preview_action", click(&f, &s, &l, "a1", 0));
-    approve(&g, &decision(&s, "a1"));
-    // The operator then forbids clicks in the engine session itself: the gate applies
-    // it to the granted action too.
+    let grant = approve(&g, &decision(&s, "a1"));
+    // The operator then forbids clicks in the engine session itself. The gate applies
+    // it to a granted action too…
     let configured = e.configure(&json!({"safety": {"rules": [
         {"match": {"tool": "pointer.click"}, "effect": "deny"}
     ]}}));
     assert!(configured.ok, "{configured:?}");
-    let r = ok(&g, "execute_action", click(&f, &s, &l, "a1", 0))["receipt"].clone();
-    assert_eq!(r["status"], "rejected", "{r}");
-    assert_eq!(r["error"]["code"], "policy_denied");
+    let args = &click(&f, &s, &l, "a1", 0)["arguments"];
+    let r = e.call_tool_approved("pointer.click", args, &grant.grant_id);
+    assert_eq!(
+        r.error_code(),
+        Some(cc_protocol::ErrorCode::PolicyDenied),
+        "{r:?}"
+    );
+    assert_eq!(status_bar(&e), before, "no effect");
+    // …and the governed execute, whose preview judges over the same live rules, is
+    // refused before it reaches the gate: the grant lifts nothing, nothing runs.
+    let refused = err(&g, "execute_action", click(&f, &s, &l, "a1", 0));
+    assert_eq!(refused.error, ErrorCode::PolicyDenied, "{refused:?}");
+    assert_eq!(refused.details["blocker"], "policy_denied");
     assert_eq!(status_bar(&e), before, "no effect");
 }
 

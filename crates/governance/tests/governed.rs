@@ -396,6 +396,53 @@ fn blockers_come_in_spec_order() {
     assert_eq!(p3["envelope"]["actionClass"], "observe");
 }
 
+/// The preview judges over the session's live config, as the gate does: a `confirm`
+/// rule added at runtime with `session.configure` changes the preview's decision (and
+/// its policy digest, so an earlier grant would not carry over), and the gate agrees.
+#[test]
+fn a_runtime_confirm_rule_changes_the_preview_decision() {
+    let dir = tempfile::tempdir().unwrap();
+    let e = engine();
+    let g = kernel(&e, &dir.path().join("j.db"), "local-user");
+    let f = form(&e);
+    let s = start(&g);
+    let l = lease(&g, &s, 5, 60_000);
+    let before = ok(&g, "preview_action", click(&f, &s, &l, "r1"));
+    assert_eq!(before["policy"]["decision"], "allow", "{before}");
+    let rule = json!({"safety": {"rules": [
+        {"match": {"tool": "pointer.click"}, "effect": "confirm"}
+    ]}});
+    assert!(e.configure(&json!({ "patch": rule })).ok);
+    let after = ok(&g, "preview_action", click(&f, &s, &l, "r2"));
+    assert_eq!(after["policy"]["decision"], "confirm", "{after}");
+    assert_eq!(after["blocker"], "approval_required");
+    assert!(
+        after["policy"]["reasons"][0]
+            .as_str()
+            .unwrap()
+            .contains("rule 0 requires confirmation"),
+        "{after}"
+    );
+    assert_ne!(
+        after["policy"]["policyDigest"], before["policy"]["policyDigest"],
+        "the digest is the live policy's"
+    );
+    // The gate, asked directly, decides the same.
+    let gate = e.call_tool("pointer.click", &json!({"x": f.submit.0, "y": f.submit.1}));
+    let r = gate.result.unwrap();
+    assert_eq!(r["status"], "awaiting_confirmation", "{r}");
+    let id = r["request_id"].clone();
+    assert!(e.confirm(&json!({"request_id": id, "approve": false})).ok);
+    // A runtime deny rule is previewed as a deny, naming its reason.
+    let deny = json!({"safety": {"rules": [
+        {"match": {"tool": "pointer.*"}, "effect": "deny"}
+    ]}});
+    assert!(e.configure(&json!({ "patch": deny })).ok);
+    let denied = ok(&g, "preview_action", click(&f, &s, &l, "r3"));
+    assert_eq!(denied["policy"]["decision"], "deny", "{denied}");
+    assert_eq!(denied["blocker"], "policy_denied");
+}
+
 #[test]
 fn emergency_stop_revokes_every_lease_and_engages_the_panic() {
     let dir = tempfile::tempdir().unwrap();

@@ -31,7 +31,7 @@ fn action_tool(msg: &Value) -> Option<String> {
                 .unwrap_or("tools.call")
                 .to_string(),
         ),
-        "tools.call_batch" => Some("batch.execute".to_string()),
+        "tools.call_batch" => Some(cc_engine::tools::batch().name.to_string()),
         _ => None,
     }
 }

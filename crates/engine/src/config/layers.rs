@@ -1,9 +1,12 @@
 //! Layering (defaults < file < `session.start` < `session.configure`) with validation of
 //! every layer before it is applied, so a bad patch changes nothing.
 
+use std::sync::Arc;
+
 use serde_json::{Value, json};
 
 use super::{Config, config_spec, defaults};
+use crate::rules::Policy;
 use crate::spec::{Issue, Ty, ValidateMode, validate};
 
 /// Why a config layer was refused; carries every issue.
@@ -39,11 +42,20 @@ impl std::fmt::Display for ConfigError {
 
 impl std::error::Error for ConfigError {}
 
-/// An effective config and the value it came from.
-#[derive(Debug, Clone)]
+/// An effective config, the value it came from, and its rules compiled.
+#[derive(Clone)]
 pub struct ConfigStack {
     value: Value,
     typed: Config,
+    policy: Arc<Policy>,
+}
+
+impl std::fmt::Debug for ConfigStack {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("ConfigStack")
+            .field("value", &self.value)
+            .finish_non_exhaustive()
+    }
 }
 
 fn merge(base: &mut Value, patch: &Value) {
@@ -74,82 +86,44 @@ fn typed(value: &Value) -> Result<Config, ConfigError> {
     })
 }
 
-/// Checks what `Ty::Any` fields cannot: rule values per matcher (regexes compile,
-/// regions are rectangles, globs parse).
+/// The rules of `next` (the built-in ones included), compiled; those of `current` when
+/// they did not change.
+fn compiled(next: &Config, current: Option<&ConfigStack>) -> Result<Arc<Policy>, ConfigError> {
+    if let Some(c) = current
+        && c.typed.safety.rules == next.safety.rules
+        && c.typed.safety.protect_console == next.safety.protect_console
+    {
+        return Ok(c.policy.clone());
+    }
+    Policy::for_safety(&next.safety)
+        .map(Arc::new)
+        .map_err(|issues| ConfigError::new("invalid config", issues))
+}
+
+/// Checks what `Ty::Any` fields cannot and rule compilation does not: regions are
+/// rectangles. (Patterns are checked by compiling them: [`Policy::compile`].)
 fn check_rules(patch: &Value, issues: &mut Vec<Issue>) {
     let Some(rules) = patch.pointer("/safety/rules").and_then(Value::as_array) else {
         return;
     };
     for (i, rule) in rules.iter().enumerate() {
-        if let Some(tool) = rule.pointer("/match/tool").and_then(Value::as_str)
-            && let Err(e) = globset::Glob::new(tool)
-        {
-            issues.push(Issue {
-                path: format!("safety.rules[{i}].match.tool"),
-                message: format!("bad glob: {e}"),
-            });
-        }
-        for key in ["app", "title"] {
-            if let Some(g) = rule
-                .pointer(&format!("/match/window/{key}"))
-                .and_then(Value::as_str)
-                && let Err(e) = globset::Glob::new(g)
-            {
-                issues.push(Issue {
-                    path: format!("safety.rules[{i}].match.window.{key}"),
-                    message: format!("bad glob: {e}"),
-                });
-            }
-        }
         let Some(arg) = rule.pointer("/match/argument") else {
             continue;
         };
-        let path = format!("safety.rules[{i}].match.argument.value");
         let value = arg.get("value").unwrap_or(&Value::Null);
-        match arg.get("matcher").and_then(Value::as_str) {
-            Some("regex") => match value.as_str() {
-                Some(re) => {
-                    if let Err(e) = regex::RegexBuilder::new(re).size_limit(1 << 20).build() {
-                        issues.push(Issue {
-                            path,
-                            message: format!("bad regex: {e}"),
-                        });
-                    }
-                }
-                None => issues.push(Issue {
-                    path,
-                    message: "regex needs a string".into(),
-                }),
-            },
-            Some("glob") => match value.as_str() {
-                Some(g) => {
-                    if let Err(e) = globset::Glob::new(g) {
-                        issues.push(Issue {
-                            path,
-                            message: format!("bad glob: {e}"),
-                        });
-                    }
-                }
-                None => issues.push(Issue {
-                    path,
-                    message: "glob needs a string".into(),
-                }),
-            },
-            Some("in_region") => {
-                let ok = ["x", "y", "width", "height"].iter().all(|k| {
-                    value
-                        .get(k)
-                        .and_then(Value::as_f64)
-                        .is_some_and(f64::is_finite)
-                }) && value.as_object().is_some_and(|m| m.len() == 4);
-                if !ok {
-                    issues.push(Issue {
-                        path,
-                        message: "in_region needs {x, y, width, height} numbers".into(),
-                    });
-                }
+        if arg.get("matcher").and_then(Value::as_str) == Some("in_region") {
+            let ok = ["x", "y", "width", "height"].iter().all(|k| {
+                value
+                    .get(k)
+                    .and_then(Value::as_f64)
+                    .is_some_and(f64::is_finite)
+            }) && value.as_object().is_some_and(|m| m.len() == 4);
+            if !ok {
+                issues.push(Issue {
+                    path: format!("safety.rules[{i}].match.argument.value"),
+                    message: "in_region needs {x, y, width, height} numbers".into(),
+                });
             }
-            _ => {}
         }
     }
 }
@@ -178,7 +152,7 @@ fn check_governance(patch: &Value, issues: &mut Vec<Issue>) {
 }
 
 /// Validates one layer as a patch.
-pub fn validate_patch(patch: &Value) -> Result<Value, ConfigError> {
+pub(crate) fn validate_patch(patch: &Value) -> Result<Value, ConfigError> {
     let spec: &Ty = config_spec();
     let normalized = validate(spec, patch, ValidateMode::Patch)
         .map_err(|i| ConfigError::new("invalid config", i))?;
@@ -196,7 +170,13 @@ impl ConfigStack {
     pub fn new() -> Self {
         let value = defaults();
         let typed = typed(&value).unwrap_or_else(|e| panic!("built-in defaults are invalid: {e}"));
-        ConfigStack { value, typed }
+        let policy = compiled(&typed, None)
+            .unwrap_or_else(|e| panic!("built-in default rules are invalid: {e}"));
+        ConfigStack {
+            value,
+            typed,
+            policy,
+        }
     }
 
     /// Applies a layer (file or `session.start`): any key may be set.
@@ -205,8 +185,10 @@ impl ConfigStack {
         let mut next = self.value.clone();
         merge(&mut next, &normalized);
         let t = typed(&next)?;
+        let policy = compiled(&t, Some(self))?;
         self.value = next;
         self.typed = t;
+        self.policy = policy;
         Ok(())
     }
 
@@ -249,8 +231,10 @@ impl ConfigStack {
         let mut next = self.value.clone();
         merge(&mut next, &normalized);
         let t = typed(&next)?;
+        let policy = compiled(&t, Some(self))?;
         self.value = next;
         self.typed = t;
+        self.policy = policy;
         Ok(normalized)
     }
 
@@ -262,6 +246,11 @@ impl ConfigStack {
     /// The effective config, typed.
     pub fn config(&self) -> &Config {
         &self.typed
+    }
+
+    /// Its rules, compiled when the config was validated.
+    pub fn policy(&self) -> &Arc<Policy> {
+        &self.policy
     }
 }
 
@@ -354,6 +343,29 @@ mod tests {
         ] {
             assert!(s.apply(&bad).is_err(), "{bad}");
         }
+    }
+
+    #[test]
+    fn rules_compile_once_and_a_bad_pattern_changes_nothing() {
+        let mut s = ConfigStack::new();
+        s.apply(
+            &json!({"safety": {"rules": [{"match": {"tool": "keyboard.*"}, "effect": "deny"}]}}),
+        )
+        .unwrap();
+        let before = s.policy().clone();
+        // Another section changes: the compiled rules are kept, not compiled again.
+        s.configure(&json!({"capture": {"default_quality": 50}}))
+            .unwrap();
+        assert!(Arc::ptr_eq(&before, s.policy()));
+        let bad = json!({"safety": {"rules": [
+            {"match": {"tool": "*", "window": {"app": "[oops"}}, "effect": "deny"}
+        ]}});
+        let e = s.configure(&bad).unwrap_err();
+        assert_eq!(e.issues[0].path, "safety.rules[0].match.window.app");
+        assert!(e.issues[0].message.starts_with("bad glob"), "{e}");
+        // Nothing was applied: the old rules still stand, compiled as they were.
+        assert!(Arc::ptr_eq(&before, s.policy()));
+        assert_eq!(s.config().safety.rules.len(), 1);
     }
 
     #[test]

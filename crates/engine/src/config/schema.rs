@@ -343,13 +343,13 @@ fn build() -> Ty {
 }
 
 /// The config spec (built once).
-pub fn config_spec() -> &'static Ty {
+pub(crate) fn config_spec() -> &'static Ty {
     static SPEC: OnceLock<Ty> = OnceLock::new();
     SPEC.get_or_init(build)
 }
 
 /// The built-in defaults as a complete config value.
-pub fn defaults() -> Value {
+pub(crate) fn defaults() -> Value {
     fn fill(ty: &Ty) -> Value {
         let Ty::Object(fields) = ty else {
             return Value::Null;

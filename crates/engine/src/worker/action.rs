@@ -3,14 +3,18 @@
 use std::sync::atomic::Ordering;
 use std::time::Instant;
 
-use cc_protocol::{Envelope, ErrorCode, Risk, ToolError};
+use std::sync::Arc;
+
+use cc_protocol::{Envelope, ErrorCode, ToolError};
 use serde_json::{Value, json};
 
 use super::Worker;
 use crate::approval::Approval;
+use crate::assess::{Assessment, Declared, assess};
+use crate::config::ConfigStack;
 use crate::gate::{self, Decision, Request};
-use crate::risk::{self, Context};
 use crate::tools::exec::{self, Exec};
+use crate::tools::{ToolDef, find};
 
 impl Worker {
     pub(super) fn action(
@@ -22,8 +26,8 @@ impl Worker {
     ) -> Envelope {
         let started = Instant::now();
         self.refresh(&[]);
-        let policy = self.core.lock().session.as_ref().map(|s| s.policy.clone());
-        let Some(policy) = policy else {
+        let config = self.core.lock().session.as_ref().map(|s| s.config.clone());
+        let Some(config) = config else {
             return self.core.err(
                 tool,
                 started,
@@ -33,23 +37,27 @@ impl Worker {
                 ),
             );
         };
-        if tool == "batch.execute" {
-            return self.batch(args, approved, epoch, &policy, started);
+        let Some(def) = find(tool) else {
+            return self.core.err(
+                tool,
+                started,
+                ToolError::new(ErrorCode::UnknownTool, format!("no tool {tool:?}")),
+            );
+        };
+        let assessed = match self.judge(def, args, config) {
+            Ok(a) => a,
+            Err(e) => return self.rejected(tool, started, e, approved),
+        };
+        if def.is_batch() {
+            return self.batch(args, &assessed, approved, epoch, started);
         }
-        let (ctx, landing) = self.context(tool, args, &policy);
-        let risk = risk::action_risk(tool, args, &ctx);
-        let verdict = policy.evaluate(tool, args, &landing);
-        let shown = redact(tool, args, &ctx);
         let req = Request {
             tool,
             arguments: args,
-            shown_arguments: &shown,
-            risk,
-            verdict: &verdict,
+            assessment: &assessed,
             approved,
             batch_item: false,
             epoch,
-            observation: is_observation(tool, risk),
         };
         match self.decide(&req) {
             Decision::Reject(e) => self.rejected(tool, started, e, approved),
@@ -62,8 +70,22 @@ impl Worker {
                 started,
                 json!({"status": "awaiting_confirmation", "request_id": request_id, "risk": risk, "reason": reason}),
             ),
-            Decision::Run => self.perform(tool, args, &shown, approved, started),
+            Decision::Run => self.perform(def, args, &assessed.shown, approved, started),
         }
+    }
+
+    /// Judges an action (a batch with its items) as the desktop is now, under `config`
+    /// (the session's, as it is now).
+    pub(super) fn judge(
+        &mut self,
+        def: &'static ToolDef,
+        args: &Value,
+        config: Arc<ConfigStack>,
+    ) -> Result<Assessment, ToolError> {
+        let needs_window = config.policy().needs_window();
+        assess(def, args, config, Declared::default(), |d, a| {
+            self.facts(d, a, needs_window)
+        })
     }
 
     /// The gate, under the engine's lock, after a synchronous look at the panic file.
@@ -76,8 +98,8 @@ impl Worker {
         drop(g);
         tracing::debug!(
             tool = req.tool,
-            arguments = %req.shown_arguments,
-            risk = req.risk.as_str(),
+            arguments = %req.assessment.shown,
+            risk = req.assessment.risk.as_str(),
             batch_item = req.batch_item,
             approved = ?req.approved,
             decision = ?d,
@@ -109,12 +131,13 @@ impl Worker {
     /// Runs an action that passed the gate, with its events.
     pub(super) fn perform(
         &mut self,
-        tool: &str,
+        def: &ToolDef,
         args: &Value,
         shown: &Value,
         approved: Option<&Approval>,
         started: Instant,
     ) -> Envelope {
+        let tool = def.name;
         self.core
             .bus
             .emit("action.started", started_payload(tool, shown, approved));
@@ -135,7 +158,7 @@ impl Worker {
                     frames: &mut self.frames,
                     snapshots: &mut self.snapshots,
                 };
-                exec::run(tool, args, &mut ex)
+                exec::run(def, args, &mut ex)
             }
         };
         self.publish_held();
@@ -167,11 +190,6 @@ impl Worker {
             .emit("action.finished", finished(tool, &env, approved));
         env
     }
-}
-
-/// A benign observation: may run while a confirmation is pending, if configured.
-pub(super) fn is_observation(tool: &str, risk: Risk) -> bool {
-    risk == Risk::Benign && tool != "wait.pause"
 }
 
 /// `action.started {tool, arguments, request_id? | grant_id?}`.
@@ -209,69 +227,4 @@ pub(super) fn finished(tool: &str, env: &Envelope, approved: Option<&Approval>) 
 /// by the capture itself when `capture.redact_sensitive` is on).
 fn summarize(env: &Envelope) -> Value {
     serde_json::to_value(env).unwrap_or(Value::Null)
-}
-
-/// What replaces secret text in events and logs.
-pub const REDACTED: &str = "[redacted]";
-
-/// Arguments as shown in events and logs. Text typed into a password field is
-/// redacted whole; text typed elsewhere is shown up to its first tab or newline, which
-/// may move the focus into a password field, and redacted after it.
-pub fn redact(tool: &str, args: &Value, ctx: &Context) -> Value {
-    let secret = (tool == "keyboard.type" && ctx.focused_password)
-        || (tool == "a11y.input" && ctx.target_password);
-    let mut shown = args.clone();
-    if let Some(Value::String(t)) = shown.get_mut("text") {
-        if secret {
-            *t = REDACTED.into();
-        } else if tool == "keyboard.type"
-            && let Some(i) = t.find(['\t', '\n'])
-        {
-            let keep = t[..=i].to_string();
-            *t = format!("{keep}{REDACTED}");
-        }
-    }
-    shown
-}
-
-/// Redacts the whole text of a typing action (in a batch, after an item that may move
-/// the focus, where the field it will type into is not known yet).
-pub(super) fn redact_all_text(tool: &str, shown: &mut Value) {
-    if matches!(tool, "keyboard.type" | "a11y.input")
-        && let Some(t) = shown.get_mut("text")
-    {
-        *t = json!(REDACTED);
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn redaction() {
-        let pw = Context {
-            focused_password: true,
-            ..Default::default()
-        };
-        let plain = Context::default();
-        let a = json!({"text": "hunter2", "submit": false});
-        assert_eq!(redact("keyboard.type", &a, &pw)["text"], REDACTED);
-        assert_eq!(redact("keyboard.type", &a, &plain)["text"], "hunter2");
-        let tabbed = json!({"text": "alice\thunter2"});
-        assert_eq!(
-            redact("keyboard.type", &tabbed, &plain)["text"],
-            "alice\t[redacted]"
-        );
-        let input = json!({"snapshot_id": "s", "node_id": 3, "text": "hunter2"});
-        let target = Context {
-            target_password: true,
-            ..Default::default()
-        };
-        assert_eq!(redact("a11y.input", &input, &target)["text"], REDACTED);
-        assert_eq!(redact("a11y.input", &input, &plain)["text"], "hunter2");
-        let mut shown = input.clone();
-        redact_all_text("a11y.input", &mut shown);
-        assert_eq!(shown["text"], REDACTED);
-    }
 }

@@ -5,9 +5,7 @@
 
 mod action;
 mod batch;
-mod context;
-
-pub use action::{REDACTED, redact};
+mod facts;
 
 use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::sync::Arc;
@@ -20,6 +18,7 @@ use cc_protocol::{Key, SessionState, Surface, ToolError};
 use serde_json::{Value, json};
 
 use crate::approval::Approval;
+use crate::assess::Facts;
 use crate::config::ConfigStack;
 use crate::coords::Canvas;
 use crate::core::Core;
@@ -28,6 +27,7 @@ use crate::gate;
 use crate::hotkey::HotkeyAware;
 use crate::session::Reply;
 use crate::snapshot::Snapshots;
+use crate::tools::ToolDef;
 use crate::tools::exec;
 
 /// Work for the worker.
@@ -47,12 +47,14 @@ pub enum Job {
     },
     /// The session ends after everything before it.
     End { reply: Sender<()> },
-    /// A read-only question for the governed kernel: does this text-entry action write
-    /// into a password field ([`Worker::secret_target`])? Nothing is gated or performed.
-    SecretTarget {
-        tool: String,
-        args: Value,
-        reply: Sender<Option<bool>>,
+    /// A read-only question for an assessment outside the gate ([`crate::Engine::assess`]):
+    /// the desktop's facts of each call ([`Worker::facts`]). Nothing is gated or performed.
+    Facts {
+        calls: Vec<(&'static ToolDef, Value)>,
+        needs_window: bool,
+        /// The canvas width to read points on when no session holds a canvas.
+        width: u32,
+        reply: Sender<Vec<Facts>>,
     },
 }
 
@@ -139,8 +141,13 @@ impl Worker {
                     let _ = r.tx.send(env);
                 }
             }
-            Job::SecretTarget { tool, args, reply } => {
-                let _ = reply.send(self.secret_target(&tool, &args));
+            Job::Facts {
+                calls,
+                needs_window,
+                width,
+                reply,
+            } => {
+                let _ = reply.send(self.facts_any_time(&calls, needs_window, width));
             }
             Job::End { reply } => {
                 self.release();

@@ -6,7 +6,7 @@ use cc_contract::{
     ActionPreview, DataLabel, PolicyVerdict, SensitivityAssessment, TargetEvidence, WindowId,
     parse_timestamp,
 };
-use cc_engine::risk::Context;
+use cc_engine::tools::find;
 use rusqlite::{Connection, OptionalExtension, Transaction, params};
 use serde_json::{Map, Value};
 
@@ -94,11 +94,18 @@ fn shown_arguments(
         .and_then(|t| t.role.as_deref())
         .is_some_and(|r| r.to_ascii_lowercase().contains("password"));
     let secret = labelled_secret || password_target || sensitive_field;
-    let ctx = Context {
-        focused_password: secret,
-        target_password: secret,
+    let args = Value::Object(args.clone());
+    let mut shown = match find(tool) {
+        Some(def) => cc_engine::redact(def, &args, secret),
+        // A tool the engine no longer knows: its text is shown to nobody.
+        None => {
+            let mut shown = args;
+            if let Some(t) = shown.get_mut("text") {
+                *t = Value::String(cc_engine::REDACTED.into());
+            }
+            shown
+        }
     };
-    let mut shown = cc_engine::redact(tool, &Value::Object(args.clone()), &ctx);
     // `batch.execute`: every item's text, since the focus may move between items.
     if let Some(Value::Array(items)) = shown.get_mut("items") {
         for item in items {

@@ -105,7 +105,7 @@ mod title_tests {
     /// The built-in rules recognise a console's window by this title.
     #[test]
     fn the_page_title_is_the_one_the_rules_protect() {
-        let title = format!("<title>{}</title>", cc_engine::rules::CONSOLE_TITLE);
+        let title = format!("<title>{}</title>", cc_engine::CONSOLE_TITLE);
         assert!(INDEX_HTML.contains(&title), "{title}");
     }
 }

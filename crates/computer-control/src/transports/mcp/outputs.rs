@@ -12,15 +12,6 @@ use rmcp::model::ToolAnnotations;
 use serde_json::{Map, Value, json};
 
 use cc_engine::tools::ToolDef;
-use cc_protocol::Risk;
-
-/// Plain tools that only observe: read-only for a client.
-const OBSERVERS: &[&str] = &[
-    "screen.capture",
-    "wait.pause",
-    "a11y.snapshot",
-    "window.list",
-];
 
 /// Governed tools that change nothing (on the desktop or in the journal's state).
 const GOVERNED_READS: &[&str] = &[
@@ -39,70 +30,10 @@ fn open_object(members: &[(&str, &str)]) -> Value {
     json!({"type": "object", "properties": props})
 }
 
-/// The members of a plain tool's result. A capture's pixels are not among them: they
-/// come as an image content block.
-fn plain_members(tool: &str) -> &'static [(&'static str, &'static str)] {
-    match tool {
-        "screen.capture" => &[
-            (
-                "format",
-                "png, jpeg or webp (the pixels are the image content block)",
-            ),
-            ("width", "image width in pixels"),
-            ("height", "image height in pixels"),
-            ("bytes", "encoded size"),
-            (
-                "frame",
-                "frame number to cite in actions computed from this capture",
-            ),
-            ("canvas", "the canvas the image covers"),
-            ("region", "the captured canvas region"),
-            ("image_scale", "image pixels per canvas unit"),
-        ],
-        "pointer.move" => &[("position", "the pointer's canvas position")],
-        "pointer.click" => &[
-            ("button", "the button clicked"),
-            ("times", "clicks"),
-            ("position", "where, in canvas coordinates"),
-        ],
-        "pointer.drag" => &[("from", "start point"), ("to", "end point")],
-        "pointer.scroll" => &[("axis", "vertical or horizontal"), ("amount", "notches")],
-        "keyboard.press" => &[("key", "the key pressed")],
-        "keyboard.combo" => &[("keys", "the keys pressed together")],
-        "keyboard.type" => &[
-            ("chars", "characters typed"),
-            ("submit", "Enter pressed after"),
-        ],
-        "wait.pause" => &[("waited_ms", "time waited")],
-        "a11y.snapshot" => &[
-            ("snapshot_id", "cite it in a11y.activate and a11y.input"),
-            ("generated_at", "RFC 3339"),
-            ("node_count", "nodes in the tree"),
-            ("truncated", "the tree was cut at a cap"),
-            ("tree", "the accessibility tree"),
-        ],
-        "a11y.activate" | "a11y.input" => &[
-            ("node_id", "the node acted on"),
-            (
-                "method_used",
-                "semantic action, value, or the pointer fallback",
-            ),
-            ("position", "where the pointer fallback clicked"),
-            ("chars", "characters typed by the fallback"),
-        ],
-        "window.list" => &[("windows", "top-level windows")],
-        "window.focus" => &[("id", "the focused window")],
-        "batch.execute" => &[
-            ("status", "the batch's outcome"),
-            ("items", "one envelope per item"),
-        ],
-        _ => &[],
-    }
-}
-
-/// A plain tool's output schema.
+/// A plain tool's output schema: the members its table entry documents (a capture's
+/// pixels are not among them: they come as an image content block).
 pub fn plain_output_schema(def: &ToolDef) -> Value {
-    let mut members = plain_members(def.name).to_vec();
+    let mut members = def.outputs.to_vec();
     if !members.iter().any(|(n, _)| *n == "status") {
         members.push(("status", "awaiting_confirmation when a person must approve"));
     }
@@ -118,14 +49,14 @@ pub fn plain_output_schema(def: &ToolDef) -> Value {
     open_object(&members)
 }
 
-/// A plain tool's annotations.
+/// A plain tool's annotations, from its table entry.
 pub fn plain_annotations(def: &ToolDef) -> ToolAnnotations {
-    if OBSERVERS.contains(&def.name) {
+    if def.read_only() {
         return ToolAnnotations::new().read_only(true).destructive(false);
     }
     let hints = ToolAnnotations::new().read_only(false);
     // Unset, MCP reads destructiveHint as true: an action on a desktop may destroy.
-    if def.risk == Risk::High {
+    if def.destructive() {
         hints.destructive(true)
     } else {
         hints
@@ -180,7 +111,7 @@ mod tests {
     #[test]
     fn every_tool_documents_its_result() {
         for t in tools() {
-            assert!(!plain_members(t.name).is_empty(), "{}", t.name);
+            assert!(!t.outputs.is_empty(), "{}", t.name);
             let schema = plain_output_schema(t);
             assert_eq!(schema["type"], "object");
             assert!(
@@ -189,9 +120,20 @@ mod tests {
                 t.name
             );
         }
-        for name in OBSERVERS {
-            assert!(tools().iter().any(|t| t.name == *name), "{name}");
-        }
+        let observers: Vec<&str> = tools()
+            .iter()
+            .filter(|t| t.read_only())
+            .map(|t| t.name)
+            .collect();
+        assert_eq!(
+            observers,
+            [
+                "screen.capture",
+                "wait.pause",
+                "a11y.snapshot",
+                "window.list"
+            ]
+        );
         for name in GOVERNED_TOOLS {
             assert_eq!(governed_output_schema(name)["type"], "object");
         }

@@ -61,13 +61,9 @@ impl McpServer {
     /// its input and output schemas and annotations.
     fn tool_list() -> Vec<Tool> {
         let plain = tools().iter().map(|t| {
-            Tool::new(
-                mcp_tool_name(t.name),
-                t.summary,
-                as_object(cc_engine::spec::to_json_schema(&t.params)),
-            )
-            .with_raw_output_schema(as_object(outputs::plain_output_schema(t)))
-            .with_annotations(outputs::plain_annotations(t))
+            Tool::new(mcp_tool_name(t.name), t.summary, as_object(t.schema()))
+                .with_raw_output_schema(as_object(outputs::plain_output_schema(t)))
+                .with_annotations(outputs::plain_annotations(t))
         });
         let governed = schemas::governed_tools()
             .into_iter()

@@ -5,23 +5,32 @@ use cc_desktop::{ElementInfo, SemanticAction};
 use cc_protocol::{ErrorCode, Role, ToolError};
 use serde_json::{Value, json};
 
-use super::{Exec, drv, str_arg, u64_arg};
+use super::{Exec, drv};
 use crate::snapshot::{Caps, Entry};
+use crate::tools::a11y_activate::{self, Method};
+use crate::tools::{a11y_input, a11y_snapshot};
 
-pub fn snapshot(args: &Value, ex: &mut Exec<'_>) -> Result<Value, ToolError> {
-    let level = str_arg(args, "level");
-    let mut caps = Caps::for_level(level, ex.config.a11y.max_name_len);
-    if let Some(d) = args.get("depth").and_then(Value::as_u64) {
-        caps.depth = d as usize;
+/// What `a11y.activate` and `a11y.input` answer.
+pub(crate) const OUTPUTS: &[(&str, &str)] = &[
+    ("node_id", "the node acted on"),
+    (
+        "method_used",
+        "semantic action, value, or the pointer fallback",
+    ),
+    ("position", "where the pointer fallback clicked"),
+    ("chars", "characters typed by the fallback"),
+];
+
+pub(crate) fn snapshot(args: &a11y_snapshot::Args, ex: &mut Exec<'_>) -> Result<Value, ToolError> {
+    let mut caps = Caps::for_level(&args.level, ex.config.a11y.max_name_len);
+    if let Some(d) = args.depth {
+        caps.depth = d;
     }
-    if let Some(n) = args.get("max_nodes").and_then(Value::as_u64) {
-        caps.max_nodes = n as usize;
+    if let Some(n) = args.max_nodes {
+        caps.max_nodes = n;
     }
-    caps.include_rects = args
-        .get("include_rects")
-        .and_then(Value::as_bool)
-        .unwrap_or(true);
-    let window = args.get("window").and_then(Value::as_u64);
+    caps.include_rects = args.include_rects;
+    let window = args.window;
     let cap = ex.config.a11y.hard_walk_cap;
     ex.check_stop()?;
     if let Some(id) = window
@@ -54,9 +63,7 @@ fn count(n: &cc_desktop::RawNode) -> usize {
 
 /// Resolves a node of the latest snapshot and re-checks that it is still the same
 /// element (role, name, owning window): a changed element is never acted on.
-fn resolve(args: &Value, ex: &mut Exec<'_>) -> Result<(Entry, ElementInfo), ToolError> {
-    let snap = str_arg(args, "snapshot_id");
-    let node = u64_arg(args, "node_id") as u32;
+fn resolve(snap: &str, node: u32, ex: &mut Exec<'_>) -> Result<(Entry, ElementInfo), ToolError> {
     let entry = ex.snapshots.entry(snap, node)?.clone();
     let info = drv(ex.driver.a11y_element(&entry.handle))?.ok_or_else(|| {
         ToolError::new(
@@ -90,7 +97,7 @@ fn click_at(ex: &mut Exec<'_>, (px, py): (i32, i32)) -> Result<Value, ToolError>
     drv(ex.driver.pointer_move(px, py))?;
     drv(ex.driver.button(cc_desktop::Button::Left, true))?;
     drv(ex.driver.button(cc_desktop::Button::Left, false))?;
-    let (x, y) = ex.canvas.from_physical(px, py);
+    let (x, y) = ex.canvas.to_canvas(px, py);
     Ok(json!({"x": x, "y": y}))
 }
 
@@ -118,17 +125,17 @@ fn action_name(a: SemanticAction) -> &'static str {
     }
 }
 
-pub fn activate(args: &Value, ex: &mut Exec<'_>) -> Result<Value, ToolError> {
-    let node = u64_arg(args, "node_id") as u32;
-    let (entry, info) = resolve(args, ex)?;
-    let method = str_arg(args, "method");
-    if method != "pointer" {
+pub(crate) fn activate(args: &a11y_activate::Args, ex: &mut Exec<'_>) -> Result<Value, ToolError> {
+    let node = args.node_id;
+    let (entry, info) = resolve(&args.snapshot_id, node, ex)?;
+    let method = args.method;
+    if method != Method::Pointer {
         if let Some(a) = preferred(&info) {
             ex.check_stop()?;
             drv(ex.driver.a11y_perform(&entry.handle, a))?;
             return Ok(json!({"node_id": node, "method_used": action_name(a)}));
         }
-        if method == "pattern" {
+        if method == Method::Pattern {
             return Err(ToolError::with_data(
                 ErrorCode::DriverFailed,
                 format!(
@@ -142,10 +149,10 @@ pub fn activate(args: &Value, ex: &mut Exec<'_>) -> Result<Value, ToolError> {
     Ok(json!({"node_id": node, "method_used": "pointer", "position": pos}))
 }
 
-pub fn input(args: &Value, ex: &mut Exec<'_>) -> Result<Value, ToolError> {
-    let node = u64_arg(args, "node_id") as u32;
-    let text = str_arg(args, "text");
-    let (entry, info) = resolve(args, ex)?;
+pub(crate) fn input(args: &a11y_input::Args, ex: &mut Exec<'_>) -> Result<Value, ToolError> {
+    let node = args.node_id;
+    let text = args.text.as_str();
+    let (entry, info) = resolve(&args.snapshot_id, node, ex)?;
     if info.settable_text {
         ex.check_stop()?;
         drv(ex.driver.a11y_set_text(&entry.handle, text))?;

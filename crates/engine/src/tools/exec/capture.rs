@@ -5,8 +5,9 @@ use cc_desktop::RgbImage;
 use cc_protocol::{ErrorCode, PhysicalRect, Rect, StateFlag, ToolError};
 use serde_json::{Value, json};
 
-use super::{Exec, drv, f64_arg, str_arg, u64_arg};
-use crate::encode::{Format, Pixels, data_url, encode, resize, to_gray};
+use super::{Exec, drv};
+use crate::encode::{Pixels, data_url, encode, resize, to_gray};
+use crate::tools::screen_capture::Args;
 
 fn bad(msg: impl Into<String>, path: &str) -> ToolError {
     let msg = msg.into();
@@ -18,7 +19,7 @@ fn bad(msg: impl Into<String>, path: &str) -> ToolError {
 }
 
 /// The canvas rectangle to capture.
-fn canvas_region(args: &Value, ex: &Exec<'_>) -> Result<Rect, ToolError> {
+fn canvas_region(args: &Args, ex: &Exec<'_>) -> Result<Rect, ToolError> {
     let s = &ex.canvas.surface;
     let full = Rect {
         x: 0,
@@ -26,7 +27,7 @@ fn canvas_region(args: &Value, ex: &Exec<'_>) -> Result<Rect, ToolError> {
         width: s.display_width_px as i32,
         height: s.display_height_px as i32,
     };
-    if let Some(id) = args.get("display").and_then(Value::as_str) {
+    if let Some(id) = args.display.as_deref() {
         let d = s.displays.iter().find(|d| d.id == id).ok_or_else(|| {
             let ids: Vec<&str> = s.displays.iter().map(|d| d.id.as_str()).collect();
             bad(
@@ -36,13 +37,12 @@ fn canvas_region(args: &Value, ex: &Exec<'_>) -> Result<Rect, ToolError> {
         })?;
         return Ok(d.canvas);
     }
-    let Some(r) = args.get("region") else {
+    let Some(r) = args.region else {
         return Ok(full);
     };
-    let g = |k: &str| r.get(k).and_then(Value::as_i64).unwrap_or(0);
-    let (x0, y0) = (g("x").max(0), g("y").max(0));
-    let x1 = (g("x") + g("width")).min(full.width as i64);
-    let y1 = (g("y") + g("height")).min(full.height as i64);
+    let (x0, y0) = (r.x.max(0), r.y.max(0));
+    let x1 = (r.x + r.width).min(full.width as i64);
+    let y1 = (r.y + r.height).min(full.height as i64);
     if x1 <= x0 || y1 <= y0 {
         return Err(bad("region lies outside the canvas", "region"));
     }
@@ -75,14 +75,11 @@ fn redact(img: &mut RgbImage, area: &PhysicalRect, ex: &mut Exec<'_>) -> Result<
     Ok(())
 }
 
-pub fn capture(args: &Value, ex: &mut Exec<'_>) -> Result<Value, ToolError> {
-    let format = Format::parse(str_arg(args, "format")).unwrap_or(Format::Png);
-    let quality = u64_arg(args, "quality").clamp(1, 100) as u8;
-    let grayscale = args
-        .get("grayscale")
-        .and_then(Value::as_bool)
-        .unwrap_or(false);
-    let mut scale = f64_arg(args, "scale").unwrap_or(1.0).clamp(0.1, 1.0);
+pub(crate) fn capture(args: &Args, ex: &mut Exec<'_>) -> Result<Value, ToolError> {
+    let format = args.format;
+    let quality = args.quality.clamp(1, 100);
+    let grayscale = args.grayscale;
+    let mut scale = args.scale.clamp(0.1, 1.0);
     let region = canvas_region(args, ex)?;
     let phys = ex.canvas.rect_to_physical(&region);
     ex.check_stop()?;

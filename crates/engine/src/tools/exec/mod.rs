@@ -3,11 +3,9 @@
 //! Architecture invariant: nothing here decides *whether* an action may run; the gate
 //! did that before `run` was called. This module only decides *how*.
 
-mod a11y;
-mod capture;
-mod keyboard;
-mod pointer;
-mod window;
+pub(crate) mod a11y;
+pub(crate) mod capture;
+pub(crate) mod pointer;
 
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
@@ -16,6 +14,7 @@ use cc_desktop::{Driver, DriverError};
 use cc_protocol::{ErrorCode, ToolError};
 use serde_json::Value;
 
+use super::def::ToolDef;
 use crate::config::Config;
 use crate::coords::Canvas;
 use crate::frames::Frames;
@@ -80,52 +79,16 @@ pub fn drv<T>(r: Result<T, DriverError>) -> Result<T, ToolError> {
 
 /// Runs one (non-batch) tool with normalized arguments. On any failure, every key and
 /// button the driver holds is released before returning.
-pub fn run(tool: &str, args: &Value, ex: &mut Exec<'_>) -> Result<Value, ToolError> {
-    let out = match tool {
-        "screen.capture" => capture::capture(args, ex),
-        "pointer.move" => pointer::move_to(args, ex),
-        "pointer.click" => pointer::click(args, ex),
-        "pointer.drag" => pointer::drag(args, ex),
-        "pointer.scroll" => pointer::scroll(args, ex),
-        "keyboard.press" => keyboard::press(args, ex),
-        "keyboard.combo" => keyboard::combo(args, ex),
-        "keyboard.type" => keyboard::type_text(args, ex),
-        "wait.pause" => wait(args, ex),
-        "a11y.snapshot" => a11y::snapshot(args, ex),
-        "a11y.activate" => a11y::activate(args, ex),
-        "a11y.input" => a11y::input(args, ex),
-        "window.list" => window::list(ex),
-        "window.focus" => window::focus(args, ex),
-        other => Err(ToolError::new(
-            ErrorCode::UnknownTool,
-            format!("no tool {other:?}"),
+pub fn run(def: &ToolDef, args: &Value, ex: &mut Exec<'_>) -> Result<Value, ToolError> {
+    let out = match def.ops() {
+        Some(ops) => ops.run(args, ex),
+        None => Err(ToolError::new(
+            ErrorCode::InvalidArguments,
+            format!("{} runs as a batch, not alone", def.name),
         )),
     };
     if out.is_err() {
         let _ = ex.driver.release_all();
     }
     out
-}
-
-fn wait(args: &Value, ex: &mut Exec<'_>) -> Result<Value, ToolError> {
-    let ms = u64_arg(args, "ms").min(ex.config.runtime.max_wait_ms);
-    if ms > 0 {
-        ex.sleep_ms(ms)?;
-    }
-    Ok(serde_json::json!({ "waited_ms": ms }))
-}
-
-/// Reads a validated unsigned integer argument (0 when absent).
-pub fn u64_arg(args: &Value, name: &str) -> u64 {
-    args.get(name).and_then(Value::as_u64).unwrap_or(0)
-}
-
-/// Reads a validated number argument.
-pub fn f64_arg(args: &Value, name: &str) -> Option<f64> {
-    args.get(name).and_then(Value::as_f64)
-}
-
-/// Reads a validated string argument.
-pub fn str_arg<'v>(args: &'v Value, name: &str) -> &'v str {
-    args.get(name).and_then(Value::as_str).unwrap_or_default()
 }

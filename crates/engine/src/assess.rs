@@ -1,0 +1,409 @@
+//! The assessment of one action: its risk, the rules' verdict and outcome, where it
+//! lands and whether it writes a secret, per item for a batch. Side-effect free: the
+//! desktop's facts are read beforehand ([`Facts`]) and nothing is parked, emitted or
+//! run. The gate (`worker/`) and the governed preview ([`crate::Engine::assess`]) both
+//! judge an action with [`assess`], over the session's live configuration, so a
+//! preview predicts the gate.
+
+use std::sync::Arc;
+
+use cc_protocol::{ErrorCode, Risk, ToolError};
+use serde_json::{Value, json};
+
+use crate::config::{ConfigStack, Effect};
+use crate::gate::{Outcome, outcome};
+use crate::rules::{Landing, Verdict};
+use crate::tools::def::typed;
+use crate::tools::{BatchArgs, Nature, TextEntry, ToolDef, find};
+
+/// What replaces secret text in events, logs and previews.
+pub const REDACTED: &str = "[redacted]";
+
+/// What the desktop says about one call, read just before it is judged.
+#[derive(Debug, Clone, Default)]
+pub(crate) struct Facts {
+    /// Whether the field the call writes text into is a password field, when the
+    /// desktop can tell (`None` for a tool that writes no text, a snapshot that is no
+    /// longer the latest, a driver error).
+    pub secret_target: Option<bool>,
+    /// Where it lands.
+    pub landing: Landing,
+}
+
+/// What a caller knows beyond the desktop; it can only raise the assessment.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Declared {
+    /// The action's own target is a secret field (its evidence names a password
+    /// role). Applies to a text-entry action, not to a batch's items.
+    pub target_secret: bool,
+    /// The text is secret wherever it goes (labelled a credential): every text-entry
+    /// call, batch items included.
+    pub text_secret: bool,
+}
+
+/// One call, judged.
+#[derive(Debug, Clone)]
+pub struct Item {
+    pub tool: &'static ToolDef,
+    /// Its normalized arguments.
+    pub args: Value,
+    pub risk: Risk,
+    /// The rules that matched it.
+    pub verdict: Verdict,
+    pub landing: Landing,
+    /// The desktop's answer: does it write into a password field.
+    pub secret_target: Option<bool>,
+    /// It writes text into a secret field, or secret text: high risk, shown redacted.
+    pub writes_secret: bool,
+    /// Its arguments as events, logs and operators see them.
+    pub shown: Value,
+}
+
+/// One action (one call, or a batch and its items), judged.
+#[derive(Debug, Clone)]
+pub struct Assessment {
+    pub tool: &'static ToolDef,
+    /// `[the call]`, or each item of a batch.
+    pub items: Vec<Item>,
+    /// The highest risk of the items.
+    pub risk: Risk,
+    /// The rules' verdict, merged over the items: the first deny of any item, a
+    /// confirm or allow of any item; in allowlist mode every item must be listed.
+    pub verdict: Verdict,
+    /// The item whose rule denied a batch.
+    pub denied_item: Option<usize>,
+    /// What the rules and the risk decide, before the session's state is considered.
+    pub outcome: Outcome,
+    /// A benign observation (may run while a confirmation is pending, if configured).
+    pub observation: bool,
+    /// The arguments as shown (secrets redacted), batch items included.
+    pub shown: Value,
+    /// The configuration it was judged under (rules, threshold, default rule).
+    pub config: Arc<ConfigStack>,
+}
+
+/// The calls an action consists of: itself, or each item of a batch (normalized
+/// arguments in, normalized arguments out).
+pub(crate) fn calls(
+    def: &'static ToolDef,
+    args: &Value,
+) -> Result<Vec<(&'static ToolDef, Value)>, ToolError> {
+    if !def.is_batch() {
+        return Ok(vec![(def, args.clone())]);
+    }
+    let batch: BatchArgs = typed(args)?;
+    batch
+        .items
+        .into_iter()
+        .map(|it| match find(&it.tool) {
+            Some(d) if !d.is_batch() => Ok((d, it.arguments)),
+            _ => Err(ToolError::new(
+                ErrorCode::InvalidArguments,
+                format!("no plain tool {:?} in the batch", it.tool),
+            )),
+        })
+        .collect()
+}
+
+/// Judges `def` with normalized `args` under `config`; `facts` reads the desktop for
+/// each call (the batch's items one by one).
+pub(crate) fn assess(
+    def: &'static ToolDef,
+    args: &Value,
+    config: Arc<ConfigStack>,
+    declared: Declared,
+    mut facts: impl FnMut(&'static ToolDef, &Value) -> Facts,
+) -> Result<Assessment, ToolError> {
+    let policy = config.policy();
+    let calls = calls(def, args)?;
+    let mut items = Vec::with_capacity(calls.len());
+    let mut focus_may_move = false;
+    for (d, a) in calls {
+        let f = facts(d, &a);
+        let writes_secret = d.writes_text()
+            && (f.secret_target == Some(true)
+                || declared.text_secret
+                || (!def.is_batch() && declared.target_secret));
+        let escalates = d.ops().is_some_and(|o| o.escalates(&a));
+        let risk = if escalates || writes_secret {
+            Risk::High
+        } else {
+            d.risk
+        };
+        let verdict = policy.evaluate(d.name, &a, &f.landing);
+        let mut shown = redact(d, &a, writes_secret);
+        if focus_may_move {
+            redact_all_text(d, &mut shown);
+        }
+        focus_may_move |= d.moves_focus;
+        items.push(Item {
+            tool: d,
+            args: a,
+            risk,
+            verdict,
+            landing: f.landing,
+            secret_target: f.secret_target,
+            writes_secret,
+            shown,
+        });
+    }
+    let (verdict, denied_item) = merge(&items, config.config().safety.default_rule);
+    let risk = items.iter().map(|i| i.risk).max().unwrap_or(def.risk);
+    let observation = items
+        .iter()
+        .all(|i| i.risk == Risk::Benign && i.tool.nature == Nature::Observes);
+    let shown = if def.is_batch() {
+        let mut shown = args.clone();
+        shown["items"] = Value::Array(
+            items
+                .iter()
+                .map(|i| json!({"tool": i.tool.name, "arguments": i.shown}))
+                .collect(),
+        );
+        shown
+    } else {
+        items
+            .first()
+            .map(|i| i.shown.clone())
+            .unwrap_or_else(|| args.clone())
+    };
+    let outcome = outcome(&config.config().safety, &verdict, risk, def.name);
+    Ok(Assessment {
+        tool: def,
+        items,
+        risk,
+        verdict,
+        denied_item,
+        outcome,
+        observation,
+        shown,
+        config,
+    })
+}
+
+/// The verdict of several calls judged as one action: the first deny of any item
+/// (and which item; a built-in console rule counts as a deny), a confirm or allow of any item; allowlist mode holds per item, so
+/// there one unlisted item leaves nothing that allows the whole.
+fn merge(items: &[Item], default_rule: Effect) -> (Verdict, Option<usize>) {
+    let mut merged = Verdict::default();
+    let mut denied_item = None;
+    let mut all_listed = true;
+    for (i, item) in items.iter().enumerate() {
+        let v = &item.verdict;
+        if merged.deny.is_none() && v.deny.is_some() {
+            merged.deny = v.deny;
+            denied_item = Some(i);
+        }
+        if v.console && !merged.console {
+            merged.console = true;
+            denied_item = denied_item.or(Some(i));
+        }
+        merged.confirm = merged.confirm.or(v.confirm);
+        merged.allow = merged.allow.or(v.allow);
+        all_listed &= v.allow.is_some() || v.confirm.is_some();
+    }
+    if !all_listed && default_rule == Effect::Deny {
+        merged.allow = None;
+        merged.confirm = None;
+    }
+    (merged, denied_item)
+}
+
+/// Arguments as shown in events and logs. Text written into a secret field is
+/// redacted whole; text typed at the focus is shown up to its first tab or newline,
+/// which may move the focus into a password field, and redacted after it.
+pub fn redact(def: &ToolDef, args: &Value, secret: bool) -> Value {
+    let mut shown = args.clone();
+    if def.text == TextEntry::No {
+        return shown;
+    }
+    if let Some(Value::String(t)) = shown.get_mut("text") {
+        if secret {
+            *t = REDACTED.into();
+        } else if def.text == TextEntry::Focused
+            && let Some(i) = t.find(['\t', '\n'])
+        {
+            let keep = t[..=i].to_string();
+            *t = format!("{keep}{REDACTED}");
+        }
+    }
+    shown
+}
+
+/// Redacts the whole text of a text-entry call (in a batch, after an item that may
+/// move the focus, where the field it will type into is not known yet).
+fn redact_all_text(def: &ToolDef, shown: &mut Value) {
+    if def.writes_text()
+        && let Some(t) = shown.get_mut("text")
+    {
+        *t = json!(REDACTED);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::rules::Landing;
+
+    fn tool(name: &str) -> &'static ToolDef {
+        find(name).unwrap()
+    }
+
+    fn judge(name: &str, args: Value, facts: Facts, config: Value) -> Assessment {
+        let mut stack = ConfigStack::new();
+        stack.apply(&config).unwrap();
+        let def = tool(name);
+        let args = crate::tools::args::validate_args(def, &args, stack.value()).unwrap();
+        assess(def, &args, Arc::new(stack), Declared::default(), |_, _| {
+            facts.clone()
+        })
+        .unwrap()
+    }
+
+    #[test]
+    fn a_batch_naming_no_plain_tool_is_refused_not_judged() {
+        let batch = tool("batch.execute");
+        for items in [
+            json!([{"tool": "nope", "arguments": {}}]),
+            json!([{"tool": "batch.execute", "arguments": {}}]),
+        ] {
+            let args = json!({"items": items, "continue_on_error": false, "gap_ms": 0});
+            let e = calls(batch, &args).unwrap_err();
+            assert_eq!(e.code, ErrorCode::InvalidArguments, "{items}");
+        }
+        // Arguments that do not fit the batch's typed form at all.
+        let e = calls(batch, &json!({"items": 3})).unwrap_err();
+        assert_eq!(e.code, ErrorCode::InvalidArguments);
+    }
+
+    #[test]
+    fn declared_secrets_raise_text_entry_only() {
+        let stack = Arc::new(ConfigStack::new());
+        let judge = |name: &str, args: Value, declared: Declared| {
+            let def = tool(name);
+            let args = crate::tools::args::validate_args(def, &args, stack.value()).unwrap();
+            assess(def, &args, stack.clone(), declared, |_, _| Facts::default()).unwrap()
+        };
+        let text = Declared {
+            target_secret: false,
+            text_secret: true,
+        };
+        let typed = judge("keyboard.type", json!({"text": "pw"}), text);
+        assert_eq!(typed.risk, Risk::High);
+        assert!(typed.items[0].writes_secret);
+        assert_eq!(typed.shown["text"], REDACTED);
+        let click = judge("pointer.click", json!({}), text);
+        assert_eq!(click.risk, Risk::Moderate);
+        assert!(!click.items[0].writes_secret);
+        // The target's secrecy is the action's own, not a batch item's.
+        let target = Declared {
+            target_secret: true,
+            text_secret: false,
+        };
+        let batch = judge(
+            "batch.execute",
+            json!({"items": [{"tool": "keyboard.type", "arguments": {"text": "x"}}]}),
+            target,
+        );
+        assert!(!batch.items[0].writes_secret);
+        assert!(judge("keyboard.type", json!({"text": "x"}), target).items[0].writes_secret);
+    }
+
+    #[test]
+    fn redaction() {
+        let a = json!({"text": "hunter2", "submit": false});
+        let typing = tool("keyboard.type");
+        assert_eq!(redact(typing, &a, true)["text"], REDACTED);
+        assert_eq!(redact(typing, &a, false)["text"], "hunter2");
+        let tabbed = json!({"text": "alice\thunter2"});
+        assert_eq!(redact(typing, &tabbed, false)["text"], "alice\t[redacted]");
+        let input = json!({"snapshot_id": "s", "node_id": 3, "text": "hunter2"});
+        let setting = tool("a11y.input");
+        assert_eq!(redact(setting, &input, true)["text"], REDACTED);
+        assert_eq!(redact(setting, &input, false)["text"], "hunter2");
+        let mut shown = input.clone();
+        redact_all_text(setting, &mut shown);
+        assert_eq!(shown["text"], REDACTED);
+        // A tool that writes no text keeps a `text` member as it is.
+        assert_eq!(
+            redact(tool("wait.pause"), &json!({"text": "x"}), true)["text"],
+            "x"
+        );
+    }
+
+    #[test]
+    fn password_typing_is_high() {
+        let args = json!({"text": "x"});
+        let plain = judge("keyboard.type", args.clone(), Facts::default(), json!({}));
+        assert_eq!(plain.risk, Risk::Moderate);
+        let secret = Facts {
+            secret_target: Some(true),
+            landing: Landing::default(),
+        };
+        let pw = judge("keyboard.type", args, secret, json!({}));
+        assert_eq!(pw.risk, Risk::High);
+        assert_eq!(pw.shown["text"], REDACTED);
+        assert!(matches!(pw.outcome, Outcome::Confirm { .. }));
+    }
+
+    #[test]
+    fn base_risks_and_escalation() {
+        let f = Facts::default;
+        let risk = |t: &str, a: Value| judge(t, a, f(), json!({})).risk;
+        assert_eq!(risk("screen.capture", json!({})), Risk::Benign);
+        assert_eq!(risk("pointer.click", json!({})), Risk::Moderate);
+        assert_eq!(risk("keyboard.press", json!({"key": "win"})), Risk::High);
+        assert_eq!(
+            risk("keyboard.combo", json!({"keys": "ctrl+alt+t"})),
+            Risk::High
+        );
+        assert_eq!(
+            risk("keyboard.combo", json!({"keys": ["ctrl", "c"]})),
+            Risk::Moderate
+        );
+    }
+
+    #[test]
+    fn a_batch_is_merged_once_per_item() {
+        let rules = json!({"safety": {"rules": [
+            {"match": {"tool": "wait.pause"}, "effect": "allow"},
+            {"match": {"tool": "keyboard.type"}, "effect": "deny"}
+        ]}});
+        let batch = json!({"items": [
+            {"tool": "wait.pause", "arguments": {"ms": 0}},
+            {"tool": "pointer.click", "arguments": {}},
+            {"tool": "keyboard.type", "arguments": {"text": "a\tb"}}
+        ]});
+        let a = judge("batch.execute", batch, Facts::default(), rules);
+        assert_eq!(a.items.len(), 3);
+        assert_eq!(a.denied_item, Some(2));
+        assert_eq!(a.verdict.deny, Some(1));
+        assert!(matches!(a.outcome, Outcome::Deny { rule: Some(1), .. }));
+        assert!(!a.observation);
+        // After a click the focus may be anywhere: the later text is hidden whole.
+        assert_eq!(a.shown["items"][2]["arguments"]["text"], REDACTED);
+        // Allowlist mode: one unlisted item leaves nothing allowing the whole.
+        let listed = json!({"safety": {"default_rule": "deny", "rules": [
+            {"match": {"tool": "wait.pause"}, "effect": "allow"}
+        ]}});
+        let two = json!({"items": [
+            {"tool": "wait.pause", "arguments": {"ms": 0}},
+            {"tool": "window.list"}
+        ]});
+        let a = judge("batch.execute", two.clone(), Facts::default(), listed);
+        assert_eq!(a.verdict, Verdict::default());
+        assert!(matches!(a.outcome, Outcome::Deny { rule: None, .. }));
+        // Outside allowlist mode an unlisted item takes nothing away: a confirm rule
+        // on one item asks for the whole batch up front.
+        let confirm = json!({"safety": {"rules": [
+            {"match": {"tool": "wait.pause"}, "effect": "confirm"}
+        ]}});
+        let a = judge("batch.execute", two, Facts::default(), confirm);
+        assert_eq!(a.verdict.confirm, Some(0));
+        assert!(
+            matches!(a.outcome, Outcome::Confirm { .. }),
+            "{:?}",
+            a.outcome
+        );
+    }
+}

@@ -1,0 +1,85 @@
+//! `a11y.snapshot`: the accessibility tree (roles, names, states, canvas rects).
+
+use cc_protocol::{Risk, ToolError};
+use serde::Deserialize;
+use serde_json::{Value, json};
+
+use super::def::{Lands, Nature, Needs, Runs, Target, TextEntry, Tool, ToolDef, no_check};
+use super::exec::{Exec, a11y};
+use super::fields::window_id;
+use crate::spec::{Field, Ty};
+
+#[derive(Debug, Deserialize)]
+pub(crate) struct Args {
+    pub level: String,
+    pub depth: Option<usize>,
+    pub max_nodes: Option<usize>,
+    pub include_rects: bool,
+    pub window: Option<u64>,
+}
+
+struct A11ySnapshot;
+
+impl Tool for A11ySnapshot {
+    type Args = Args;
+
+    fn escalates(&self, _: &Args) -> bool {
+        false
+    }
+
+    fn target(&self, _: &Args) -> Target {
+        Target::Focused
+    }
+
+    fn run(&self, a: Args, ex: &mut Exec<'_>) -> Result<Value, ToolError> {
+        a11y::snapshot(&a, ex)
+    }
+}
+
+pub(crate) fn def() -> ToolDef {
+    ToolDef {
+        name: "a11y.snapshot",
+        summary: "Snapshot the accessibility tree (roles, names, states, canvas rects).",
+        risk: Risk::Benign,
+        needs: Needs::Accessibility,
+        nature: Nature::Observes,
+        text: TextEntry::No,
+        moves_focus: false,
+        lands: Lands::Focused,
+        outputs: &[
+            ("snapshot_id", "cite it in a11y.activate and a11y.input"),
+            ("generated_at", "RFC 3339"),
+            ("node_count", "nodes in the tree"),
+            ("truncated", "the tree was cut at a cap"),
+            ("tree", "the accessibility tree"),
+        ],
+        params: Ty::Object(vec![
+            Field::cfg(
+                "level",
+                Ty::one_of(&["skeleton", "standard", "full"]),
+                "a11y.default_level",
+                "detail level",
+            ),
+            Field::opt("depth", Ty::int(1, 40), "depth cap (overrides the level)"),
+            Field::opt(
+                "max_nodes",
+                Ty::int(1, 10_000),
+                "node cap (overrides the level)",
+            ),
+            Field::cfg(
+                "include_rects",
+                Ty::Bool,
+                "a11y.include_rects",
+                "include canvas rects",
+            ),
+            Field::opt(
+                "window",
+                window_id(),
+                "scope to one window (an id of window.list)",
+            ),
+        ]),
+        examples: vec![json!({}), json!({"level": "full", "window": 4194305})],
+        check: no_check,
+        runs: Runs::Alone(&A11ySnapshot),
+    }
+}

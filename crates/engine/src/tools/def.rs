@@ -1,0 +1,288 @@
+//! What a tool is: every fact the rest of the system asks about it, in one value.
+//!
+//! A fact that can be stated without arguments is a field of [`ToolDef`] (none has a
+//! default, so a tool that omits one does not compile); a fact that depends on the
+//! arguments is a method of [`Tool`] over the tool's own typed arguments (none has a
+//! default either). Nothing outside the tool table matches a tool by its name.
+
+use cc_protocol::{ErrorCode, Risk, ToolError};
+use serde::de::DeserializeOwned;
+use serde_json::Value;
+
+use super::exec::Exec;
+use crate::spec::{Issue, Ty};
+
+/// What a tool needs from the backend (for `tools.list`'s `available`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Needs {
+    Nothing,
+    Capture,
+    Input,
+    Accessibility,
+    Windows,
+}
+
+/// What running the tool does to the desktop.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Nature {
+    /// Reads the desktop and changes nothing: may run while a confirmation is pending
+    /// (when configured), read-only for an MCP client, any execution mode.
+    Observes,
+    /// Only lets time pass: changes nothing, but is not an observation either (it would
+    /// hold the worker while a confirmation is pending).
+    Waits,
+    /// Changes the desktop (input, focus, or a batch of such calls).
+    Acts,
+}
+
+/// Whether the tool writes text, and into what: the field whose password state makes
+/// it high risk and its `text` argument secret in events, logs and previews.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum TextEntry {
+    /// Writes no text.
+    No,
+    /// Types into whatever has the keyboard focus; a tab or newline in the text may move
+    /// the focus to another field, so the text after it is shown redacted.
+    Focused,
+    /// Sets the text of an element of the latest snapshot.
+    Element,
+}
+
+/// What the tool lands on, whatever its arguments: for window-scoped rules and for a
+/// governed capability's interference.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Lands {
+    /// The focused window (keyboard tools, observations).
+    Focused,
+    /// Canvas points under the physical pointer, which it moves.
+    Pointer,
+    /// A window it names, which it may raise.
+    Window,
+    /// An element of the latest snapshot (its window, else the focused one).
+    Element,
+    /// Each of its items lands on its own.
+    Items,
+}
+
+/// Where one call lands, from its arguments.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Target {
+    /// The focused window.
+    Focused,
+    /// Canvas points, unclamped; none means where the pointer is now.
+    Points(Vec<(f64, f64)>),
+    /// A window by id.
+    Window(u64),
+    /// A node of a snapshot.
+    Element { snapshot_id: String, node_id: u32 },
+}
+
+/// The behaviour of a tool over its typed arguments. Every method is required.
+pub(crate) trait Tool: Sync + 'static {
+    /// The arguments after validation (defaults filled, coercions applied).
+    type Args: DeserializeOwned;
+    /// Whether these arguments raise the action to high risk whatever the desktop says
+    /// (a shell combo, say). Typing into a password field is judged by the engine for
+    /// every [`TextEntry`] tool and needs no answer here.
+    fn escalates(&self, args: &Self::Args) -> bool;
+    /// Where the call lands.
+    fn target(&self, args: &Self::Args) -> Target;
+    /// Runs the call on the driver, in pre-emptible steps.
+    fn run(&self, args: Self::Args, ex: &mut Exec<'_>) -> Result<Value, ToolError>;
+}
+
+/// [`Tool`] over validated JSON, so the table can hold every tool alike.
+pub(crate) trait Ops: Sync {
+    fn escalates(&self, args: &Value) -> bool;
+    fn target(&self, args: &Value) -> Target;
+    fn run(&self, args: &Value, ex: &mut Exec<'_>) -> Result<Value, ToolError>;
+    /// Whether validated arguments deserialize into the typed ones (the table test).
+    #[cfg(test)]
+    fn parses(&self, args: &Value) -> bool;
+}
+
+/// Deserializes validated arguments into a tool's typed ones. Validation already
+/// shaped them, so a failure here is the engine's own mismatch between a spec and its
+/// struct: refused as `invalid_arguments`, never run with guessed values.
+pub(crate) fn typed<A: DeserializeOwned>(args: &Value) -> Result<A, ToolError> {
+    A::deserialize(args).map_err(|e| {
+        ToolError::new(
+            ErrorCode::InvalidArguments,
+            format!("arguments do not fit the tool: {e}"),
+        )
+    })
+}
+
+impl<T: Tool> Ops for T {
+    fn escalates(&self, args: &Value) -> bool {
+        // Arguments that do not fit are judged high risk rather than guessed at.
+        typed(args).map_or(true, |a| Tool::escalates(self, &a))
+    }
+
+    fn target(&self, args: &Value) -> Target {
+        typed(args).map_or(Target::Focused, |a| Tool::target(self, &a))
+    }
+
+    fn run(&self, args: &Value, ex: &mut Exec<'_>) -> Result<Value, ToolError> {
+        Tool::run(self, typed(args)?, ex)
+    }
+
+    #[cfg(test)]
+    fn parses(&self, args: &Value) -> bool {
+        typed::<T::Args>(args).is_ok()
+    }
+}
+
+/// How the engine runs a tool.
+#[derive(Clone, Copy)]
+pub(crate) enum Runs {
+    /// On the driver, as one gated action.
+    Alone(&'static dyn Ops),
+    /// As a list of other tools' calls, gated as a whole and then item by item
+    /// (`batch.execute`).
+    Items,
+}
+
+impl std::fmt::Debug for Runs {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Runs::Alone(_) => f.write_str("Alone"),
+            Runs::Items => f.write_str("Items"),
+        }
+    }
+}
+
+/// The arguments' cross-field rules, run after the spec's checks (and even when they
+/// failed, so one retry can fix everything).
+pub(crate) struct Checked<'a> {
+    /// The normalized arguments, when the spec's checks passed.
+    pub out: Option<&'a mut Value>,
+    /// The arguments as given.
+    pub raw: &'a Value,
+    /// The session config (defaults of batch items' own arguments).
+    pub config: &'a Value,
+    pub issues: &'a mut Vec<Issue>,
+}
+
+impl Checked<'_> {
+    /// Whether an argument was given (normalized when possible).
+    pub fn given(&self, k: &str) -> bool {
+        match &self.out {
+            Some(o) => o.get(k).is_some(),
+            None => self.raw.get(k).is_some_and(|v| !v.is_null()),
+        }
+    }
+
+    /// Records a problem.
+    pub fn issue(&mut self, path: impl Into<String>, message: impl Into<String>) {
+        self.issues.push(Issue {
+            path: path.into(),
+            message: message.into(),
+        });
+    }
+}
+
+/// No cross-field rule: the spec says everything.
+pub(crate) fn no_check(_: &mut Checked<'_>) {}
+
+/// One tool: everything the rest of the system asks about it.
+#[derive(Debug, Clone)]
+pub struct ToolDef {
+    /// The dotted name callers use (`pointer.click`).
+    pub name: &'static str,
+    /// One line for `tools.list`, the manifest and MCP.
+    pub summary: &'static str,
+    /// Risk before the arguments and the desktop are considered.
+    pub risk: Risk,
+    /// What the backend must offer for it to be available.
+    pub needs: Needs,
+    /// Whether it observes, waits or acts.
+    pub nature: Nature,
+    /// Whether it writes text, and where (what is redacted, what escalates).
+    pub text: TextEntry,
+    /// Whether the focus may be elsewhere afterwards (a later batch item's text is then
+    /// redacted whole: the field it will type into is not known yet).
+    pub moves_focus: bool,
+    pub lands: Lands,
+    /// The members of its result, documented for MCP output schemas.
+    pub outputs: &'static [(&'static str, &'static str)],
+    /// Its arguments' spec: validation, defaults and the schema ([`ToolDef::schema`]).
+    pub(crate) params: Ty,
+    /// Example arguments, published with the schema (each validates: a table test).
+    pub examples: Vec<Value>,
+    /// The cross-field rules the spec cannot say.
+    pub(crate) check: fn(&mut Checked<'_>),
+    /// Alone on the driver, or as a batch of items.
+    pub(crate) runs: Runs,
+}
+
+impl ToolDef {
+    /// Read-only for a client (MCP `readOnlyHint`): it changes nothing on the desktop.
+    pub fn read_only(&self) -> bool {
+        self.nature != Nature::Acts
+    }
+
+    /// May destroy something (MCP `destructiveHint`): high risk before any argument.
+    pub fn destructive(&self) -> bool {
+        self.risk == Risk::High
+    }
+
+    /// Whether it changes the desktop (a batch counts: its items may).
+    pub fn mutates(&self) -> bool {
+        self.nature == Nature::Acts
+    }
+
+    /// Whether it is a batch of other tools' calls.
+    pub fn is_batch(&self) -> bool {
+        matches!(self.runs, Runs::Items)
+    }
+
+    /// Whether it writes text into a field.
+    pub fn writes_text(&self) -> bool {
+        self.text != TextEntry::No
+    }
+
+    /// Where a call with these (validated) arguments lands; `None` for a batch, whose
+    /// items land each on their own.
+    pub fn target(&self, args: &Value) -> Option<Target> {
+        self.ops().map(|o| o.target(args))
+    }
+
+    /// The JSON Schema of its arguments, as `tools.list`, the manifest and MCP publish
+    /// it.
+    pub fn schema(&self) -> Value {
+        crate::spec::to_json_schema(&self.params)
+    }
+
+    pub(crate) fn ops(&self) -> Option<&'static dyn Ops> {
+        match self.runs {
+            Runs::Alone(o) => Some(o),
+            Runs::Items => None,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::tools::find;
+    use serde_json::json;
+
+    /// Arguments that do not fit a tool's typed form (the engine's own mismatch, never
+    /// reachable after validation) are refused, judged high risk, and land nowhere in
+    /// particular: never a guessed value.
+    #[test]
+    fn arguments_that_do_not_fit_are_refused_never_guessed() {
+        let e = typed::<crate::tools::keyboard_press::Args>(&json!({"key": "nokey"})).unwrap_err();
+        assert_eq!(e.code, ErrorCode::InvalidArguments);
+        let press = find("keyboard.press").and_then(ToolDef::ops).unwrap();
+        assert!(press.escalates(&json!({"key": 5})));
+        let click = find("pointer.click").unwrap();
+        assert!(click.ops().unwrap().escalates(&json!({"button": "fourth"})));
+        assert_eq!(
+            click.target(&json!({"button": "fourth"})),
+            Some(Target::Focused)
+        );
+        assert_eq!(find("batch.execute").unwrap().target(&json!({})), None);
+    }
+}

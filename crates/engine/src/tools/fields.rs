@@ -1,0 +1,182 @@
+//! Argument pieces several tools share: their specs and their typed forms.
+
+use cc_desktop::Button;
+use cc_protocol::Key;
+use serde::{Deserialize, Deserializer};
+use serde_json::json;
+
+use cc_protocol::ToolError;
+
+use super::def::{Checked, Target};
+use super::exec::{Exec, pointer};
+use crate::spec::{Field, Ty};
+
+/// `x` and `y`, required or optional together.
+pub(crate) fn point_fields(required: bool) -> Vec<Field> {
+    if required {
+        vec![
+            Field::req("x", Ty::coord(), "canvas x (clamped into the canvas)"),
+            Field::req("y", Ty::coord(), "canvas y (clamped into the canvas)"),
+        ]
+    } else {
+        vec![
+            Field::opt(
+                "x",
+                Ty::coord(),
+                "canvas x; with y, or neither (current position)",
+            ),
+            Field::opt(
+                "y",
+                Ty::coord(),
+                "canvas y; with x, or neither (current position)",
+            ),
+        ]
+    }
+}
+
+/// A required point object.
+pub(crate) fn point() -> Ty {
+    Ty::Object(point_fields(true))
+}
+
+/// The frame a point was computed from.
+pub(crate) fn frame() -> Field {
+    Field::opt(
+        "frame",
+        Ty::int(0, i64::MAX >> 11),
+        "the frame of the capture these coordinates were computed from; fails stale_frame if the layout changed since",
+    )
+}
+
+/// A pointer button.
+pub(crate) fn button() -> Field {
+    Field::def(
+        "button",
+        Ty::one_of(&["left", "middle", "right"]),
+        json!("left"),
+        "pointer button",
+    )
+}
+
+/// How long a button stays down.
+pub(crate) fn hold() -> Field {
+    Field::def(
+        "hold_ms",
+        Ty::int(0, 10_000),
+        json!(0),
+        "how long the button stays down",
+    )
+}
+
+/// A window id of `window.list`.
+pub(crate) fn window_id() -> Ty {
+    Ty::int(0, (1i64 << 53) - 1)
+}
+
+/// A snapshot id.
+pub(crate) fn snapshot_id() -> Field {
+    Field::req(
+        "snapshot_id",
+        Ty::Str {
+            max_chars: Some(64),
+            non_empty: true,
+        },
+        "the latest snapshot_id",
+    )
+}
+
+/// A node of that snapshot.
+pub(crate) fn node_id() -> Field {
+    Field::req(
+        "node_id",
+        Ty::int(0, u32::MAX as i64),
+        "a node id of that snapshot",
+    )
+}
+
+/// Free text of up to 10 000 characters.
+pub(crate) fn text(doc: &'static str) -> Field {
+    Field::req(
+        "text",
+        Ty::Str {
+            max_chars: Some(10_000),
+            non_empty: false,
+        },
+        doc,
+    )
+}
+
+/// The cross-field rule of an optional point: x with y, or neither.
+pub(crate) fn x_with_y(c: &mut Checked<'_>) {
+    let (has_x, has_y) = (c.given("x"), c.given("y"));
+    if has_x != has_y {
+        c.issue(
+            if has_x { "y" } else { "x" },
+            "x and y go together: give both or neither",
+        );
+    }
+}
+
+/// An optional point (`x` with `y`, or neither: where the pointer is), flattened into
+/// a tool's arguments.
+#[derive(Debug, Clone, Copy, Deserialize)]
+pub(crate) struct At {
+    x: Option<f64>,
+    y: Option<f64>,
+}
+
+impl At {
+    /// Where a call at this point lands.
+    pub fn target(&self) -> Target {
+        Target::Points(self.x.zip(self.y).into_iter().collect())
+    }
+
+    /// Moves the pointer there, if a point was given.
+    pub fn go(&self, ex: &mut Exec<'_>) -> Result<(), ToolError> {
+        if let Some((x, y)) = self.x.zip(self.y) {
+            let to = ex.canvas.to_physical(x, y);
+            pointer::glide(ex, to, 1)?;
+        }
+        Ok(())
+    }
+}
+
+/// A canvas point.
+#[derive(Debug, Clone, Copy, Deserialize)]
+pub(crate) struct Point {
+    pub x: f64,
+    pub y: f64,
+}
+
+/// A pointer button, as the spec names them.
+#[derive(Debug, Clone, Copy, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub(crate) enum ButtonArg {
+    Left,
+    Middle,
+    Right,
+}
+
+impl ButtonArg {
+    pub fn button(self) -> Button {
+        match self {
+            ButtonArg::Left => Button::Left,
+            ButtonArg::Middle => Button::Middle,
+            ButtonArg::Right => Button::Right,
+        }
+    }
+
+    pub fn name(self) -> &'static str {
+        match self {
+            ButtonArg::Left => "left",
+            ButtonArg::Middle => "middle",
+            ButtonArg::Right => "right",
+        }
+    }
+}
+
+/// A key of the vocabulary (validation already normalized its name).
+pub(crate) fn key<'de, D: Deserializer<'de>>(d: D) -> Result<Key, D::Error> {
+    let name = String::deserialize(d)?;
+    Key::parse(&name).map_err(serde::de::Error::custom)
+}

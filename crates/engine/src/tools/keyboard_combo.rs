@@ -1,0 +1,118 @@
+//! `keyboard.combo`: keys pressed in order and released in reverse (a shortcut).
+
+use cc_protocol::keys::ModifierFamily;
+use cc_protocol::{Key, Risk, ToolError};
+use serde::{Deserialize, Deserializer};
+use serde_json::{Value, json};
+
+use super::def::{Lands, Nature, Needs, Runs, Target, TextEntry, Tool, ToolDef, no_check};
+use super::exec::{Exec, drv};
+use crate::spec::{Field, Ty};
+
+#[derive(Debug, Deserialize)]
+pub(crate) struct Args {
+    #[serde(deserialize_with = "keys")]
+    keys: Vec<Key>,
+}
+
+fn keys<'de, D: Deserializer<'de>>(d: D) -> Result<Vec<Key>, D::Error> {
+    Vec::<String>::deserialize(d)?
+        .iter()
+        .map(|n| Key::parse(n).map_err(serde::de::Error::custom))
+        .collect()
+}
+
+/// True when a combo reaches the OS shell or the ctrl+alt family (task managers,
+/// session switches): a win/super/meta key, or ctrl with alt.
+pub(crate) fn reaches_shell(keys: &[Key]) -> bool {
+    let f: Vec<ModifierFamily> = keys.iter().filter_map(|k| k.modifier_family()).collect();
+    f.contains(&ModifierFamily::Win)
+        || (f.contains(&ModifierFamily::Ctrl) && f.contains(&ModifierFamily::Alt))
+}
+
+struct KeyboardCombo;
+
+impl Tool for KeyboardCombo {
+    type Args = Args;
+
+    fn escalates(&self, a: &Args) -> bool {
+        reaches_shell(&a.keys)
+    }
+
+    fn target(&self, _: &Args) -> Target {
+        Target::Focused
+    }
+
+    fn run(&self, a: Args, ex: &mut Exec<'_>) -> Result<Value, ToolError> {
+        let mut down: Vec<Key> = Vec::with_capacity(a.keys.len());
+        let mut failure = None;
+        for k in &a.keys {
+            if let Err(e) = ex.check_stop().and_then(|_| drv(ex.driver.key(*k, true))) {
+                failure = Some(e);
+                break;
+            }
+            down.push(*k);
+        }
+        // Release in reverse whatever went down, even after a failure.
+        for k in down.iter().rev() {
+            if let Err(e) = drv(ex.driver.key(*k, false)) {
+                failure.get_or_insert(e);
+            }
+        }
+        match failure {
+            Some(e) => Err(e),
+            None => Ok(json!({"keys": a.keys.iter().map(Key::name).collect::<Vec<_>>()})),
+        }
+    }
+}
+
+pub(crate) fn def() -> ToolDef {
+    ToolDef {
+        name: "keyboard.combo",
+        summary: "Press keys in order and release them in reverse (a shortcut).",
+        risk: Risk::Moderate,
+        needs: Needs::Input,
+        nature: Nature::Acts,
+        text: TextEntry::No,
+        moves_focus: true,
+        lands: Lands::Focused,
+        outputs: &[("keys", "the keys pressed together")],
+        params: Ty::Object(vec![Field::req(
+            "keys",
+            Ty::KeyCombo,
+            "key names, as a list or \"ctrl+shift+esc\"",
+        )]),
+        examples: vec![
+            json!({"keys": ["ctrl", "a"]}),
+            json!({"keys": "ctrl+shift+esc"}),
+        ],
+        check: no_check,
+        runs: Runs::Alone(&KeyboardCombo),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn combo(names: &[&str]) -> Vec<Key> {
+        names.iter().map(|n| Key::parse(n).unwrap()).collect()
+    }
+
+    #[test]
+    fn shell_combos_with_aliases() {
+        for high in [
+            &["win", "r"][..],
+            &["super", "e"],
+            &["meta", "x"],
+            &["lctrl", "ralt", "delete"],
+            &["ctrl", "alt", "t"],
+            &["rwin"],
+        ] {
+            assert!(reaches_shell(&combo(high)), "{high:?}");
+        }
+        for moderate in [&["ctrl", "c"][..], &["alt", "tab"], &["ctrl", "shift", "esc"]] {
+            assert!(!reaches_shell(&combo(moderate)), "{moderate:?}");
+        }
+    }
+}

@@ -1,0 +1,57 @@
+//! `keyboard.press`: one key, pressed and released.
+
+use cc_protocol::keys::ModifierFamily;
+use cc_protocol::{Key, Risk, ToolError};
+use serde::Deserialize;
+use serde_json::{Value, json};
+
+use super::def::{Lands, Nature, Needs, Runs, Target, TextEntry, Tool, ToolDef, no_check};
+use super::exec::{Exec, drv};
+use super::fields::key;
+use crate::spec::{Field, Ty};
+
+#[derive(Debug, Deserialize)]
+pub(crate) struct Args {
+    #[serde(deserialize_with = "key")]
+    key: Key,
+}
+
+struct KeyboardPress;
+
+impl Tool for KeyboardPress {
+    type Args = Args;
+
+    /// A lone win key opens the shell's launcher: as risky as a win combo.
+    fn escalates(&self, a: &Args) -> bool {
+        a.key.modifier_family() == Some(ModifierFamily::Win)
+    }
+
+    fn target(&self, _: &Args) -> Target {
+        Target::Focused
+    }
+
+    fn run(&self, a: Args, ex: &mut Exec<'_>) -> Result<Value, ToolError> {
+        ex.check_stop()?;
+        drv(ex.driver.key(a.key, true))?;
+        drv(ex.driver.key(a.key, false))?;
+        Ok(json!({"key": a.key.name()}))
+    }
+}
+
+pub(crate) fn def() -> ToolDef {
+    ToolDef {
+        name: "keyboard.press",
+        summary: "Press and release one key.",
+        risk: Risk::Moderate,
+        needs: Needs::Input,
+        nature: Nature::Acts,
+        text: TextEntry::No,
+        moves_focus: true,
+        lands: Lands::Focused,
+        outputs: &[("key", "the key pressed")],
+        params: Ty::Object(vec![Field::req("key", Ty::KeyName, "a key name")]),
+        examples: vec![json!({"key": "enter"})],
+        check: no_check,
+        runs: Runs::Alone(&KeyboardPress),
+    }
+}

@@ -1,0 +1,89 @@
+//! `keyboard.type`: any Unicode text, one pre-emptible character at a time.
+
+use cc_protocol::keys::Named;
+use cc_protocol::{Key, Risk, ToolError};
+use serde::Deserialize;
+use serde_json::{Value, json};
+
+use super::def::{Lands, Nature, Needs, Runs, Target, TextEntry, Tool, ToolDef, no_check};
+use super::exec::{Exec, drv};
+use super::fields::text;
+use crate::spec::{Field, Ty};
+
+#[derive(Debug, Deserialize)]
+pub(crate) struct Args {
+    text: String,
+    submit: bool,
+    interval_ms: u64,
+}
+
+struct KeyboardType;
+
+impl Tool for KeyboardType {
+    type Args = Args;
+
+    fn escalates(&self, _: &Args) -> bool {
+        false
+    }
+
+    fn target(&self, _: &Args) -> Target {
+        Target::Focused
+    }
+
+    fn run(&self, a: Args, ex: &mut Exec<'_>) -> Result<Value, ToolError> {
+        let mut chars = 0usize;
+        for c in a.text.chars() {
+            ex.check_stop()?;
+            drv(ex.driver.type_char(c))?;
+            chars += 1;
+            if a.interval_ms > 0 {
+                ex.sleep_ms(a.interval_ms)?;
+            }
+        }
+        if a.submit {
+            ex.check_stop()?;
+            let enter = Key::Named(Named::Enter);
+            drv(ex.driver.key(enter, true))?;
+            drv(ex.driver.key(enter, false))?;
+        }
+        Ok(json!({"chars": chars, "submit": a.submit}))
+    }
+}
+
+pub(crate) fn def() -> ToolDef {
+    ToolDef {
+        name: "keyboard.type",
+        summary: "Type any Unicode text exactly, optionally pressing Enter after.",
+        risk: Risk::Moderate,
+        needs: Needs::Input,
+        nature: Nature::Acts,
+        text: TextEntry::Focused,
+        moves_focus: true,
+        lands: Lands::Focused,
+        outputs: &[
+            ("chars", "characters typed"),
+            ("submit", "Enter pressed after"),
+        ],
+        params: Ty::Object(vec![
+            text("the text"),
+            Field::def(
+                "submit",
+                Ty::Bool,
+                json!(false),
+                "press Enter after the text",
+            ),
+            Field::def(
+                "interval_ms",
+                Ty::int(0, 1000),
+                json!(0),
+                "pause between characters",
+            ),
+        ]),
+        examples: vec![
+            json!({"text": "hello, world"}),
+            json!({"text": "query", "submit": true}),
+        ],
+        check: no_check,
+        runs: Runs::Alone(&KeyboardType),
+    }
+}

@@ -1,0 +1,77 @@
+//! `pointer.drag`: press at one canvas point, move to another in steps, release.
+
+use cc_protocol::{Risk, ToolError};
+use serde::Deserialize;
+use serde_json::{Value, json};
+
+use super::def::{Lands, Nature, Needs, Runs, Target, TextEntry, Tool, ToolDef, no_check};
+use super::exec::{Exec, drv, pointer};
+use super::fields::{ButtonArg, Point, button, frame, hold, point};
+use crate::spec::{Field, Ty};
+
+#[derive(Debug, Deserialize)]
+pub(crate) struct Args {
+    from: Point,
+    to: Point,
+    button: ButtonArg,
+    steps: u64,
+    hold_ms: u64,
+    frame: Option<u64>,
+}
+
+struct PointerDrag;
+
+impl Tool for PointerDrag {
+    type Args = Args;
+
+    fn escalates(&self, _: &Args) -> bool {
+        false
+    }
+
+    fn target(&self, a: &Args) -> Target {
+        Target::Points(vec![(a.from.x, a.from.y), (a.to.x, a.to.y)])
+    }
+
+    fn run(&self, a: Args, ex: &mut Exec<'_>) -> Result<Value, ToolError> {
+        ex.frames.check(a.frame)?;
+        let from = ex.canvas.to_physical(a.from.x, a.from.y);
+        let to = ex.canvas.to_physical(a.to.x, a.to.y);
+        let b = a.button.button();
+        pointer::glide(ex, from, 1)?;
+        ex.check_stop()?;
+        drv(ex.driver.button(b, true))?;
+        if a.hold_ms > 0 {
+            ex.sleep_ms(a.hold_ms)?;
+        }
+        pointer::glide(ex, to, a.steps)?;
+        drv(ex.driver.button(b, false))?;
+        let (fcx, fcy) = ex.canvas.clamp(a.from.x, a.from.y);
+        let (tcx, tcy) = ex.canvas.clamp(a.to.x, a.to.y);
+        Ok(json!({"from": {"x": fcx, "y": fcy}, "to": {"x": tcx, "y": tcy}}))
+    }
+}
+
+pub(crate) fn def() -> ToolDef {
+    ToolDef {
+        name: "pointer.drag",
+        summary: "Press at one canvas point, move to another in steps, release.",
+        risk: Risk::Moderate,
+        needs: Needs::Input,
+        nature: Nature::Acts,
+        text: TextEntry::No,
+        moves_focus: true,
+        lands: Lands::Pointer,
+        outputs: &[("from", "start point"), ("to", "end point")],
+        params: Ty::Object(vec![
+            Field::req("from", point(), "start point"),
+            Field::req("to", point(), "end point"),
+            button(),
+            Field::def("steps", Ty::int(1, 400), json!(24), "intermediate moves"),
+            hold(),
+            frame(),
+        ]),
+        examples: vec![json!({"from": {"x": 100, "y": 100}, "to": {"x": 400, "y": 300}})],
+        check: no_check,
+        runs: Runs::Alone(&PointerDrag),
+    }
+}

@@ -1,0 +1,91 @@
+//! `pointer.scroll`: notches on one axis, at a canvas point or where the pointer is.
+
+use cc_desktop::Axis;
+use cc_protocol::{Risk, ToolError};
+use serde::Deserialize;
+use serde_json::{Value, json};
+
+use super::def::{Lands, Nature, Needs, Runs, Target, TextEntry, Tool, ToolDef};
+use super::exec::{Exec, drv};
+use super::fields::{At, frame, point_fields, x_with_y};
+use crate::spec::{Field, Ty};
+
+#[derive(Debug, Clone, Copy, Deserialize)]
+#[serde(rename_all = "lowercase")]
+enum AxisArg {
+    Vertical,
+    Horizontal,
+}
+
+#[derive(Debug, Deserialize)]
+pub(crate) struct Args {
+    axis: AxisArg,
+    amount: i64,
+    #[serde(flatten)]
+    at: At,
+    frame: Option<u64>,
+}
+
+struct PointerScroll;
+
+impl Tool for PointerScroll {
+    type Args = Args;
+
+    fn escalates(&self, _: &Args) -> bool {
+        false
+    }
+
+    fn target(&self, a: &Args) -> Target {
+        a.at.target()
+    }
+
+    fn run(&self, a: Args, ex: &mut Exec<'_>) -> Result<Value, ToolError> {
+        ex.frames.check(a.frame)?;
+        a.at.go(ex)?;
+        let (axis, name) = match a.axis {
+            AxisArg::Vertical => (Axis::Vertical, "vertical"),
+            AxisArg::Horizontal => (Axis::Horizontal, "horizontal"),
+        };
+        for _ in 0..a.amount.unsigned_abs() {
+            ex.check_stop()?;
+            drv(ex.driver.scroll(axis, a.amount > 0))?;
+        }
+        Ok(json!({"axis": name, "amount": a.amount}))
+    }
+}
+
+pub(crate) fn def() -> ToolDef {
+    let mut params = vec![
+        Field::def(
+            "axis",
+            Ty::one_of(&["vertical", "horizontal"]),
+            json!("vertical"),
+            "scroll axis",
+        ),
+        Field::req(
+            "amount",
+            Ty::int(-100, 100),
+            "notches; positive is up or right",
+        ),
+    ];
+    params.extend(point_fields(false));
+    params.push(frame());
+    ToolDef {
+        name: "pointer.scroll",
+        summary: "Scroll by notches, at a canvas point or where the pointer is.",
+        risk: Risk::Moderate,
+        needs: Needs::Input,
+        nature: Nature::Acts,
+        text: TextEntry::No,
+        moves_focus: false,
+        lands: Lands::Pointer,
+        outputs: &[("axis", "vertical or horizontal"), ("amount", "notches")],
+        params: Ty::Object(params),
+        examples: vec![
+            json!({"amount": -3}),
+            json!({"axis": "horizontal", "amount": 2, "x": 500, "y": 300}),
+        ],
+        check: x_with_y,
+        runs: Runs::Alone(&PointerScroll),
+    }
+}

@@ -1,0 +1,123 @@
+//! What the desktop says about one call, just before it is judged: whether it writes
+//! into a password field, the canvas points it touches, and the windows it lands in.
+
+use cc_desktop::WindowInfo;
+use serde_json::Value;
+
+use super::Worker;
+use crate::assess::Facts;
+use crate::coords::Canvas;
+use crate::rules::Landing;
+use crate::tools::{Target, TextEntry, ToolDef};
+
+impl Worker {
+    /// Reads the desktop facts of one call. Reads only: the latest snapshot stays the
+    /// latest, so the agent's next `a11y.*` action is not made stale. Windows are read
+    /// only when a rule asks about them (`needs_window`).
+    pub(super) fn facts(&mut self, def: &ToolDef, args: &Value, needs_window: bool) -> Facts {
+        let target = def.target(args).unwrap_or(Target::Focused);
+        let secret_target = match (def.text, &target) {
+            (TextEntry::No, _) => None,
+            (TextEntry::Focused, _) => self.driver.focused_is_password().ok(),
+            (TextEntry::Element, t) => self.entry(t).map(|e| e.password),
+        };
+        let points = self.points(&target);
+        let windows = if needs_window {
+            self.windows(&target, &points)
+        } else {
+            Vec::new()
+        };
+        Facts {
+            secret_target,
+            landing: Landing { points, windows },
+        }
+    }
+
+    /// The same, outside any session: the layout is read for the occasion (the worker
+    /// keeps no canvas before a session starts) and dropped after.
+    pub(super) fn facts_any_time(
+        &mut self,
+        calls: &[(&'static ToolDef, Value)],
+        needs_window: bool,
+        width: u32,
+    ) -> Vec<Facts> {
+        let borrowed = self.canvas.is_none();
+        if borrowed {
+            self.canvas = self
+                .driver
+                .layout()
+                .ok()
+                .map(|layout| Canvas::new(&layout, width));
+        }
+        let out = calls
+            .iter()
+            .map(|(def, args)| self.facts(def, args, needs_window))
+            .collect();
+        if borrowed {
+            self.canvas = None;
+        }
+        out
+    }
+
+    /// The snapshot entry an element target names, if it is still the latest.
+    fn entry(&self, target: &Target) -> Option<&crate::snapshot::Entry> {
+        let Target::Element {
+            snapshot_id,
+            node_id,
+        } = target
+        else {
+            return None;
+        };
+        self.snapshots.entry(snapshot_id, *node_id).ok()
+    }
+
+    /// Canvas points a pointer action touches (clamped): its target, both ends of a
+    /// drag, or the pointer's position when no point is given.
+    fn points(&mut self, target: &Target) -> Vec<(i32, i32)> {
+        let (Some(canvas), Target::Points(points)) = (&self.canvas, target) else {
+            return Vec::new();
+        };
+        if points.is_empty() {
+            return match self.driver.pointer_position() {
+                Ok((px, py)) => vec![canvas.to_canvas(px, py)],
+                Err(_) => Vec::new(),
+            };
+        }
+        points.iter().map(|&(x, y)| canvas.clamp(x, y)).collect()
+    }
+
+    /// `(app_id, title)` of the windows the action lands in: the topmost window under
+    /// each point (pointer tools), the target window (`window.focus`), the element's
+    /// window (accessibility tools), else the focused window (keyboard and the rest).
+    fn windows(&mut self, target: &Target, points: &[(i32, i32)]) -> Vec<(String, String)> {
+        let Ok(windows) = self.driver.windows() else {
+            return Vec::new();
+        };
+        let name = |w: &WindowInfo| (w.app_id.clone(), w.title.clone());
+        let by_id = |id: u64| windows.iter().find(|w| w.id == id).map(name);
+        let focused = || windows.iter().find(|w| w.focused).map(name);
+        match target {
+            Target::Points(_) => {
+                let Some(canvas) = &self.canvas else {
+                    return Vec::new();
+                };
+                points
+                    .iter()
+                    .filter_map(|&(x, y)| {
+                        let (px, py) = canvas.to_physical(f64::from(x), f64::from(y));
+                        windows.iter().find(|w| w.rect.contains(px, py)).map(name)
+                    })
+                    .collect()
+            }
+            Target::Window(id) => by_id(*id).into_iter().collect(),
+            Target::Element { .. } => self
+                .entry(target)
+                .and_then(|e| e.window_id)
+                .and_then(by_id)
+                .or_else(focused)
+                .into_iter()
+                .collect(),
+            Target::Focused => focused().into_iter().collect(),
+        }
+    }
+}
