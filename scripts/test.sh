@@ -8,7 +8,7 @@ need=()
 for cmd in Xvfb xdotool openbox xterm gtk3-widget-factory import scrot xrandr dbus-run-session; do
   command -v "$cmd" >/dev/null 2>&1 || need+=("$cmd")
 done
-# The Qt5 widget examples the X11 Qt tests (crates/desktop/tests/x11_qt.rs) start.
+# The Qt5 widget examples the X11 Qt tests (crates/desktop-x11/tests/x11_qt.rs) start.
 [ -x /usr/lib/x86_64-linux-gnu/qt5/examples/widgets/widgets/calculator/calculator ] ||
   need+=(qtbase5-examples)
 if [ ${#need[@]} -gt 0 ]; then

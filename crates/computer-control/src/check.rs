@@ -5,13 +5,25 @@ use std::process::ExitCode;
 
 use serde_json::{Value, json};
 
-use cc_desktop::X11Desktop;
+#[cfg(all(feature = "x11", unix))]
+use cc_desktop_x11::{DEFAULT_HOTKEY, X11Desktop};
 
 fn status(ok: bool, detail: impl Into<String>) -> Value {
     json!({"ok": ok, "detail": detail.into()})
 }
 
+/// Without the X11 driver built in, only the virtual desktop is there.
+#[cfg(not(all(feature = "x11", unix)))]
+fn report() -> Value {
+    json!({
+        "platform_auto": "virtual",
+        "display": status(false, "this build has no X11 driver (cargo feature x11)"),
+        "virtual_desktop": status(true, "built in"),
+    })
+}
+
 /// Everything the X11 backend needs, probed on `$DISPLAY`.
+#[cfg(all(feature = "x11", unix))]
 fn report() -> Value {
     let display = std::env::var("DISPLAY").unwrap_or_default();
     if display.trim().is_empty() {
@@ -73,7 +85,7 @@ fn report() -> Value {
             Err(e) => status(false, e.clone()),
         },
         "hotkey_grab": match &r.hotkey {
-            Ok(()) => status(true, format!("{} grabbed", cc_desktop::x11::DEFAULT_HOTKEY)),
+            Ok(()) => status(true, format!("{} grabbed", DEFAULT_HOTKEY)),
             Err(e) => status(false, e.clone()),
         },
         "virtual_desktop": status(true, "built in"),

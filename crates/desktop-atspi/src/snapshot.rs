@@ -11,8 +11,8 @@ use super::bus::{ACCESSIBLE, Bus, ROOT_PATH, Ref};
 use super::matching::{self, Top};
 use super::roles;
 use super::tree::{self, App, Item, iface};
-use crate::x11::windows::XWindow;
-use crate::{DriverError, ElementHandle, RawNode};
+use crate::Toplevel;
+use cc_desktop::{DriverError, ElementHandle, RawNode};
 
 /// Deeper nesting than this is cut (cycles in broken trees, runaway recursion).
 const MAX_DEPTH: usize = 64;
@@ -199,7 +199,7 @@ pub(crate) async fn bind_tops(
     pid: Option<u32>,
     app: &str,
     tops: &[Item],
-    wins: &[XWindow],
+    wins: &[Toplevel],
     known: &Prefetched,
 ) -> Vec<(Item, Top, Option<u64>)> {
     let mut tops: Vec<Item> = tops.to_vec();
@@ -233,7 +233,7 @@ pub(crate) async fn bind_tops(
 }
 
 /// The name a top-level shows: its accessible name, else its window's title.
-pub(crate) fn top_name(item: &Item, window: Option<u64>, wins: &[XWindow]) -> String {
+pub(crate) fn top_name(item: &Item, window: Option<u64>, wins: &[Toplevel]) -> String {
     if !item.name.is_empty() {
         return item.name.clone();
     }
@@ -319,7 +319,7 @@ pub(crate) async fn tree(
     bus: &Bus,
     pids: &mut HashMap<String, Option<u32>>,
     recent: &mut Recent,
-    wins: &[XWindow],
+    wins: &[Toplevel],
     window: Option<u64>,
     max_nodes: usize,
 ) -> Result<Vec<RawNode>, DriverError> {
@@ -524,7 +524,7 @@ pub(crate) async fn read_tops(bus: &Bus, app: &str) -> Vec<Item> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::x11::atspi::roles::States;
+    use crate::roles::States;
 
     fn item(path: &str, showing: bool, children: &[&str]) -> Item {
         let st = if showing {

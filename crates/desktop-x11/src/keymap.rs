@@ -15,7 +15,7 @@ use cc_protocol::keys::{Modifier, Named, Numpad};
 use x11rb::protocol::xproto::{ConnectionExt as _, ModMask};
 
 use super::connection::{Conn, cerr, xerr};
-use crate::DriverError;
+use cc_desktop::DriverError;
 
 /// A spare keycode is not rebound (nor restored) sooner than this after its last use,
 /// so that clients have handled the key event under the mapping it was sent with.

@@ -9,7 +9,7 @@ use x11rb::protocol::randr::{ConnectionExt as _, NotifyMask};
 use x11rb::protocol::xproto::{ChangeWindowAttributesAux, ConnectionExt as _, EventMask};
 
 use super::connection::{Conn, cerr, xerr};
-use crate::{DriverError, Layout, PhysicalDisplay};
+use cc_desktop::{DriverError, Layout, PhysicalDisplay};
 
 /// How often `poll_events` re-reads the monitors even without a notification (some
 /// servers do not announce `RRSetMonitor`).

@@ -8,7 +8,7 @@ use x11rb::protocol::shm::ConnectionExt as _;
 use x11rb::protocol::xproto::{ConnectionExt as _, ImageFormat};
 
 use super::connection::{Conn, PixelFormat, cerr, xerr};
-use crate::{DriverError, RgbImage};
+use cc_desktop::{DriverError, RgbImage};
 
 /// A SysV shared memory segment attached both here and in the X server.
 struct Segment {

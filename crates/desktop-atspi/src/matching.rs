@@ -4,7 +4,7 @@
 
 use cc_protocol::PhysicalRect;
 
-use crate::x11::windows::XWindow;
+use crate::Toplevel;
 
 /// What is known of one accessible top-level.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -23,7 +23,7 @@ fn distance(a: PhysicalRect, b: PhysicalRect) -> u64 {
 }
 
 /// How well a top-level fits a window (higher is better; 0 is no evidence).
-fn score(top: &Top, w: &XWindow) -> u64 {
+fn score(top: &Top, w: &Toplevel) -> u64 {
     let mut s = 0;
     if !top.name.is_empty() && top.name == w.info.title {
         s += 40;
@@ -44,8 +44,8 @@ fn score(top: &Top, w: &XWindow) -> u64 {
 /// window to at most one top-level). With the application's pid, only its windows are
 /// candidates and any evidence suffices (one showing top-level and one window match
 /// outright); without a pid, a title or an exact position is required.
-pub(crate) fn assign(pid: Option<u32>, tops: &[Top], wins: &[XWindow]) -> Vec<Option<u64>> {
-    let by_pid: Vec<&XWindow> = match pid {
+pub(crate) fn assign(pid: Option<u32>, tops: &[Top], wins: &[Toplevel]) -> Vec<Option<u64>> {
+    let by_pid: Vec<&Toplevel> = match pid {
         Some(p) => wins.iter().filter(|w| w.info.pid == Some(p)).collect(),
         None => Vec::new(),
     };
@@ -84,7 +84,7 @@ pub(crate) fn assign(pid: Option<u32>, tops: &[Top], wins: &[XWindow]) -> Vec<Op
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::WindowInfo;
+    use cc_desktop::WindowInfo;
 
     fn rect(x: i32, y: i32, w: u32, h: u32) -> PhysicalRect {
         PhysicalRect {
@@ -95,8 +95,8 @@ mod tests {
         }
     }
 
-    fn win(id: u64, pid: Option<u32>, title: &str, r: PhysicalRect) -> XWindow {
-        XWindow {
+    fn win(id: u64, pid: Option<u32>, title: &str, r: PhysicalRect) -> Toplevel {
+        Toplevel {
             info: WindowInfo {
                 id,
                 app_id: "app".into(),

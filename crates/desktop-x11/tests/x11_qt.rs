@@ -14,9 +14,8 @@ mod x11_support;
 
 use std::time::Duration;
 
-use cc_desktop::{
-    Button, Driver, ElementHandle, ElementInfo, RawNode, SemanticAction, WindowInfo, X11Desktop,
-};
+use cc_desktop::{Button, Driver, ElementHandle, ElementInfo, RawNode, SemanticAction, WindowInfo};
+use cc_desktop_x11::X11Desktop;
 use cc_protocol::{PhysicalRect, Role, StateFlag};
 use x11_support::{Desk, all, contains, find};
 

@@ -1,16 +1,23 @@
-//! Accessibility over AT-SPI (D-Bus). The driver is blocking, so a small tokio runtime
-//! lives here and every call is `block_on`. The runtime is single-threaded: the
-//! connection's reader and the operation run on the calling thread, so a snapshot's
-//! hundred replies wake no other thread. Between operations nothing reads the
-//! connection, and nothing needs to: no signal is subscribed (the one registered event
-//! only turns GTK's cache on), so nothing accumulates. The bus is joined lazily and
-//! re-tried, so an accessibility bus that starts after the driver is still found.
+//! Accessibility over AT-SPI (D-Bus), for any Linux desktop driver (X11, Wayland).
+//!
+//! The driver is blocking, so a small tokio runtime lives here and every call is
+//! `block_on`. The runtime is single-threaded: the connection's reader and the
+//! operation run on the calling thread, so a snapshot's hundred replies wake no other
+//! thread. Between operations nothing reads the connection, and nothing needs to: no
+//! signal is subscribed (the one registered event only turns GTK's cache on), so
+//! nothing accumulates. The bus is joined lazily and re-tried, so an accessibility bus
+//! that starts after the driver is still found.
+//!
+//! What a driver supplies is its list of top-level windows ([`Toplevel`]): the
+//! accessible top-levels of each application are matched to them, which gives every
+//! node its `window_id`.
 
 mod actions;
 mod bus;
 mod matching;
 mod roles;
 mod snapshot;
+mod toplevel;
 mod tree;
 
 use std::collections::HashMap;
@@ -19,9 +26,9 @@ use std::time::{Duration, Instant};
 
 use tokio::runtime::Runtime;
 
-use crate::x11::windows::XWindow;
-use crate::{DriverError, ElementHandle, ElementInfo, RawNode, SemanticAction};
 use bus::Bus;
+use cc_desktop::{DriverError, ElementHandle, ElementInfo, RawNode, SemanticAction};
+pub use toplevel::Toplevel;
 
 /// How long a failed connection attempt is remembered before trying again.
 const RETRY: Duration = Duration::from_secs(30);
@@ -39,8 +46,9 @@ struct Memo {
     recent: snapshot::Recent,
 }
 
-/// The accessibility side of the X11 driver.
-pub(crate) struct A11y {
+/// A driver's connection to the accessibility bus and what it remembers between
+/// operations.
+pub struct A11y {
     // The bus is declared (so dropped) before the runtime it runs on.
     bus: Option<Bus>,
     rt: Option<Runtime>,
@@ -51,9 +59,11 @@ pub(crate) struct A11y {
     memo: Memo,
     /// The session bus to ask for the accessibility bus (else the environment's).
     session: Option<String>,
-    /// The accessibility bus address published on the X root window, if any.
+    /// The accessibility bus address the display server publishes (X11's
+    /// `AT_SPI_BUS` root-window property), tried before asking the session bus.
     pub x_address: Option<String>,
-    /// Walk trees even where a bulk cache exists (see [`crate::X11Options`]).
+    /// Walk trees even where a bulk cache exists (the path toolkits without a cache
+    /// take, exercised by tests).
     walk_only: bool,
 }
 
@@ -147,9 +157,11 @@ impl A11y {
         r
     }
 
+    /// The accessibility tree of every matched top-level (or only `window`), at most
+    /// `max_nodes` nodes.
     pub fn tree(
         &mut self,
-        wins: &[XWindow],
+        wins: &[Toplevel],
         window: Option<u64>,
         max_nodes: usize,
     ) -> Result<Vec<RawNode>, DriverError> {
@@ -158,15 +170,17 @@ impl A11y {
         })
     }
 
+    /// Re-reads one element; `None` when it is gone.
     pub fn element(
         &mut self,
-        wins: &[XWindow],
+        wins: &[Toplevel],
         handle: &ElementHandle,
     ) -> Result<Option<ElementInfo>, DriverError> {
         actions::parse_handle(handle)?;
         self.run(async |bus, m| actions::element(bus, &mut m.pids, wins, handle).await)
     }
 
+    /// Performs a semantic action through the element's Action interface.
     pub fn perform(
         &mut self,
         handle: &ElementHandle,
@@ -176,12 +190,15 @@ impl A11y {
         self.run(async |bus, _| actions::perform(bus, handle, action).await)
     }
 
+    /// Replaces the element's text through EditableText.
     pub fn set_text(&mut self, handle: &ElementHandle, text: &str) -> Result<(), DriverError> {
         actions::parse_handle(handle)?;
         self.run(async |bus, _| actions::set_text(bus, handle, text).await)
     }
 
-    pub fn focused_is_password(&mut self, wins: &[XWindow]) -> Result<bool, DriverError> {
+    /// True when the focused element of the focused window's application is a
+    /// password field.
+    pub fn focused_is_password(&mut self, wins: &[Toplevel]) -> Result<bool, DriverError> {
         self.run(async |bus, m| actions::focused_is_password(bus, &mut m.pids, wins).await)
     }
 }

@@ -6,7 +6,8 @@ mod x11_support;
 
 use std::time::Duration;
 
-use cc_desktop::{Driver, DriverEvent, X11Desktop};
+use cc_desktop::{Driver, DriverEvent};
+use cc_desktop_x11::X11Desktop;
 use cc_protocol::Key;
 use x11_support::Desk;
 

@@ -15,7 +15,8 @@ mod x11_support;
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
-use cc_desktop::{Button, Driver, X11Desktop};
+use cc_desktop::{Button, Driver};
+use cc_desktop_x11::X11Desktop;
 use cc_engine::encode::{Format, Pixels, data_url, encode};
 use cc_protocol::PhysicalRect;
 use x11_support::{Desk, all};

@@ -16,7 +16,7 @@ use x11rb::protocol::xproto::{ConnectionExt as _, GrabMode, ModMask};
 
 use super::connection::{Conn, cerr};
 use super::keymap::{self, Keymap, sym};
-use crate::DriverError;
+use cc_desktop::DriverError;
 
 /// A grabbed combination.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -9,7 +9,7 @@ use x11rb::protocol::xproto::{ConnectionExt as _, ImageOrder, Window};
 use x11rb::protocol::xtest::ConnectionExt as _;
 use x11rb::rust_connection::RustConnection;
 
-use crate::DriverError;
+use cc_desktop::DriverError;
 
 x11rb::atom_manager! {
     /// The atoms the driver reads (EWMH and ICCCM properties).

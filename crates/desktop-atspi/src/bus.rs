@@ -17,7 +17,7 @@ use serde::de::DeserializeOwned;
 use zbus::Connection;
 use zbus::zvariant::{DynamicType, OwnedObjectPath, OwnedValue};
 
-use crate::DriverError;
+use cc_desktop::DriverError;
 
 /// A D-Bus object reference `(so)`: bus name and path.
 pub(crate) type Ref = (String, OwnedObjectPath);

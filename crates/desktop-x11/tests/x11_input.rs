@@ -6,7 +6,8 @@ mod x11_support;
 
 use std::time::{Duration, Instant};
 
-use cc_desktop::{Axis, Button, Driver, ElementHandle, HeldInputs, RawNode, X11Desktop};
+use cc_desktop::{Axis, Button, Driver, ElementHandle, HeldInputs, RawNode};
+use cc_desktop_x11::X11Desktop;
 use cc_protocol::{Key, PhysicalRect, Role, StateFlag};
 use x11_support::{Desk, all, file_is};
 

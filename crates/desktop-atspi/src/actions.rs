@@ -12,8 +12,8 @@ use super::bus::{ACCESSIBLE, Bus, ROOT_PATH};
 use super::roles::{self, r, s};
 use super::snapshot::{self, bind_tops, read_tops, top_name};
 use super::tree::{self, Item, iface};
-use crate::x11::windows::XWindow;
-use crate::{DriverError, ElementHandle, ElementInfo, SemanticAction};
+use crate::Toplevel;
+use cc_desktop::{DriverError, ElementHandle, ElementInfo, SemanticAction};
 
 const ACTION: &str = "org.a11y.atspi.Action";
 
@@ -130,7 +130,7 @@ async fn top_of(bus: &Bus, app: &str, item: &Item) -> Option<String> {
 pub(crate) async fn element(
     bus: &Bus,
     pids: &mut HashMap<String, Option<u32>>,
-    wins: &[XWindow],
+    wins: &[Toplevel],
     handle: &ElementHandle,
 ) -> Result<Option<ElementInfo>, DriverError> {
     let (app, path) = parse_handle(handle)?;
@@ -334,7 +334,7 @@ pub(crate) async fn set_text(
 pub(crate) async fn focused_is_password(
     bus: &Bus,
     pids: &mut HashMap<String, Option<u32>>,
-    wins: &[XWindow],
+    wins: &[Toplevel],
 ) -> Result<bool, DriverError> {
     let apps = bus.applications().await?;
     let active_pid = wins
@@ -367,7 +367,7 @@ pub(crate) async fn focused_is_password(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::x11::atspi::roles::States;
+    use crate::roles::States;
 
     fn item(role: u32, states: &[u32], ifaces: u32) -> Item {
         Item {

@@ -1,10 +1,9 @@
-//! The real desktop on an X11 server: RandR monitors, MIT-SHM capture, XTest input,
+//! The X11 desktop driver: the real desktop on an X11 server: RandR monitors, MIT-SHM capture, XTest input,
 //! EWMH windows, a passive-grab panic hotkey, and accessibility over AT-SPI.
 //!
 //! Everything is pure Rust (x11rb, zbus): no Xlib, no helper processes. Coordinates
 //! are root-window pixels, which is what the engine calls physical pixels.
 
-mod atspi;
 mod capture;
 mod connection;
 mod hotkey;
@@ -20,11 +19,39 @@ use x11rb::protocol::xkb::{self, ConnectionExt as _};
 use x11rb::protocol::xproto::KEY_RELEASE_EVENT;
 use x11rb::protocol::xtest::ConnectionExt as _;
 
-use crate::{
-    Axis, Button, Capabilities, Driver, DriverError, DriverEvent, ElementHandle, ElementInfo,
-    HeldInputs, Layout, RawNode, SemanticAction, WindowInfo,
-};
 pub use capture::CaptureMethod;
+use cc_desktop::{
+    Axis, Button, Capabilities, Driver, DriverError, DriverEvent, ElementHandle, ElementInfo,
+    HeldInputs, Layout, RawNode, RgbImage, SemanticAction, WindowInfo,
+};
+use cc_desktop_atspi as atspi;
+
+/// The X11 backend for the binary's platform selection.
+pub const PLATFORM: cc_desktop::Platform = cc_desktop::Platform {
+    name: "x11",
+    open: open_env,
+    detect: detect_env,
+};
+
+fn open_env() -> Result<Box<dyn Driver>, DriverError> {
+    let dpy = std::env::var("DISPLAY").unwrap_or_default();
+    X11Desktop::connect(None)
+        .map(|d| Box::new(d) as Box<dyn Driver>)
+        .map_err(|e| DriverError::Unavailable(format!("cannot use $DISPLAY={dpy:?}: {e}")))
+}
+
+/// X11 when `$DISPLAY` reaches a server that can take input (XTest).
+fn detect_env() -> Result<Box<dyn Driver>, String> {
+    let display = std::env::var("DISPLAY").unwrap_or_default();
+    if display.trim().is_empty() {
+        return Err("no $DISPLAY".into());
+    }
+    let d = X11Desktop::connect(None).map_err(|e| format!("$DISPLAY={display}: {e}"))?;
+    if !d.capabilities().input {
+        return Err(format!("$DISPLAY={display} has no XTest extension"));
+    }
+    Ok(Box::new(d))
+}
 
 /// The default emergency hotkey (PROTOCOL §5.4), grabbed at connect.
 pub const DEFAULT_HOTKEY: &str = "ctrl+alt+f12";
@@ -204,7 +231,7 @@ impl X11Desktop {
         &mut self.a11y
     }
 
-    fn xwindows(&self) -> Result<Vec<windows::XWindow>, DriverError> {
+    fn xwindows(&self) -> Result<Vec<atspi::Toplevel>, DriverError> {
         windows::list(&self.conn)
     }
 }
@@ -251,7 +278,7 @@ impl Driver for X11Desktop {
         self.monitors.refresh(&self.conn)
     }
 
-    fn capture(&mut self, rect: PhysicalRect) -> Result<crate::RgbImage, DriverError> {
+    fn capture(&mut self, rect: PhysicalRect) -> Result<RgbImage, DriverError> {
         self.capture.capture(&self.conn, rect)
     }
 

@@ -12,15 +12,8 @@ use x11rb::protocol::xproto::{
 };
 
 use super::connection::{Conn, cerr, xerr};
-use crate::{DriverError, WindowInfo};
-
-/// A top-level window with what accessibility matching needs besides `WindowInfo`.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub(crate) struct XWindow {
-    pub info: WindowInfo,
-    /// The client area (without the window manager's frame), in root coordinates.
-    pub client: PhysicalRect,
-}
+use cc_desktop::{DriverError, WindowInfo};
+use cc_desktop_atspi::Toplevel;
 
 fn prop(
     conn: &Conn,
@@ -173,7 +166,7 @@ fn class_of(r: Option<GetPropertyReply>) -> String {
 
 /// Every top-level window, topmost first. All windows' requests are sent before any
 /// reply is read: three round trips in all instead of about seven per window.
-pub(super) fn list(conn: &Conn) -> Result<Vec<XWindow>, DriverError> {
+pub(super) fn list(conn: &Conn) -> Result<Vec<Toplevel>, DriverError> {
     let clients = client_list(conn)?;
     let focused = active(conn, &clients)?;
     let c = &conn.conn;
@@ -224,7 +217,7 @@ pub(super) fn list(conn: &Conn) -> Result<Vec<XWindow>, DriverError> {
             _ => client,
         };
         let pid = pid.and_then(|r| r.value32().and_then(|mut v| v.next()));
-        out.push(XWindow {
+        out.push(Toplevel {
             info: WindowInfo {
                 id: u64::from(w),
                 app_id: class_of(class),

@@ -12,7 +12,8 @@ use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Output, Stdio};
 use std::time::{Duration, Instant};
 
-use cc_desktop::{Driver, RawNode, X11Desktop, X11Options};
+use cc_desktop::{Driver, RawNode};
+use cc_desktop_x11::{X11Desktop, X11Options};
 use cc_protocol::{PhysicalRect, Role};
 
 /// The programs the test desktop needs.

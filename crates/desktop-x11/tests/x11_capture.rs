@@ -5,8 +5,9 @@ mod x11_support;
 
 use std::time::{Duration, Instant};
 
-use cc_desktop::x11::CaptureMethod;
-use cc_desktop::{Driver, X11Desktop, X11Options};
+use cc_desktop::Driver;
+use cc_desktop_x11::CaptureMethod;
+use cc_desktop_x11::{X11Desktop, X11Options};
 use cc_protocol::PhysicalRect;
 use x11_support::{Desk, parse_ppm};
 

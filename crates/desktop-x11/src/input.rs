@@ -13,7 +13,7 @@ use x11rb::protocol::xtest::ConnectionExt as _;
 
 use super::connection::{Conn, cerr, xerr};
 use super::keymap::{self, Keymap};
-use crate::{Axis, Button, DriverError, HeldInputs};
+use cc_desktop::{Axis, Button, DriverError, HeldInputs};
 
 /// The X button number of a pointer button.
 pub(super) fn button_number(b: Button) -> u8 {

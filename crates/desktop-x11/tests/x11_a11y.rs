@@ -7,7 +7,8 @@ mod x11_support;
 
 use std::time::{Duration, Instant};
 
-use cc_desktop::{Driver, ElementHandle, RawNode, SemanticAction, X11Desktop};
+use cc_desktop::{Driver, ElementHandle, RawNode, SemanticAction};
+use cc_desktop_x11::X11Desktop;
 use cc_protocol::{PhysicalRect, Role, StateFlag};
 use x11_support::{Desk, all, contains, find};
 
@@ -428,7 +429,7 @@ fn the_walk_for_toolkits_without_a_cache_reads_the_same_tree() {
     let mut desk = Desk::start();
     let mut d = desk.driver();
     let id = desk.widget_factory(&mut d);
-    let mut walker = cc_desktop::X11Desktop::connect_with(cc_desktop::X11Options {
+    let mut walker = cc_desktop_x11::X11Desktop::connect_with(cc_desktop_x11::X11Options {
         display: Some(desk.display.clone()),
         session_bus: Some(desk.bus.clone()),
         a11y_walk_only: true,

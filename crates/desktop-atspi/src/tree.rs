@@ -11,7 +11,7 @@ use zbus::zvariant::OwnedObjectPath;
 
 use super::bus::{ACCESSIBLE, Bus, ROOT_PATH, Ref, is_gone};
 use super::roles::{self, States};
-use crate::DriverError;
+use cc_desktop::DriverError;
 
 /// Interfaces a node offers, as bits.
 pub(crate) mod iface {
