@@ -21,6 +21,22 @@ if [ ${#need[@]} -gt 0 ]; then
     openbox xterm imagemagick scrot x11-xserver-utils wmctrl qtbase5-examples >/dev/null
 fi
 
+# The headless sway desk of the Wayland tests (crates/desktop-wlroots/tests/): sway runs
+# as an unprivileged user the tests create, with foot, wtype (the stop-key press and the
+# typing benchmark's peer), grim (the capture benchmark's peer) and Xwayland.
+wl=()
+for cmd in sway swaymsg swaybg foot grim wtype Xwayland setpriv; do
+  command -v "$cmd" >/dev/null 2>&1 || wl+=("$cmd")
+done
+if [ ${#wl[@]} -gt 0 ]; then
+  echo "installing the Wayland test desk (missing: ${wl[*]})"
+  if [ "$(id -u)" = 0 ]; then SUDO=""; else SUDO="sudo"; fi
+  export DEBIAN_FRONTEND=noninteractive
+  $SUDO apt-get update -qq
+  $SUDO apt-get install -y -qq --no-install-recommends \
+    sway swaybg foot grim wtype xwayland util-linux >/dev/null
+fi
+
 # The operator console's browser test (tests/http_browser.rs): Debian's chromium and
 # playwright-core (no browser download: playwright-core drives the system chromium).
 pkgs=()

@@ -12,6 +12,8 @@ use cc_protocol::PhysicalRect;
 /// The real-desktop drivers built into this binary, in `--platform auto` order.
 /// Adding a driver is one line here (and its cargo feature).
 pub const DRIVERS: &[Platform] = &[
+    #[cfg(all(feature = "wlroots", target_os = "linux"))]
+    cc_desktop_wlroots::PLATFORM,
     #[cfg(all(feature = "x11", unix))]
     cc_desktop_x11::PLATFORM,
 ];

@@ -3,7 +3,7 @@
 //! gtk3-widget-factory + an xterm running `cat`).
 //!
 //! ```text
-//! cargo bench -p cc-desktop --bench x11
+//! cargo bench -p cc-desktop-x11 --bench x11
 //! ```
 //!
 //! Prints a markdown table (p50, p99, theirs, ratio) for docs/PERFORMANCE.md.
