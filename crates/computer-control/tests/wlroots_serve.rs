@@ -194,6 +194,31 @@ fn a_click_at_a_gtk_checkbox_rect_toggles_it() {
         );
         std::thread::sleep(Duration::from_millis(100));
     }
+    // Semantic activation goes through the same AT-SPI code as on X11: it toggles back.
+    let snap = s.ok("a11y.snapshot", scoped.clone());
+    let checked = find(&snap["tree"], "checkbox", &|n| {
+        n["name"] == name && has_state(n, "checked")
+    })
+    .unwrap()
+    .clone();
+    let act = s.ok(
+        "a11y.activate",
+        json!({"snapshot_id": snap["snapshot_id"], "node_id": checked["id"], "method": "pattern"}),
+    );
+    assert_eq!(act["method_used"], "toggle", "{act}");
+    let deadline = Instant::now() + Duration::from_secs(10);
+    loop {
+        let again = s.ok("a11y.snapshot", scoped.clone());
+        let after = find(&again["tree"], "checkbox", &|n| n["name"] == name).unwrap();
+        if !has_state(after, "checked") {
+            break;
+        }
+        assert!(
+            Instant::now() < deadline,
+            "activation did not toggle: {after}"
+        );
+        std::thread::sleep(Duration::from_millis(100));
+    }
 }
 
 #[test]
@@ -525,4 +550,39 @@ fn the_compositor_stop_key_stops_the_session() {
         );
         std::thread::sleep(Duration::from_millis(50));
     }
+}
+
+/// Without a compositor, `check` says why, and `--platform wlroots` refuses to start
+/// with the reason instead of falling back.
+#[test]
+fn without_a_compositor_check_and_serve_say_why() {
+    let dir = std::env::temp_dir().join(format!("cc-wl-none-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let run = |args: &[&str]| {
+        Command::new(BIN)
+            .args(args)
+            .env_remove("DISPLAY")
+            .env_remove("SWAYSOCK")
+            .env_remove("COMPUTER_CONTROL_CONFIG")
+            .env("XDG_RUNTIME_DIR", &dir)
+            .env("WAYLAND_DISPLAY", "no-such-wayland")
+            .stdin(std::process::Stdio::null())
+            .output()
+            .unwrap()
+    };
+    let out = run(&["check", "--json"]);
+    assert!(out.status.success(), "{out:?}");
+    let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(v["platform_auto"], "virtual", "{v}");
+    assert_eq!(v["wayland_display"]["ok"], false, "{v}");
+    let why = v["wayland_display"]["detail"].as_str().unwrap_or_default();
+    assert!(why.contains("no-such-wayland"), "{why}");
+    let out = run(&["serve", "--platform", "wlroots"]);
+    assert!(!out.status.success(), "{out:?}");
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("--platform wlroots") && err.contains("no-such-wayland"),
+        "{err}"
+    );
+    let _ = std::fs::remove_dir_all(&dir);
 }

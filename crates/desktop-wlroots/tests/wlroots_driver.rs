@@ -214,3 +214,47 @@ fn bad_input_is_a_clear_error() {
     .expect("no compositor there");
     assert!(e.to_string().contains("no-such-socket"), "{e}");
 }
+
+/// Without the compositor's IPC the foreign-toplevel protocol alone lists the windows
+/// (on their output's rectangle, no pid) and activating one focuses it.
+#[test]
+fn without_ipc_windows_come_from_the_foreign_toplevel_protocol() {
+    let mut desk = Desk::start();
+    desk.spawn("foot", &["--app-id", "cc-first", "cat"]);
+    desk.wait_view("cc-first");
+    desk.spawn("foot", &["--app-id", "cc-second", "cat"]);
+    desk.wait_view("cc-second");
+    let mut d = WlrootsDesktop::connect_with(WlrootsOptions {
+        display: Some(desk.path("wayland-1").display().to_string()),
+        swaysock: None,
+        session_bus: Some("unix:path=/nonexistent".into()),
+    })
+    .expect("connect");
+    let mut wins = Vec::new();
+    desk.wait_until("both toplevels", Duration::from_secs(10), || {
+        wins = d.windows().unwrap_or_default();
+        wins.len() == 2
+    });
+    let first = wins
+        .iter()
+        .find(|w| w.app_id == "cc-first")
+        .unwrap()
+        .clone();
+    assert_eq!(first.pid, None, "the protocol has no pids");
+    assert_eq!(first.rect, rect(0, 0, 1920, 1080), "its output's rectangle");
+    assert!(!first.focused, "the second terminal has focus");
+    d.focus_window(first.id).unwrap();
+    desk.wait_until("the first terminal focused", Duration::from_secs(5), || {
+        desk.views()
+            .iter()
+            .any(|v| v["app_id"] == "cc-first" && v["focused"] == true)
+    });
+    desk.wait_until(
+        "the protocol's activated state",
+        Duration::from_secs(5),
+        || {
+            d.windows()
+                .is_ok_and(|ws| ws.iter().any(|w| w.app_id == "cc-first" && w.focused))
+        },
+    );
+}
