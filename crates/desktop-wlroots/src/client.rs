@@ -100,6 +100,9 @@ pub struct Client {
     pub display: String,
 }
 
+/// How long a full socket is waited on before the compositor counts as stuck.
+const FLUSH_WAIT: std::time::Duration = std::time::Duration::from_secs(5);
+
 fn werr(what: &'static str) -> impl Fn(String) -> DriverError {
     move |e| DriverError::Failed(format!("wayland {what}: {e}"))
 }
@@ -189,9 +192,32 @@ impl Client {
             .map_err(|e| werr("roundtrip")(e.to_string()))
     }
 
-    /// Sends what is queued.
+    /// Sends what is queued. A full socket (fast typing outruns the compositor) is
+    /// waited on until it drains, at most [`FLUSH_WAIT`].
     pub fn flush(&self) -> Result<(), DriverError> {
-        self.conn.flush().map_err(|e| werr("flush")(e.to_string()))
+        let deadline = std::time::Instant::now() + FLUSH_WAIT;
+        loop {
+            match self.conn.flush() {
+                Ok(()) => return Ok(()),
+                Err(wayland_client::backend::WaylandError::Io(e))
+                    if e.kind() == std::io::ErrorKind::WouldBlock
+                        && std::time::Instant::now() < deadline =>
+                {
+                    let backend = self.conn.backend();
+                    let fd = backend.poll_fd();
+                    let mut fds = [rustix::event::PollFd::new(
+                        &fd,
+                        rustix::event::PollFlags::OUT,
+                    )];
+                    let wait = rustix::time::Timespec {
+                        tv_sec: 0,
+                        tv_nsec: 50_000_000,
+                    };
+                    let _ = rustix::event::poll(&mut fds, Some(&wait));
+                }
+                Err(e) => return Err(werr("flush")(e.to_string())),
+            }
+        }
     }
 
     /// Handles whatever events arrived, without waiting.

@@ -258,3 +258,33 @@ fn without_ipc_windows_come_from_the_foreign_toplevel_protocol() {
         },
     );
 }
+
+/// Typing faster than the compositor reads fills the socket: the driver waits for it
+/// to drain instead of failing, and every character arrives.
+#[test]
+fn typing_faster_than_the_compositor_reads_loses_nothing() {
+    let mut desk = Desk::start();
+    let out = desk.path("fast.txt");
+    desk.spawn(
+        "foot",
+        &[
+            "--app-id",
+            "cc-fast",
+            "sh",
+            "-c",
+            &format!("cat > {}", out.display()),
+        ],
+    );
+    desk.wait_view("cc-fast");
+    let mut d = driver(&desk);
+    let text = "The quick brown fox jumps over the lazy dog 0123456789!\n".repeat(100);
+    for c in text.chars() {
+        d.type_char(c).unwrap();
+    }
+    desk.wait_until(
+        "every character in the file",
+        Duration::from_secs(30),
+        || std::fs::read_to_string(&out).is_ok_and(|s| s.len() == text.len()),
+    );
+    assert_eq!(std::fs::read_to_string(&out).unwrap(), text);
+}
