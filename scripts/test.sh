@@ -8,7 +8,7 @@ need=()
 for cmd in Xvfb xdotool openbox xterm gtk3-widget-factory import scrot xrandr dbus-run-session openssl; do
   command -v "$cmd" >/dev/null 2>&1 || need+=("$cmd")
 done
-# The Qt5 widget examples the X11 Qt tests (crates/desktop/tests/x11_qt.rs) start.
+# The Qt5 widget examples the X11 Qt tests (crates/desktop-x11/tests/x11_qt.rs) start.
 [ -x /usr/lib/x86_64-linux-gnu/qt5/examples/widgets/widgets/calculator/calculator ] ||
   need+=(qtbase5-examples)
 if [ ${#need[@]} -gt 0 ]; then
@@ -19,6 +19,22 @@ if [ ${#need[@]} -gt 0 ]; then
   $SUDO apt-get install -y -qq --no-install-recommends \
     xvfb xdotool dbus-x11 at-spi2-core gtk-3-examples python3-pyatspi gir1.2-atspi-2.0 \
     openbox xterm imagemagick scrot x11-xserver-utils wmctrl qtbase5-examples openssl >/dev/null
+fi
+
+# The headless sway desk of the Wayland tests (crates/desktop-wlroots/tests/): sway runs
+# as an unprivileged user the tests create, with foot, wtype (the stop-key press and the
+# typing benchmark's peer), grim (the capture benchmark's peer) and Xwayland.
+wl=()
+for cmd in sway swaymsg swaybg foot grim wtype Xwayland setpriv; do
+  command -v "$cmd" >/dev/null 2>&1 || wl+=("$cmd")
+done
+if [ ${#wl[@]} -gt 0 ]; then
+  echo "installing the Wayland test desk (missing: ${wl[*]})"
+  if [ "$(id -u)" = 0 ]; then SUDO=""; else SUDO="sudo"; fi
+  export DEBIAN_FRONTEND=noninteractive
+  $SUDO apt-get update -qq
+  $SUDO apt-get install -y -qq --no-install-recommends \
+    sway swaybg foot grim wtype xwayland util-linux >/dev/null
 fi
 
 # The operator console's browser test (tests/http_browser.rs): Debian's chromium and

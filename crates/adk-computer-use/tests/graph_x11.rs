@@ -10,7 +10,7 @@
 #![cfg(all(feature = "mcp", feature = "sqlite"))]
 
 mod server_bin;
-#[path = "../../desktop/tests/x11_support/mod.rs"]
+#[path = "../../desktop-x11/tests/x11_support/mod.rs"]
 mod x11_support;
 
 use std::process::Command;

@@ -5,13 +5,25 @@ use std::process::ExitCode;
 
 use serde_json::{Value, json};
 
-use cc_desktop::X11Desktop;
+#[cfg(all(feature = "x11", unix))]
+use cc_desktop_x11::{DEFAULT_HOTKEY, X11Desktop};
 
 fn status(ok: bool, detail: impl Into<String>) -> Value {
     json!({"ok": ok, "detail": detail.into()})
 }
 
+/// Without the X11 driver built in, only the virtual desktop is there.
+#[cfg(not(all(feature = "x11", unix)))]
+fn report() -> Value {
+    json!({
+        "platform_auto": "virtual",
+        "display": status(false, "this build has no X11 driver (cargo feature x11)"),
+        "virtual_desktop": status(true, "built in"),
+    })
+}
+
 /// Everything the X11 backend needs, probed on `$DISPLAY`.
+#[cfg(all(feature = "x11", unix))]
 fn report() -> Value {
     let display = std::env::var("DISPLAY").unwrap_or_default();
     if display.trim().is_empty() {
@@ -73,16 +85,92 @@ fn report() -> Value {
             Err(e) => status(false, e.clone()),
         },
         "hotkey_grab": match &r.hotkey {
-            Ok(()) => status(true, format!("{} grabbed", cc_desktop::x11::DEFAULT_HOTKEY)),
+            Ok(()) => status(true, format!("{} grabbed", DEFAULT_HOTKEY)),
             Err(e) => status(false, e.clone()),
         },
         "virtual_desktop": status(true, "built in"),
     })
 }
 
+/// The compositor on `$WAYLAND_DISPLAY`: each protocol the wlroots driver uses, present
+/// or missing and what its absence disables; `platform_auto` becomes `wlroots` when
+/// everything it needs is there (auto tries it before X11).
+#[cfg(all(feature = "wlroots", target_os = "linux"))]
+fn with_wayland(mut report: Value) -> Value {
+    let Some(obj) = report.as_object_mut() else {
+        return report;
+    };
+    let display = std::env::var("WAYLAND_DISPLAY").unwrap_or_default();
+    if display.trim().is_empty() {
+        obj.insert(
+            "wayland_display".into(),
+            status(false, "no Wayland compositor ($WAYLAND_DISPLAY is not set)"),
+        );
+        return report;
+    }
+    let d = match cc_desktop_wlroots::WlrootsDesktop::connect(None) {
+        Ok(d) => d,
+        Err(e) => {
+            obj.insert(
+                "wayland_display".into(),
+                status(false, format!("{display}: {e}")),
+            );
+            return report;
+        }
+    };
+    let r = d.report();
+    obj.insert(
+        "wayland_display".into(),
+        status(true, format!("{} ({} outputs)", r.display, r.outputs)),
+    );
+    for p in &r.protocols {
+        let detail = if p.present {
+            "offered".to_string()
+        } else if p.required {
+            format!(
+                "missing: {}; --platform auto does not use wlroots",
+                p.without
+            )
+        } else {
+            format!("missing: {}", p.without)
+        };
+        obj.insert(p.name.into(), status(p.present, detail));
+    }
+    obj.insert(
+        "sway_ipc".into(),
+        match &r.sway_ipc {
+            Ok(()) => status(true, "window rectangles, pids and focus"),
+            Err(e) => status(false, e.clone()),
+        },
+    );
+    obj.insert(
+        "wayland_emergency_stop".into(),
+        status(
+            true,
+            "no global grab on Wayland: bind a compositor key to create safety.panic_file",
+        ),
+    );
+    obj.insert(
+        "wayland_accessibility".into(),
+        match &r.accessibility {
+            Ok(()) => status(true, "AT-SPI bus joined"),
+            Err(e) => status(false, e.clone()),
+        },
+    );
+    if r.protocols.iter().all(|p| p.present || !p.required) {
+        obj.insert("platform_auto".into(), json!("wlroots"));
+    }
+    report
+}
+
+#[cfg(not(all(feature = "wlroots", target_os = "linux")))]
+fn with_wayland(report: Value) -> Value {
+    report
+}
+
 /// Prints the diagnostics; exit 0 (the virtual desktop always works).
 pub fn run(as_json: bool) -> ExitCode {
-    let report = report();
+    let report = with_wayland(report());
     if as_json {
         println!(
             "{}",

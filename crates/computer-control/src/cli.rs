@@ -50,13 +50,6 @@ enum Transport {
     McpHttp,
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
-pub enum Platform {
-    Auto,
-    X11,
-    Virtual,
-}
-
 #[derive(Debug, clap::Args)]
 struct ServeArgs {
     /// Config file (JSON). Also COMPUTER_CONTROL_CONFIG; blank means none.
@@ -72,8 +65,8 @@ struct ServeArgs {
     #[arg(long, default_value_t = 8765)]
     port: u16,
     /// Desktop backend (overrides platform.name of the config).
-    #[arg(long, value_enum)]
-    platform: Option<Platform>,
+    #[arg(long, value_parser = clap::builder::PossibleValuesParser::new(platform::names()))]
+    platform: Option<String>,
     /// Governance journal (SQLite, WAL) of the governed tools (MCP); overrides
     /// `governance.journal`. Default: `$XDG_STATE_HOME/computer-control/governance.db`
     /// (or `~/.local/state/…`).
@@ -110,7 +103,7 @@ fn journal_path(configured: &str) -> anyhow::Result<std::path::PathBuf> {
 /// Defaults, then the config file, then `--platform`, `--principal-id` and `--journal`
 /// (each validated like the config key it overrides).
 fn base_config(a: &ServeArgs) -> anyhow::Result<ConfigStack> {
-    let mut stack = config_file(a.config.as_deref(), a.platform)?;
+    let mut stack = config_file(a.config.as_deref(), a.platform.as_deref())?;
     let mut governance = serde_json::Map::new();
     if let Some(p) = &a.principal_id {
         governance.insert("principal_id".into(), json!(p));
@@ -130,7 +123,7 @@ fn base_config(a: &ServeArgs) -> anyhow::Result<ConfigStack> {
 }
 
 /// Defaults, then the config file, then `--platform`.
-fn config_file(path: Option<&str>, platform: Option<Platform>) -> anyhow::Result<ConfigStack> {
+fn config_file(path: Option<&str>, platform: Option<&str>) -> anyhow::Result<ConfigStack> {
     let mut stack = ConfigStack::new();
     if let Some(p) = path.filter(|p| !p.trim().is_empty()) {
         let v = load_file(p).map_err(|e| anyhow::anyhow!("{e}"))?;
@@ -138,12 +131,7 @@ fn config_file(path: Option<&str>, platform: Option<Platform>) -> anyhow::Result
             .apply(&v)
             .map_err(|e| anyhow::anyhow!("invalid config file {p}: {e}"))?;
     }
-    if let Some(p) = platform {
-        let name = match p {
-            Platform::Auto => "auto",
-            Platform::X11 => "x11",
-            Platform::Virtual => "virtual",
-        };
+    if let Some(name) = platform {
         stack
             .apply(&json!({"platform": {"name": name}}))
             .map_err(|e| anyhow::anyhow!("{e}"))?;

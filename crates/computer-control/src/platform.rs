@@ -1,11 +1,29 @@
-//! Choosing the desktop backend (`--platform auto|x11|virtual`). `auto` takes X11 when
-//! `$DISPLAY` reaches a server with XTest (input is possible), else the virtual
-//! desktop; the choice and its reason go to stderr. The engine grabs the configured
-//! emergency hotkey at session start (`Driver::set_hotkey`).
+//! Choosing the desktop backend (`--platform auto|virtual|<driver>`). Each driver crate
+//! exports a [`Platform`]; [`DRIVERS`] lists those built in (by cargo feature and
+//! target), in the order `auto` tries them. `auto` takes the first whose desktop the
+//! environment names and can be driven, else the virtual desktop; the choice and its
+//! reason go to stderr. The engine grabs the configured emergency hotkey at session
+//! start (`Driver::set_hotkey`).
 
-use cc_desktop::{Driver, PhysicalDisplay, VirtualConfig, VirtualDesktop, X11Desktop};
+use cc_desktop::{Driver, PhysicalDisplay, Platform, VirtualConfig, VirtualDesktop};
 use cc_engine::config::ConfigStack;
 use cc_protocol::PhysicalRect;
+
+/// The real-desktop drivers built into this binary, in `--platform auto` order.
+/// Adding a driver is one line here (and its cargo feature).
+pub const DRIVERS: &[Platform] = &[
+    #[cfg(all(feature = "wlroots", target_os = "linux"))]
+    cc_desktop_wlroots::PLATFORM,
+    #[cfg(all(feature = "x11", unix))]
+    cc_desktop_x11::PLATFORM,
+];
+
+/// Every `--platform` value this binary accepts.
+pub fn names() -> Vec<&'static str> {
+    let mut names = vec!["auto", "virtual"];
+    names.extend(DRIVERS.iter().map(|p| p.name));
+    names
+}
 
 /// The virtual desktop's displays from `platform.virtual_displays`.
 fn virtual_config(base: &ConfigStack) -> VirtualConfig {
@@ -33,44 +51,37 @@ fn virtual_config(base: &ConfigStack) -> VirtualConfig {
     VirtualConfig { displays }
 }
 
-/// The X11 driver when `$DISPLAY` reaches a server that can take input (XTest);
-/// otherwise why not.
-fn try_x11() -> Result<X11Desktop, String> {
-    let display = std::env::var("DISPLAY").unwrap_or_default();
-    if display.trim().is_empty() {
-        return Err("no $DISPLAY".into());
-    }
-    let d = X11Desktop::connect(None).map_err(|e| format!("$DISPLAY={display}: {e}"))?;
-    if !d.capabilities().input {
-        return Err(format!("$DISPLAY={display} has no XTest extension"));
-    }
-    Ok(d)
-}
-
 /// Builds the driver the config asks for and says which on stderr.
 pub fn select(base: &ConfigStack) -> anyhow::Result<Box<dyn Driver>> {
-    match base.config().platform.name.as_str() {
-        "x11" => {
-            let dpy = std::env::var("DISPLAY").unwrap_or_default();
-            let d = X11Desktop::connect(None)
-                .map_err(|e| anyhow::anyhow!("--platform x11: cannot use $DISPLAY={dpy:?}: {e}"))?;
-            tracing::info!("platform: x11 (selected, $DISPLAY={dpy})");
-            Ok(Box::new(d))
-        }
-        "virtual" => {
-            tracing::info!("platform: virtual (selected)");
-            Ok(Box::new(VirtualDesktop::new(virtual_config(base))))
-        }
-        _ => match try_x11() {
-            Ok(d) => {
-                let dpy = std::env::var("DISPLAY").unwrap_or_default();
-                tracing::info!("platform: x11 (auto: $DISPLAY={dpy} has XTest)");
-                Ok(Box::new(d))
-            }
-            Err(why) => {
-                tracing::info!("platform: virtual (auto: {why})");
-                Ok(Box::new(VirtualDesktop::new(virtual_config(base))))
-            }
-        },
+    let name = base.config().platform.name.as_str();
+    if name == "virtual" {
+        tracing::info!("platform: virtual (selected)");
+        return Ok(Box::new(VirtualDesktop::new(virtual_config(base))));
     }
+    if let Some(p) = DRIVERS.iter().find(|p| p.name == name) {
+        let d = (p.open)().map_err(|e| anyhow::anyhow!("--platform {name}: {e}"))?;
+        tracing::info!("platform: {name} (selected)");
+        return Ok(d);
+    }
+    if name != "auto" {
+        anyhow::bail!(
+            "--platform {name}: this build has no such driver (it has: {})",
+            names().join(", ")
+        );
+    }
+    let mut why = Vec::new();
+    for p in DRIVERS {
+        match (p.detect)() {
+            Ok(d) => {
+                tracing::info!("platform: {} (auto)", p.name);
+                return Ok(d);
+            }
+            Err(e) => why.push(format!("{}: {e}", p.name)),
+        }
+    }
+    if why.is_empty() {
+        why.push("no desktop driver built in".into());
+    }
+    tracing::info!("platform: virtual (auto: {})", why.join("; "));
+    Ok(Box::new(VirtualDesktop::new(virtual_config(base))))
 }

@@ -6,7 +6,7 @@
 //! approval stays pending until a person decides.
 
 mod governed_http_support;
-#[path = "../../desktop/tests/x11_support/mod.rs"]
+#[path = "../../desktop-x11/tests/x11_support/mod.rs"]
 mod x11_support;
 
 use std::io::{BufRead, BufReader};

@@ -8,7 +8,7 @@
 //! typed into a GTK password entry waits for a person and leaks nowhere.
 
 mod common;
-#[path = "../../desktop/tests/x11_support/mod.rs"]
+#[path = "../../desktop-x11/tests/x11_support/mod.rs"]
 mod x11_support;
 
 use common::{Server, center};

@@ -1,4 +1,5 @@
-//! The `Driver` trait and its backends.
+//! The `Driver` trait every desktop backend implements, its value types, and the
+//! built-in virtual desktop.
 //!
 //! A driver is the only code that touches a desktop. It is deliberately low level
 //! (one key down, one notch of scroll, one character) so that the engine can split
@@ -6,17 +7,19 @@
 //! panic is an engine property, identical on every backend.
 //!
 //! Architecture invariant: a driver knows nothing of sessions, policy, canvases or
-//! the wire. It speaks physical pixels and opaque element handles.
+//! the wire. It speaks physical pixels and opaque element handles. This crate has no
+//! platform dependency; each real desktop is its own crate (`cc-desktop-x11`, …) that
+//! exports a [`Platform`] for the binary to select.
 
 pub mod driver;
 pub mod image;
+pub mod platform;
 pub mod virtual_desktop;
-pub mod x11;
 
 pub use driver::{
     Axis, Button, Capabilities, Driver, DriverError, DriverEvent, ElementHandle, ElementInfo,
     HeldInputs, Layout, PhysicalDisplay, RawNode, SemanticAction, WindowInfo,
 };
 pub use image::RgbImage;
+pub use platform::Platform;
 pub use virtual_desktop::{VirtualConfig, VirtualDesktop};
-pub use x11::{X11Desktop, X11Options, X11Report};

@@ -1,0 +1,237 @@
+//! The wlroots driver against the tools wlroots users run today, side by side on ONE
+//! private headless sway in one run (1920x1080, pixman, a foot terminal running `cat`):
+//! capture against `grim`, typing against `wtype`, the driver's click, and an
+//! accessibility snapshot of gtk3-widget-factory against a pyatspi walk. The snapshot
+//! runs in a child of this benchmark started as the desk's user (the accessibility bus
+//! is that user's).
+//!
+//! ```text
+//! cargo bench -p computer-control-desktop-wlroots --bench wlroots
+//! ```
+//!
+//! Prints a markdown table (p50, p99, theirs, ratio) for docs/PERFORMANCE.md.
+//! `CC_BENCH_QUICK=1` runs fewer iterations (a smoke run).
+
+#[path = "../tests/wlroots_support/mod.rs"]
+mod wlroots_support;
+
+use std::time::Instant;
+
+use cc_desktop::{Button, Driver};
+use cc_desktop_wlroots::{WlrootsDesktop, WlrootsOptions};
+use cc_protocol::PhysicalRect;
+use wlroots_support::Desk;
+
+struct Stats(Vec<f64>);
+
+impl Stats {
+    fn pct(&self, p: f64) -> f64 {
+        let mut v = self.0.clone();
+        v.sort_by(|a, b| a.total_cmp(b));
+        let i = ((p * v.len() as f64).ceil() as usize).clamp(1, v.len()) - 1;
+        v[i]
+    }
+}
+
+fn time_n(n: usize, mut f: impl FnMut()) -> Stats {
+    Stats(
+        (0..n)
+            .map(|_| {
+                let t = Instant::now();
+                f();
+                t.elapsed().as_secs_f64() * 1e3
+            })
+            .collect(),
+    )
+}
+
+fn row(what: &str, ours: &Stats, theirs: Option<(&str, &Stats)>) {
+    match theirs {
+        Some((name, t)) => println!(
+            "| {what} | {:.2} | {:.2} | {name} {:.2} | {:.1}× |",
+            ours.pct(0.5),
+            ours.pct(0.99),
+            t.pct(0.5),
+            t.pct(0.5) / ours.pct(0.5)
+        ),
+        None => println!(
+            "| {what} | {:.2} | {:.2} | — | — |",
+            ours.pct(0.5),
+            ours.pct(0.99)
+        ),
+    }
+}
+
+const PYATSPI_WALK: &str = r#"
+import sys, time, pyatspi
+t0 = time.perf_counter()
+desk = pyatspi.Registry.getDesktop(0)
+app = None
+for i in range(desk.childCount):
+    a = desk.getChildAtIndex(i)
+    if a is not None and 'widget' in (a.name or '').lower():
+        app = a
+        break
+if app is None:
+    print('no app', file=sys.stderr); sys.exit(2)
+n = 0
+def walk(o, depth=0):
+    global n
+    if o is None or depth > 64:
+        return
+    n += 1
+    o.getRole(); o.name; o.getState().getStates()
+    try:
+        o.queryComponent().getExtents(pyatspi.DESKTOP_COORDS)
+    except NotImplementedError:
+        pass
+    for i in range(o.childCount):
+        walk(o.getChildAtIndex(i), depth + 1)
+walk(app)
+t1 = time.perf_counter()
+print(n, (t1 - t0) * 1000.0)
+"#;
+
+fn count(nodes: &[cc_desktop::RawNode]) -> usize {
+    nodes.iter().map(|n| 1 + count(&n.children)).sum()
+}
+
+/// The snapshot part, run as the desk's user: prints the node count and every sample
+/// (ms).
+fn snapshot_child(n: usize) {
+    let mut d = WlrootsDesktop::connect(None).expect("connect as the desk user");
+    let id = d
+        .windows()
+        .unwrap()
+        .into_iter()
+        .find(|w| w.app_id.contains("widget-factory"))
+        .expect("the widget factory")
+        .id;
+    let mut nodes = 0;
+    for _ in 0..3 {
+        nodes = count(&d.a11y_tree(Some(id), 5000).unwrap());
+    }
+    let s = time_n(n, || {
+        std::hint::black_box(d.a11y_tree(Some(id), 5000).unwrap());
+    });
+    let samples: Vec<String> = s.0.iter().map(|v| format!("{v:.3}")).collect();
+    println!("{nodes} {}", samples.join(" "));
+}
+
+fn main() {
+    let quick = std::env::var_os("CC_BENCH_QUICK").is_some();
+    let n = if quick { 5 } else { 50 };
+    if std::env::var_os("CC_BENCH_SNAPSHOT_CHILD").is_some() {
+        return snapshot_child(n);
+    }
+    let mut desk = Desk::start();
+    desk.spawn(
+        "foot",
+        &["--app-id", "cc-bench", "sh", "-c", "cat > /dev/null"],
+    );
+    desk.wait_view("cc-bench");
+    let mut d = WlrootsDesktop::connect_with(WlrootsOptions {
+        display: Some(desk.path("wayland-1").display().to_string()),
+        swaysock: Some(desk.swaysock.clone()),
+        session_bus: Some("unix:path=/nonexistent".into()),
+    })
+    .expect("connect");
+    let full = PhysicalRect {
+        x: 0,
+        y: 0,
+        width: 1920,
+        height: 1080,
+    };
+    let run = |prog: &str, args: &[&str]| {
+        let out = desk.command(prog).args(args).output().expect(prog);
+        assert!(out.status.success(), "{prog}: {out:?}");
+    };
+
+    println!("| operation | ours p50 ms | ours p99 ms | theirs p50 ms | ratio |");
+    println!("|---|---|---|---|---|");
+    d.capture(full).unwrap();
+    let ours = time_n(n, || {
+        d.capture(full).unwrap();
+    });
+    let grim = time_n(n, || run("grim", &["-t", "ppm", "/dev/null"]));
+    row(
+        "capture 1920×1080 (RGB in memory)",
+        &ours,
+        Some(("grim -t ppm", &grim)),
+    );
+
+    let ascii: String = "abcdefghij".repeat(10);
+    let ours = time_n(n, || {
+        for c in ascii.chars() {
+            d.type_char(c).unwrap();
+        }
+    });
+    let wtype = time_n(n, || run("wtype", &[&ascii]));
+    row("type 100 ASCII characters", &ours, Some(("wtype", &wtype)));
+
+    let uni: String = "é世✓ü".repeat(25);
+    let ours = time_n(n, || {
+        for c in uni.chars() {
+            d.type_char(c).unwrap();
+        }
+        d.release_all().unwrap();
+    });
+    let wtype = time_n(n, || run("wtype", &[&uni]));
+    row(
+        "type 100 non-ASCII characters",
+        &ours,
+        Some(("wtype", &wtype)),
+    );
+
+    let ours = time_n(n, || {
+        d.pointer_move(960, 540).unwrap();
+        d.button(Button::Left, true).unwrap();
+        d.button(Button::Left, false).unwrap();
+    });
+    row("click (move, press, release)", &ours, None);
+
+    desk.spawn("gtk3-widget-factory", &[]);
+    desk.wait_view("widget-factory");
+    std::thread::sleep(std::time::Duration::from_secs(2));
+    let exe = std::env::current_exe().expect("this benchmark's path");
+    let out = desk
+        .command(&exe.display().to_string())
+        .env("CC_BENCH_SNAPSHOT_CHILD", "1")
+        .envs(std::env::var_os("CC_BENCH_QUICK").map(|v| ("CC_BENCH_QUICK", v)))
+        .output()
+        .expect("the snapshot child");
+    assert!(out.status.success(), "snapshot child: {out:?}");
+    let text = String::from_utf8_lossy(&out.stdout);
+    let mut it = text.split_whitespace();
+    let ours_nodes = it.next().unwrap_or("?").to_string();
+    let ours = Stats(it.filter_map(|v| v.parse().ok()).collect());
+    let mut py_nodes = String::new();
+    let mut inner = Vec::new();
+    let whole = time_n(if quick { 2 } else { 5 }, || {
+        let out = desk
+            .command("/usr/bin/python3")
+            .args(["-c", PYATSPI_WALK])
+            .output()
+            .expect("python3");
+        assert!(out.status.success(), "pyatspi walk: {out:?}");
+        let s = String::from_utf8_lossy(&out.stdout);
+        let mut it = s.split_whitespace();
+        py_nodes = it.next().unwrap_or("?").to_string();
+        inner.push(it.next().and_then(|v| v.parse().ok()).unwrap_or(f64::NAN));
+    });
+    let inner = Stats(inner);
+    row(
+        "a11y snapshot of gtk3-widget-factory",
+        &ours,
+        Some(("pyatspi walk (in python)", &inner)),
+    );
+    row(
+        "a11y snapshot of gtk3-widget-factory",
+        &ours,
+        Some(("pyatspi walk (whole process)", &whole)),
+    );
+    println!(
+        "\nnodes: ours {ours_nodes} (showing subtrees, with rectangles and values), \
+         the pyatspi walk {py_nodes} (every node: role, name, states, extents)"
+    );
+}

@@ -1,0 +1,428 @@
+//! The Wayland driver for wlroots compositors (sway, Hyprland, river, labwc…): input
+//! through one virtual pointer (`zwlr_virtual_pointer_v1`) and one virtual keyboard
+//! (`zwp_virtual_keyboard_v1`), capture through `zwlr_screencopy_v1` into shared
+//! memory, the layout from `wl_output` and `xdg_output`, windows from
+//! `zwlr_foreign_toplevel_v1` with rectangles, pids and focus from sway's IPC, and
+//! accessibility through `cc-desktop-atspi`.
+//!
+//! Physical pixels here are the compositor's layout coordinates (what the virtual
+//! pointer moves in); an output with a scale factor is captured at its buffer
+//! resolution and resampled to its layout size.
+//!
+//! There is no global key grab on Wayland: the emergency stop is a compositor key
+//! binding that creates the panic file (`safety.panic_file`), e.g. in sway's config
+//! `bindsym Ctrl+Alt+F12 exec touch $XDG_RUNTIME_DIR/computer-control.panic`.
+
+mod capture;
+mod client;
+mod extents;
+mod input;
+mod keymap;
+mod outputs;
+mod sway_ipc;
+mod windows;
+
+use cc_desktop::{
+    Axis, Button, Capabilities, Driver, DriverError, DriverEvent, ElementHandle, ElementInfo,
+    HeldInputs, Layout, Platform, RawNode, RgbImage, SemanticAction, WindowInfo,
+};
+use cc_desktop_atspi::{A11y, Toplevel};
+use cc_protocol::{Key, PhysicalRect};
+use wayland_client::Proxy as _;
+
+use client::Client;
+use sway_ipc::SwayIpc;
+use windows::{PROTOCOL_ID_BASE, Window};
+
+/// The wlroots backend for the binary's platform selection.
+pub const PLATFORM: Platform = Platform {
+    name: "wlroots",
+    open: open_env,
+    detect: detect_env,
+};
+
+fn open_env() -> Result<Box<dyn Driver>, DriverError> {
+    WlrootsDesktop::connect(None).map(|d| Box::new(d) as Box<dyn Driver>)
+}
+
+/// wlroots when `$WAYLAND_DISPLAY` names a compositor offering virtual input and
+/// screencopy.
+fn detect_env() -> Result<Box<dyn Driver>, String> {
+    let display = std::env::var("WAYLAND_DISPLAY").unwrap_or_default();
+    if display.trim().is_empty() {
+        return Err("no $WAYLAND_DISPLAY".into());
+    }
+    let d = WlrootsDesktop::connect(None).map_err(|e| e.to_string())?;
+    let missing: Vec<&str> = d
+        .report()
+        .protocols
+        .iter()
+        .filter(|p| p.required && !p.present)
+        .map(|p| p.name)
+        .collect();
+    if !missing.is_empty() {
+        return Err(format!(
+            "$WAYLAND_DISPLAY={display} lacks {}",
+            missing.join(", ")
+        ));
+    }
+    Ok(Box::new(d))
+}
+
+/// One Wayland protocol the driver uses, whether the compositor offers it, and what
+/// its absence disables.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ProtocolStatus {
+    pub name: &'static str,
+    pub present: bool,
+    /// Without it `--platform auto` does not pick this driver.
+    pub required: bool,
+    pub without: &'static str,
+}
+
+/// What `computer-control check` reports about a Wayland compositor.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct WlrootsReport {
+    /// The display socket connected to.
+    pub display: String,
+    pub protocols: Vec<ProtocolStatus>,
+    /// Outputs in the layout now.
+    pub outputs: usize,
+    /// sway's IPC (window rectangles, pids, focus by container), or why not.
+    pub sway_ipc: Result<(), String>,
+    /// The accessibility bus, or why it is unavailable.
+    pub accessibility: Result<(), String>,
+}
+
+/// Where to connect. `None` means the environment (`$WAYLAND_DISPLAY`, `$SWAYSOCK`,
+/// `$DBUS_SESSION_BUS_ADDRESS`); several desktops in one process (tests) name them.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct WlrootsOptions {
+    /// A socket name in `$XDG_RUNTIME_DIR`, or a path.
+    pub display: Option<String>,
+    /// sway's IPC socket.
+    pub swaysock: Option<std::path::PathBuf>,
+    /// The session bus that leads to the accessibility bus.
+    pub session_bus: Option<String>,
+}
+
+/// The driver for a wlroots compositor.
+pub struct WlrootsDesktop {
+    client: Client,
+    input: input::Input,
+    capture: capture::Capture,
+    monitors: outputs::Monitors,
+    ipc: Option<SwayIpc>,
+    a11y: A11y,
+    origins: extents::Origins,
+    /// The layout changed while read outside `poll_events`: the event is still owed.
+    layout_event_due: bool,
+}
+
+impl WlrootsDesktop {
+    /// Connects to `display` (a socket name in `$XDG_RUNTIME_DIR` or a path; `None`:
+    /// `$WAYLAND_DISPLAY`), creates the session's virtual pointer and keyboard, and
+    /// joins the accessibility bus (the session bus of the environment). Fails only
+    /// when no compositor answers; what is missing is reported by
+    /// [`Driver::capabilities`] and [`WlrootsDesktop::report`].
+    pub fn connect(display: Option<&str>) -> Result<WlrootsDesktop, DriverError> {
+        WlrootsDesktop::connect_with(WlrootsOptions {
+            display: display.map(str::to_string),
+            ..WlrootsOptions::default()
+        })
+    }
+
+    /// Like [`WlrootsDesktop::connect`], with every endpoint given explicitly.
+    pub fn connect_with(opts: WlrootsOptions) -> Result<WlrootsDesktop, DriverError> {
+        let mut client = Client::connect(opts.display.as_deref())?;
+        let input = input::Input::new(&mut client)?;
+        let mut monitors = outputs::Monitors::default();
+        monitors.update(&client.state);
+        Ok(WlrootsDesktop {
+            ipc: match opts.swaysock {
+                Some(p) => Some(SwayIpc::at(p)),
+                None => SwayIpc::from_env(),
+            },
+            a11y: A11y::new(opts.session_bus, None, false),
+            client,
+            input,
+            capture: capture::Capture::default(),
+            monitors,
+            origins: extents::Origins::default(),
+            layout_event_due: false,
+        })
+    }
+
+    /// What the compositor offers and what is missing.
+    pub fn report(&self) -> WlrootsReport {
+        let c = &self.client;
+        let p = |name, present, required, without| ProtocolStatus {
+            name,
+            present,
+            required,
+            without,
+        };
+        WlrootsReport {
+            display: c.display.clone(),
+            protocols: vec![
+                p(
+                    "zwlr_virtual_pointer_manager_v1",
+                    c.pointer_manager.is_some(),
+                    true,
+                    "no pointer input",
+                ),
+                p(
+                    "zwp_virtual_keyboard_manager_v1",
+                    c.keyboard_manager.is_some() && c.seat.is_some(),
+                    true,
+                    "no keyboard input",
+                ),
+                p(
+                    "zwlr_screencopy_manager_v1",
+                    c.screencopy.is_some() && c.shm.is_some(),
+                    true,
+                    "no capture",
+                ),
+                p(
+                    "zxdg_output_manager_v1",
+                    c.state.xdg_manager.is_some(),
+                    false,
+                    "outputs placed by mode only: wrong for scaled or moved outputs",
+                ),
+                p(
+                    "zwlr_foreign_toplevel_manager_v1",
+                    c.toplevel_manager.is_some(),
+                    false,
+                    "windows only from the compositor's IPC",
+                ),
+            ],
+            outputs: self.monitors.layout().displays.len(),
+            sway_ipc: match &self.ipc {
+                None => Err("no $SWAYSOCK: no window rectangles or pids".into()),
+                Some(ipc) => ipc.views().map(|_| ()),
+            },
+            accessibility: if self.a11y.available() {
+                Ok(())
+            } else {
+                Err(self
+                    .a11y
+                    .error
+                    .clone()
+                    .unwrap_or_else(|| "no accessibility bus".into()))
+            },
+        }
+    }
+
+    fn bounds(&self) -> Result<PhysicalRect, DriverError> {
+        self.monitors
+            .bounds()
+            .ok_or_else(|| DriverError::Failed("the compositor reports no outputs".into()))
+    }
+
+    fn windows_now(&mut self) -> Result<Vec<Window>, DriverError> {
+        self.client.dispatch_ready()?;
+        let tops: Vec<(u32, client::ForeignToplevel)> = self
+            .client
+            .state
+            .toplevels
+            .iter()
+            .map(|(id, (_, t))| (*id, t.clone()))
+            .collect();
+        let views = match &self.ipc {
+            Some(ipc) => Some(ipc.views().map_err(DriverError::Failed)?),
+            None => None,
+        };
+        if views.is_none() && self.client.toplevel_manager.is_none() {
+            return Err(DriverError::Unavailable(
+                "no window list: neither zwlr_foreign_toplevel_manager_v1 nor sway IPC".into(),
+            ));
+        }
+        let outputs = &self.client.state.outputs;
+        Ok(windows::merge(&tops, views, |oid| {
+            outputs.values().find_map(|o| {
+                if o.wl.id().protocol_id() != oid {
+                    return None;
+                }
+                let (x, y, w, h) = o.logical?;
+                Some(PhysicalRect {
+                    x,
+                    y,
+                    width: u32::try_from(w).ok()?,
+                    height: u32::try_from(h).ok()?,
+                })
+            })
+        }))
+    }
+
+    fn toplevels(wins: &[Window]) -> Vec<Toplevel> {
+        wins.iter().map(|w| w.top.clone()).collect()
+    }
+}
+
+impl Driver for WlrootsDesktop {
+    fn platform(&self) -> &'static str {
+        "wlroots"
+    }
+
+    fn capabilities(&self) -> Capabilities {
+        let (pointer, keyboard) = self.input.available();
+        Capabilities {
+            capture: self.client.screencopy.is_some() && self.client.shm.is_some(),
+            input: pointer && keyboard,
+            accessibility: self.a11y.available(),
+            windows: self.ipc.is_some() || self.client.toplevel_manager.is_some(),
+            hotkey: false,
+        }
+    }
+
+    fn layout(&mut self) -> Result<Layout, DriverError> {
+        self.client.dispatch_ready()?;
+        if self.monitors.update(&self.client.state) {
+            self.layout_event_due = true;
+        }
+        self.client.state.outputs_changed = false;
+        Ok(self.monitors.layout())
+    }
+
+    fn capture(&mut self, rect: PhysicalRect) -> Result<RgbImage, DriverError> {
+        self.capture.capture(&mut self.client, rect)
+    }
+
+    fn pointer_position(&mut self) -> Result<(i32, i32), DriverError> {
+        Ok(self.input.position)
+    }
+
+    fn pointer_move(&mut self, x: i32, y: i32) -> Result<(), DriverError> {
+        let b = self.bounds()?;
+        self.input.motion(&self.client, b, x, y)
+    }
+
+    fn button(&mut self, button: Button, down: bool) -> Result<(), DriverError> {
+        self.input.button(&self.client, button, down)
+    }
+
+    fn scroll(&mut self, axis: Axis, positive: bool) -> Result<(), DriverError> {
+        self.input.scroll(&self.client, axis, positive)
+    }
+
+    fn key(&mut self, key: Key, down: bool) -> Result<(), DriverError> {
+        self.input.key(&self.client, key, down)
+    }
+
+    fn type_char(&mut self, c: char) -> Result<(), DriverError> {
+        self.input.type_char(&self.client, c)
+    }
+
+    fn release_all(&mut self) -> Result<(), DriverError> {
+        let released = self.input.release_all(&self.client);
+        let restored = self.input.restore_layout(&self.client, true);
+        released.and(restored)
+    }
+
+    fn held_inputs(&mut self) -> HeldInputs {
+        self.input.held()
+    }
+
+    fn windows(&mut self) -> Result<Vec<WindowInfo>, DriverError> {
+        Ok(self
+            .windows_now()?
+            .into_iter()
+            .map(|w| w.top.info)
+            .collect())
+    }
+
+    fn focus_window(&mut self, id: u64) -> Result<(), DriverError> {
+        if id < PROTOCOL_ID_BASE
+            && let Some(ipc) = &self.ipc
+        {
+            return ipc
+                .command(&format!("[con_id={id}] focus"))
+                .map_err(DriverError::Failed);
+        }
+        let pid = u32::try_from(id.saturating_sub(PROTOCOL_ID_BASE)).ok();
+        let handle = pid.and_then(|p| self.client.state.toplevels.get(&p).map(|(h, _)| h.clone()));
+        let (Some(h), Some(seat)) = (handle, self.client.seat.clone()) else {
+            return Err(DriverError::Failed(format!("no window {id:#x}")));
+        };
+        h.activate(&seat);
+        self.client.roundtrip()
+    }
+
+    fn focused_is_password(&mut self) -> Result<bool, DriverError> {
+        let wins = Self::toplevels(&self.windows_now()?);
+        self.a11y.focused_is_password(&wins)
+    }
+
+    fn a11y_tree(
+        &mut self,
+        window: Option<u64>,
+        max_nodes: usize,
+    ) -> Result<Vec<RawNode>, DriverError> {
+        let wins = self.windows_now()?;
+        if let Some(id) = window
+            && !wins.iter().any(|w| w.top.info.id == id)
+        {
+            return Err(DriverError::Failed(format!("no window {id:#x}")));
+        }
+        let mut nodes = self.a11y.tree(&Self::toplevels(&wins), window, max_nodes)?;
+        self.origins.map_tree(&wins, &mut nodes);
+        Ok(nodes)
+    }
+
+    fn a11y_element(&mut self, handle: &ElementHandle) -> Result<Option<ElementInfo>, DriverError> {
+        let wins = self.windows_now()?;
+        let mut info = self.a11y.element(&Self::toplevels(&wins), handle)?;
+        if let Some(i) = info.as_mut() {
+            match self.origins.offset(&wins, i.window_id) {
+                Some((dx, dy)) => {
+                    i.rect = i.rect.map(|r| PhysicalRect {
+                        x: r.x.saturating_add(dx),
+                        y: r.y.saturating_add(dy),
+                        ..r
+                    });
+                }
+                None if i.window_id.is_none() => i.rect = None,
+                None => {}
+            }
+        }
+        Ok(info)
+    }
+
+    fn a11y_perform(
+        &mut self,
+        handle: &ElementHandle,
+        action: SemanticAction,
+    ) -> Result<(), DriverError> {
+        self.a11y.perform(handle, action)
+    }
+
+    fn a11y_set_text(&mut self, handle: &ElementHandle, text: &str) -> Result<(), DriverError> {
+        self.a11y.set_text(handle, text)
+    }
+
+    fn poll_events(&mut self) -> Vec<DriverEvent> {
+        let mut out = Vec::new();
+        if self.client.dispatch_ready().is_ok() && self.client.state.outputs_changed {
+            self.client.state.outputs_changed = false;
+            if self.monitors.update(&self.client.state) {
+                self.layout_event_due = true;
+            }
+        }
+        if std::mem::take(&mut self.layout_event_due) {
+            out.push(DriverEvent::LayoutChanged);
+        }
+        let _ = self.input.restore_layout(&self.client, false);
+        out
+    }
+}
+
+impl Drop for WlrootsDesktop {
+    /// Lets go of everything held, restores the plain layout and destroys the devices.
+    fn drop(&mut self) {
+        let _ = self.input.release_all(&self.client);
+        let _ = self.input.restore_layout(&self.client, true);
+        self.input.close();
+        self.capture.close();
+        let _ = self.client.roundtrip();
+    }
+}
