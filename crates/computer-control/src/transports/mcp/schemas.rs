@@ -37,12 +37,12 @@ fn action(execute: bool) -> Value {
         "attempt": {"type": "integer", "minimum": 1},
         "execution_group_id": s(),
         "agent_id": s(),
-        "tool": {"type": "string", "description": "a plain tool: pointer.click or pointer_click, …"},
+        "tool": {"type": "string", "description": "a plain tool (pointer.click or pointer_click, …) or an upstream observation: snapshot, get_ui_tree, list_windows"},
         "operation": s(),
         "arguments": {"type": "object"},
         "mode": mode(),
-        "target": {"type": "object", "description": "TargetEvidence (camelCase)"},
-        "postcondition": {"type": "object", "description": "ActionPostcondition, tagged by kind"},
+        "target": {"type": "object", "description": "TargetEvidence, snake_case members (camelCase accepted)"},
+        "postcondition": {"type": "object", "description": "ActionPostcondition, tagged by kind, snake_case members (camelCase accepted)"},
         "data_labels": {"type": "array", "items": {"type": "string",
             "enum": ["public", "private", "credential", "payment", "health", "unknown"]}},
         "provenance": {"type": "object"},
@@ -51,10 +51,8 @@ fn action(execute: bool) -> Value {
         "lease_id": s(),
     });
     if execute {
-        obj(
-            props,
-            &["session_id", "action_id", "lease_id", "tool", "mode"],
-        )
+        // `lease_id` is required unless the mode is `shadow`.
+        obj(props, &["session_id", "action_id", "tool", "mode"])
     } else {
         obj(props, &["session_id", "tool", "mode"])
     }
@@ -69,7 +67,11 @@ pub fn governed_tools() -> Vec<(&'static str, &'static str, Value)> {
             obj(json!({"objective": s(), "execution_group_id": s()}), &[]),
         ),
         ("get_session", "Read a session.", session_only()),
-        ("pause_session", "Pause a running session.", session_only()),
+        (
+            "pause_session",
+            "Pause a running session; the reason is journaled.",
+            obj(json!({"session_id": s(), "reason": s()}), &["session_id"]),
+        ),
         ("resume_session", "Resume a paused session.", session_only()),
         (
             "stop_session",
@@ -135,6 +137,41 @@ pub fn governed_tools() -> Vec<(&'static str, &'static str, Value)> {
             obj(
                 json!({"session_id": s(), "reservation_id": s()}),
                 &["session_id", "reservation_id"],
+            ),
+        ),
+        (
+            "get_follow_ups",
+            "Read the session's follow-up instructions after a cursor.",
+            obj(
+                json!({"session_id": s(), "after_sequence": {"type": "integer", "minimum": 0},
+                       "limit": {"type": "integer", "minimum": 1, "maximum": 1000}}),
+                &["session_id"],
+            ),
+        ),
+        (
+            "submit_follow_up",
+            "Add a follow-up instruction to a live session.",
+            obj(
+                json!({"session_id": s(), "instruction": {"type": "string", "minLength": 1, "maxLength": 10_000}}),
+                &["session_id", "instruction"],
+            ),
+        ),
+        (
+            "delete_session",
+            "Delete a terminal session's journal (confirm must be true).",
+            obj(
+                json!({"session_id": s(), "confirm": {"type": "boolean", "const": true}}),
+                &["session_id", "confirm"],
+            ),
+        ),
+        (
+            "prune_sessions",
+            "Delete the caller's terminal sessions last updated before a time (confirm must be true).",
+            obj(
+                json!({"older_than": {"type": "string", "format": "date-time"},
+                       "limit": {"type": "integer", "minimum": 1, "maximum": 1000},
+                       "confirm": {"type": "boolean", "const": true}}),
+                &["older_than", "confirm"],
             ),
         ),
         (
