@@ -594,7 +594,7 @@ impl Governance {
         // A lease whose budget is spent authorizes nothing more: it is revoked, so it no
         // longer holds the desktop against the next lease (upstream semantics).
         if lease.state == LeaseState::Active && lease.actions_used >= lease.action_budget {
-            leases::revoke(tx, lease, "action_budget_exhausted")?;
+            leases::revoke(tx, lease, leases::BUDGET_EXHAUSTED)?;
         }
         Ok(Executed {
             receipt,

@@ -447,6 +447,45 @@ fn pruning_takes_only_the_callers_old_terminal_sessions() {
 }
 
 #[test]
+fn a_lease_spent_and_revoked_can_still_be_released_by_its_holder() {
+    let dir = tempfile::tempdir().unwrap();
+    let e = engine();
+    let g = kernel(&e, &dir.path().join("j.db"));
+    let f = form(&e);
+    let s = start(&g);
+    let l = lease(&g, &s, 1);
+    let click = json!({
+        "session_id": s, "action_id": "a1", "lease_id": l, "tool": "pointer_click",
+        "arguments": {"x": f.submit.0, "y": f.submit.1}, "mode": "foreground",
+        "target": snake_target(&f)});
+    ok(&g, "execute_action", click);
+    let released = ok(
+        &g,
+        "release_control_lease",
+        json!({"session_id": s, "lease_id": l}),
+    )["lease"]
+        .clone();
+    assert_eq!(released["state"], "revoked");
+    assert_eq!(released["revokedReason"], "action_budget_exhausted");
+    // Any other lease that is no longer active is still refused.
+    let other = lease(&g, &s, 5);
+    ok(
+        &g,
+        "release_control_lease",
+        json!({"session_id": s, "lease_id": other}),
+    );
+    assert_eq!(
+        err(
+            &g,
+            "release_control_lease",
+            json!({"session_id": s, "lease_id": other})
+        )
+        .error,
+        ErrorCode::LeaseNotActive
+    );
+}
+
+#[test]
 fn pause_journals_its_reason() {
     let dir = tempfile::tempdir().unwrap();
     let e = engine();
