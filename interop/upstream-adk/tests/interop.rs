@@ -429,3 +429,68 @@ async fn a_shadow_snapshot_returns_the_screen_as_an_image() {
         .await
         .expect("get_execution_capabilities");
 }
+
+/// Where upstream's binding and ours read the same answer differently, upstream's side:
+/// its `validate_*` accept what the contract refuses, or refuse what it accepts. Our side
+/// is tested in `crates/adk-computer-use/src/runtime/binding/` (the contract's rules).
+mod binding_differences {
+    use adk_computer_use::runtime::binding::{validate_lease, validate_receipt};
+    use adk_computer_use::{ActionEnvelope, ControlLease, ExecutionReceipt};
+    use serde_json::json;
+
+    fn envelope() -> ActionEnvelope {
+        let now = time::OffsetDateTime::now_utc();
+        let later = now + time::Duration::minutes(1);
+        let f = |t: time::OffsetDateTime| {
+            t.format(&time::format_description::well_known::Rfc3339)
+                .expect("format")
+        };
+        serde_json::from_value(json!({
+            "actionId": "a1", "sessionId": "s1", "principalId": "p1", "tool": "pointer.click",
+            "operation": "pointer.click", "actionClass": "navigate", "requestedMode": "foreground",
+            "target": {"platform": "linux", "appId": "cc-form", "windowId": 42,
+                       "observationId": "o1", "confidence": 1.0, "capturedAt": f(now)},
+            "dataLabels": [], "reversible": true, "externalSideEffect": false,
+            "proposedAt": f(now), "expiresAt": f(later),
+            "argsDigest": "a".repeat(64)
+        }))
+        .expect("an upstream envelope")
+    }
+
+    /// The contract: window ids compare after normalisation (`42` is `"42"`). Upstream
+    /// compares raw JSON, so it refuses a lease bounded to the same window as text.
+    #[test]
+    fn upstream_refuses_a_window_id_the_contract_admits() {
+        let e = envelope();
+        let mut lease: ControlLease = serde_json::from_value(json!({
+            "leaseId": "l1", "revision": 1, "sessionId": "s1", "principalId": "p1",
+            "kind": "exclusive", "executionMode": "foreground", "state": "active",
+            "expiresAt": e.expires_at, "actionBudget": 1, "actionsUsed": 0,
+            "boundaries": {"appIds": ["cc-form"], "windowIds": ["42"], "displayIds": []}
+        }))
+        .expect("an upstream lease");
+        assert!(
+            validate_lease(&lease, &e).is_err(),
+            "upstream: \"42\" is not 42"
+        );
+        lease.boundaries.window_ids = vec![json!(42)];
+        assert!(validate_lease(&lease, &e).is_ok());
+    }
+
+    /// The contract: an empty expected digest is a mismatch, never "unavailable".
+    /// Upstream accepts any receipt against an empty expected digest.
+    #[test]
+    fn upstream_accepts_a_receipt_against_an_empty_digest() {
+        let e = envelope();
+        let receipt: ExecutionReceipt = serde_json::from_value(json!({
+            "receiptId": "r1", "sessionId": "s1", "actionId": "a1",
+            "actionDigest": "b".repeat(64), "attempt": 1, "status": "committed"
+        }))
+        .expect("an upstream receipt");
+        assert!(
+            validate_receipt(&receipt, &e, "").is_ok(),
+            "upstream skips the digest"
+        );
+        assert!(validate_receipt(&receipt, &e, &e.args_digest).is_err());
+    }
+}
