@@ -147,7 +147,9 @@ fn blocker_error(b: Blocker) -> ContractError {
 
 impl Governance {
     /// `execute_action`: answers the receipt (committed, rejected, interrupted or
-    /// indeterminate) or a contract error when nothing was attempted.
+    /// indeterminate) with the tool's output, the replayed receipt of a known action id,
+    /// or a contract error when nothing was attempted (a replayed receipt that did not
+    /// commit is one too, carrying it).
     pub fn execute_action(&self, a: &ActionArgs) -> GovResult<Executed> {
         let action_id = a
             .action_id

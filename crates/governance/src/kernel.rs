@@ -134,8 +134,10 @@ impl Governance {
     }
 
     /// Dispatches a governed tool by name; `None` when `tool` is not one. Results
-    /// follow upstream v8: `{session}`, `{lease}`, `{reservation}`, `{receipt}`, the
-    /// preview itself, and the audit-export page for events.
+    /// follow upstream v8: `{session}`, `{lease}`, `{reservation}`,
+    /// `{receipt, replay, output?}`, `{follow_up}`, `{follow_ups, next_sequence}`,
+    /// `{deletion}`, `{deletions}`, the preview itself, and the audit-export page for
+    /// events.
     pub fn call(&self, tool: &str, arguments: &Value) -> Option<GovResult<Value>> {
         Some(match tool {
             "start_session" => {
