@@ -96,3 +96,11 @@ cargo clippy --workspace --all-targets --all-features -- -D warnings
 # off by default) is tested too. Testing it in a second `cargo test -p` would resolve the
 # dependencies' features differently and build everything twice: twice the disk.
 cargo test --workspace --all-features
+
+# The published upstream client (adk-computer-use 2.3.0, pinned in its own workspace so it
+# never enters the product's dependency graph) against the server binary the test build
+# above made. Same target directory: the crates both workspaces share are built once.
+target_dir="${CARGO_TARGET_DIR:-$PWD/target}"
+(cd interop/upstream-adk && cargo fmt -- --check)
+COMPUTER_CONTROL_BIN="$target_dir/debug/computer-control" CARGO_TARGET_DIR="$target_dir" \
+  cargo test --locked --manifest-path interop/upstream-adk/Cargo.toml

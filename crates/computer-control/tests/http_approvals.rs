@@ -307,5 +307,5 @@ async fn refusals_are_clear_and_change_nothing() {
         .filter_map(|e| e["type"].as_str())
         .collect();
     assert!(types.contains(&"approval.denied"), "{types:?}");
-    assert!(!types.contains(&"approval.granted"), "{types:?}");
+    assert!(!types.contains(&"action.approved"), "{types:?}");
 }

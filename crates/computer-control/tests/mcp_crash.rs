@@ -116,6 +116,12 @@ impl Server {
         r.structured_content.expect("structured content")
     }
 
+    async fn refused(&self, name: &str, args: Value) -> Value {
+        let r = self.call(name, args).await;
+        assert_eq!(r.is_error, Some(true), "{name}: {r:?}");
+        r.structured_content.expect("structured content")
+    }
+
     /// The text of the form's Name field, read back through the accessibility tree.
     async fn name_field(&self) -> String {
         let form = self.form().await;
@@ -225,8 +231,10 @@ async fn crash_at(point: &str, effect_before_kill: &str) {
     let session = server.ok("get_session", json!({"session_id": sid})).await;
     assert_eq!(session["session"]["state"], "paused_by_policy");
     assert_eq!(session["session"]["recovered"], true);
-    // The same action, retried: the receipt comes back indeterminate and nothing acts.
-    let retry = server.ok("execute_action", action.clone()).await;
+    // The same action, retried: the receipt comes back indeterminate and nothing acts
+    // (a replayed receipt that did not commit answers `{error: <status>, receipt}`).
+    let retry = server.refused("execute_action", action.clone()).await;
+    assert_eq!(retry["error"], "indeterminate", "{retry}");
     let receipt = &retry["receipt"];
     assert_eq!(receipt["status"], "indeterminate", "{receipt}");
     assert_eq!(receipt["error"]["code"], "indeterminate");
@@ -235,7 +243,7 @@ async fn crash_at(point: &str, effect_before_kill: &str) {
     let (_, lease2) = server.session_and_lease(Some(&sid)).await;
     let mut again = action.clone();
     again["lease_id"] = json!(lease2);
-    let replay = server.ok("execute_action", again).await;
+    let replay = server.refused("execute_action", again).await;
     assert_eq!(replay["receipt"], *receipt);
     assert_eq!(
         server.name_field().await,
@@ -308,7 +316,11 @@ async fn sigkill_at_random_moments_leaves_no_pending_receipt_and_a_valid_chain()
         for action in &sent {
             let r = server.call("execute_action", action.clone()).await;
             let body = r.structured_content.clone().expect("structured");
-            if r.is_error == Some(true) {
+            if r.is_error == Some(true) && body.get("receipt").is_some() {
+                // A replayed receipt that did not commit: its status is the error.
+                assert_eq!(body["error"], "indeterminate", "round {round}: {body}");
+                assert_eq!(body["receipt"]["status"], "indeterminate");
+            } else if r.is_error == Some(true) {
                 assert_eq!(
                     body["error"], "session_not_running",
                     "round {round}: {body}"

@@ -156,6 +156,10 @@ const MCP_TOOLS: &[&str] = &[
     "release_target_reservation",
     "get_session_events",
     "emergency_stop",
+    "get_follow_ups",
+    "submit_follow_up",
+    "delete_session",
+    "prune_sessions",
 ];
 
 /// Which listener a route row is about.

@@ -6,6 +6,8 @@
 //! checks them against the request that produced them. Keeping both on one definition means
 //! they can never disagree about a field name, an enum spelling or a digest.
 //!
+//! * [`args`] — the governed tools' arguments (snake_case), shared by the server's
+//!   parsing and the library's requests.
 //! * [`types`] — serde types, camelCase on the wire. Decoding proves shape, not
 //!   provenance: binding a response back to its request is the caller's job. Types whose
 //!   upstream schema is closed reject unknown fields; the remaining free-form payloads
@@ -19,6 +21,7 @@
 
 #![warn(missing_docs)]
 
+pub mod args;
 pub mod canonical;
 pub mod digest;
 pub mod timestamp;

@@ -31,6 +31,7 @@ pub fn storage(e: impl std::fmt::Display) -> ContractError {
         error: ErrorCode::ExecutionFailed,
         message: format!("the governance journal failed: {e}"),
         details,
+        receipt: None,
     }
 }
 

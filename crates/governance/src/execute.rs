@@ -6,8 +6,8 @@
 //! engine's panic first).
 
 use cc_contract::{
-    Blocker, ContractError, ErrorCode, ExecutionReceipt, PolicyVerdict, ReceiptError,
-    ReceiptResult, ReceiptStatus, Verification,
+    Blocker, ContractError, ErrorCode, ExecutionMode, ExecutionReceipt, LeaseState, PolicyVerdict,
+    ReceiptError, ReceiptResult, ReceiptStatus, Verification,
 };
 use cc_protocol::ErrorCode as EngineCode;
 use rusqlite::{Connection, Transaction, params};
@@ -36,6 +36,71 @@ enum Outcome {
     },
     /// The effect is unknown (timeout, driver failure).
     Unknown(String),
+}
+
+/// What `execute_action` answers: `{receipt, replay, output?}` on the wire.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Executed {
+    /// The receipt (committed, rejected, interrupted or indeterminate).
+    pub receipt: ExecutionReceipt,
+    /// Whether the receipt was replayed from the journal (nothing was performed now).
+    pub replay: bool,
+    /// The tool's result as performed now (a capture keeps its `data_url`, which the
+    /// transport turns into an image block); absent on a replay or without an effect.
+    pub output: Option<Map<String, Value>>,
+}
+
+impl Executed {
+    /// The wire form `{receipt, replay, output?}`.
+    pub fn to_json(&self) -> GovResult<Value> {
+        let mut m = Map::new();
+        m.insert(
+            "receipt".into(),
+            serde_json::to_value(&self.receipt).map_err(crate::error::storage)?,
+        );
+        m.insert("replay".into(), json!(self.replay));
+        if let Some(output) = &self.output {
+            m.insert("output".into(), Value::Object(output.clone()));
+        }
+        Ok(Value::Object(m))
+    }
+}
+
+/// A stored receipt, answered again: a committed one as `{receipt, replay: true}`, any
+/// other as the error `{error: <status>, receipt}` (upstream's answer: the action did not
+/// take effect and is never retried).
+fn replayed(stored: ExecutionReceipt) -> GovResult<Executed> {
+    let code = match stored.status {
+        ReceiptStatus::Committed => {
+            return Ok(Executed {
+                receipt: stored,
+                replay: true,
+                output: None,
+            });
+        }
+        ReceiptStatus::Rejected => ErrorCode::Rejected,
+        ReceiptStatus::Interrupted => ErrorCode::Interrupted,
+        ReceiptStatus::Indeterminate | ReceiptStatus::Pending => ErrorCode::Indeterminate,
+    };
+    let mut e = fail_with(
+        code,
+        format!(
+            "action {} was already executed and is {}; it is never retried",
+            stored.action_id,
+            stored.status.as_str()
+        ),
+        json!({"receiptId": stored.receipt_id}),
+    );
+    e.receipt = Some(Box::new(stored));
+    Err(e)
+}
+
+/// What a receipt keeps of a tool's result: everything but a capture's pixels (those go
+/// to the caller once, as an image, and never into the journal).
+fn kept(output: &Map<String, Value>) -> Map<String, Value> {
+    let mut m = output.clone();
+    m.shift_remove("data_url");
+    m
 }
 
 fn load_receipt(
@@ -82,16 +147,22 @@ fn blocker_error(b: Blocker) -> ContractError {
 
 impl Governance {
     /// `execute_action`: answers the receipt (committed, rejected, interrupted or
-    /// indeterminate) or a contract error when nothing was attempted.
-    pub fn execute_action(&self, a: &ActionArgs) -> GovResult<ExecutionReceipt> {
+    /// indeterminate) with the tool's output, the replayed receipt of a known action id,
+    /// or a contract error when nothing was attempted (a replayed receipt that did not
+    /// commit is one too, carrying it).
+    pub fn execute_action(&self, a: &ActionArgs) -> GovResult<Executed> {
         let action_id = a
             .action_id
             .clone()
             .ok_or_else(|| invalid("execute_action needs action_id"))?;
-        let lease_id = a
-            .lease_id
-            .clone()
-            .ok_or_else(|| invalid("execute_action needs lease_id"))?;
+        // A shadow action observes: it can change nothing, so it needs no lease (one
+        // passed with it is not used, and no budget is spent).
+        let shadow = a.mode == ExecutionMode::Shadow;
+        let lease_id = match (&a.lease_id, shadow) {
+            (_, true) => None,
+            (Some(l), false) => Some(l.clone()),
+            (None, false) => return Err(invalid("execute_action needs lease_id")),
+        };
         let mut conn = self.conn();
         let session = load_owned(&conn, &a.session_id, &self.principal)?;
         // 1. Re-preview from the same arguments: the digest is recomputed, never taken
@@ -118,7 +189,7 @@ impl Governance {
                     json!({"receiptId": stored.receipt_id}),
                 ));
             }
-            return Ok(stored);
+            return replayed(stored);
         }
         require_running(&session)?;
         // 1. The envelope the agent was shown must still be valid (checked before any
@@ -140,6 +211,12 @@ impl Governance {
             }
             return Err(error);
         }
+        let Some(lease_id) = lease_id else {
+            if let Some(t) = &a.target {
+                self.revalidate(t)?;
+            }
+            return self.observe_in_shadow(&mut conn, a, &prepared, &action_id);
+        };
         // 4. The lease, checked before the desktop is read (its refusals — expiry, a
         //    boundary escape — are committed with their events).
         in_tx_keep(&mut conn, |tx| {
@@ -170,6 +247,87 @@ impl Governance {
         // 7, 8.
         in_tx(&mut conn, |tx| {
             self.finish(tx, receipt, &mut lease, outcome, a)
+        })
+    }
+
+    /// A shadow action: performed through the engine like any other (the gate applies,
+    /// and the preview already refused anything that mutates with `shadow_mutation`),
+    /// with no lease, its receipt and an `action.observed` event written in one
+    /// transaction afterwards (an observation has no effect a crash could leave half-done).
+    fn observe_in_shadow(
+        &self,
+        conn: &mut Connection,
+        a: &ActionArgs,
+        prepared: &Prepared,
+        action_id: &str,
+    ) -> GovResult<Executed> {
+        let envelope = &prepared.preview.envelope;
+        let outcome = self.perform(prepared, None);
+        let at = ts(self.now());
+        let mut receipt = ExecutionReceipt {
+            receipt_id: new_id("rcp"),
+            session_id: a.session_id.clone(),
+            action_id: action_id.to_string(),
+            action_digest: envelope.args_digest.clone(),
+            attempt: a.attempt.unwrap_or(1),
+            status: ReceiptStatus::Committed,
+            created_at: at.clone(),
+            updated_at: at,
+            result: None,
+            error: None,
+        };
+        let output = match outcome {
+            Outcome::Done(output) => {
+                receipt.result = Some(ReceiptResult {
+                    tool_result: kept(&output),
+                    verification: None,
+                });
+                Some(output)
+            }
+            Outcome::NoEffect {
+                status,
+                code,
+                message,
+            } => {
+                receipt.status = status;
+                receipt.error = Some(ReceiptError {
+                    code: code.as_str().into(),
+                    message,
+                });
+                None
+            }
+            // Reading failed: nothing was observed, and an observation changes nothing.
+            Outcome::Unknown(message) => {
+                receipt.status = ReceiptStatus::Rejected;
+                receipt.error = Some(ReceiptError {
+                    code: ErrorCode::ExecutionFailed.as_str().into(),
+                    message,
+                });
+                None
+            }
+        };
+        in_tx(conn, |tx| {
+            save_receipt(tx, &receipt)?;
+            let event = match receipt.status {
+                ReceiptStatus::Committed => "action.observed".to_string(),
+                other => format!("action.{}", other.as_str()),
+            };
+            append_event(
+                tx,
+                &receipt.session_id,
+                Some(action_id),
+                &event,
+                Some(&self.principal),
+                json!({"receiptId": receipt.receipt_id, "status": receipt.status.as_str(),
+                       "tool": envelope.tool, "operation": envelope.operation,
+                       "mode": ExecutionMode::Shadow.as_str(),
+                       "error": receipt.error.as_ref().map(|e| e.code.clone())}),
+            )
+        })?;
+        Ok(Executed {
+            receipt,
+            replay: false,
+            output,
         })
     }
 
@@ -269,7 +427,7 @@ impl Governance {
             Some(&self.principal),
             json!({"actionId": action_id, "leaseId": lease.lease_id,
                    "actionDigest": envelope.args_digest, "tool": envelope.tool,
-                   "grantId": grant_id}),
+                   "mode": envelope.requested_mode.as_str(), "grantId": grant_id}),
         )?;
         Ok(Ok((lease, receipt, grant_id)))
     }
@@ -308,7 +466,7 @@ impl Governance {
                     message: "the engine's safety gate requires its own confirmation".into(),
                 };
             }
-            return Outcome::Done(result);
+            return Outcome::Done(prepared.resolved.output(result));
         }
         let (code, message) = env
             .error
@@ -343,8 +501,11 @@ impl Governance {
         lease: &mut cc_contract::ControlLease,
         outcome: Outcome,
         a: &ActionArgs,
-    ) -> GovResult<ExecutionReceipt> {
+    ) -> GovResult<Executed> {
         receipt.updated_at = ts(self.now());
+        let mut output = None;
+        // The read-back's verdict, journaled as `action.verified` before the outcome.
+        let mut verified_event = None;
         let (event, payload) = match outcome {
             Outcome::NoEffect {
                 status,
@@ -364,12 +525,19 @@ impl Governance {
             Outcome::Unknown(message) => {
                 self.indeterminate(tx, &mut receipt, lease, message, None)?
             }
-            Outcome::Done(tool_result) => {
+            Outcome::Done(result) => {
+                let tool_result = kept(&result);
+                output = Some(result);
                 // 7. Independent read-back of the postcondition.
                 let verification: Option<GovResult<Verification>> = a
                     .postcondition
                     .as_ref()
                     .map(|p| self.verify(p, a.target.as_ref()));
+                if let Some(Ok(v)) = &verification {
+                    verified_event = Some(json!({"verified": v.satisfied,
+                        "satisfied": v.satisfied, "observedDigest": v.observed_digest,
+                        "method": v.method}));
+                }
                 match verification {
                     Some(Err(e)) => self.indeterminate(
                         tx,
@@ -396,13 +564,24 @@ impl Governance {
                         });
                         (
                             "action.committed".to_string(),
-                            json!({"verification": verification}),
+                            json!({"verification": verification, "leaseId": lease.lease_id}),
                         )
                     }
                 }
             }
         };
         save_receipt(tx, &receipt)?;
+        if let Some(mut verified) = verified_event {
+            verified["receiptId"] = json!(receipt.receipt_id);
+            append_event(
+                tx,
+                &receipt.session_id,
+                Some(&receipt.action_id),
+                "action.verified",
+                Some(&self.principal),
+                verified,
+            )?;
+        }
         let mut payload = payload;
         payload["receiptId"] = json!(receipt.receipt_id);
         payload["status"] = json!(receipt.status.as_str());
@@ -414,7 +593,16 @@ impl Governance {
             Some(&self.principal),
             payload,
         )?;
-        Ok(receipt)
+        // A lease whose budget is spent authorizes nothing more: it is revoked, so it no
+        // longer holds the desktop against the next lease (upstream semantics).
+        if lease.state == LeaseState::Active && lease.actions_used >= lease.action_budget {
+            leases::revoke(tx, lease, leases::BUDGET_EXHAUSTED)?;
+        }
+        Ok(Executed {
+            receipt,
+            replay: false,
+            output,
+        })
     }
 
     /// A failure after the effect: receipt `indeterminate`, lease revoked

@@ -4,8 +4,7 @@
 //! `policyDigest`. Execute consumes it (by id, or found by digest).
 
 use cc_contract::{
-    ActionEnvelope, ActionPreview, ApprovalGrant, CanonValue, ErrorCode, GrantScope, PolicyVerdict,
-    canonical_string, sha256_hex,
+    ActionEnvelope, ActionPreview, ApprovalGrant, ErrorCode, GrantScope, PolicyVerdict,
 };
 use rusqlite::{Connection, Transaction, params};
 use serde_json::json;
@@ -104,12 +103,9 @@ impl Governance {
             let session = load_owned(tx, &e.session_id, principal)?;
             require_running(&session)?;
             let at = self.now();
-            let scope_digest = sha256_hex(&canonical_string(&CanonValue::from(&json!({
-                "scope": "exact_action",
-                "sessionId": e.session_id,
-                "principalId": e.principal_id,
-                "actionDigest": e.args_digest,
-            }))));
+            // An `exact_action` grant is scoped to exactly one action: its scope digest
+            // is that action's digest (the contract's rule, checked by every client).
+            let scope_digest = e.args_digest.clone();
             let grant = ApprovalGrant {
                 grant_id: new_id("grt"),
                 scope: GrantScope::ExactAction,
@@ -132,9 +128,10 @@ impl Governance {
                 tx,
                 &grant.session_id,
                 Some(&e.action_id),
-                "approval.granted",
+                "action.approved",
                 Some(principal),
                 json!({"grantId": grant.grant_id, "actionDigest": grant.action_digest,
+                       "policyDigest": grant.policy_digest, "scope": grant.scope.as_str(),
                        "expiresAt": grant.expires_at}),
             )?;
             Ok(grant)

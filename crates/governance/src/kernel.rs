@@ -33,6 +33,10 @@ pub const GOVERNED_TOOLS: &[&str] = &[
     "reserve_target",
     "release_target_reservation",
     "emergency_stop",
+    "get_follow_ups",
+    "submit_follow_up",
+    "delete_session",
+    "prune_sessions",
 ];
 
 /// The governed kernel. One per server; operations serialize on the journal
@@ -130,8 +134,10 @@ impl Governance {
     }
 
     /// Dispatches a governed tool by name; `None` when `tool` is not one. Results
-    /// follow upstream v8: `{session}`, `{lease}`, `{reservation}`, `{receipt}`, the
-    /// preview itself, and the audit-export page for events.
+    /// follow upstream v8: `{session}`, `{lease}`, `{reservation}`,
+    /// `{receipt, replay, output?}`, `{follow_up}`, `{follow_ups, next_sequence}`,
+    /// `{deletion}`, `{deletions}`, the preview itself, and the audit-export page for
+    /// events.
     pub fn call(&self, tool: &str, arguments: &Value) -> Option<GovResult<Value>> {
         Some(match tool {
             "start_session" => {
@@ -140,16 +146,16 @@ impl Governance {
             "get_session" => parse::<args::SessionRef>(arguments)
                 .and_then(|a| wrap("session", self.get_session(&a.session_id))),
             "pause_session" => parse::<args::SessionRef>(arguments)
-                .and_then(|a| wrap("session", self.pause_session(&a.session_id))),
+                .and_then(|a| wrap("session", self.pause_session(&a))),
             "resume_session" => parse::<args::SessionRef>(arguments)
                 .and_then(|a| wrap("session", self.resume_session(&a.session_id))),
             "stop_session" => parse(arguments).and_then(|a| wrap("session", self.stop_session(&a))),
             "get_session_events" => parse(arguments).and_then(|a| self.get_session_events(&a)),
             "get_execution_capabilities" => self.get_execution_capabilities(arguments),
             "preview_action" => parse(arguments).and_then(|a| json(self.preview_action(&a))),
-            "execute_action" => {
-                parse(arguments).and_then(|a| wrap("receipt", self.execute_action(&a)))
-            }
+            "execute_action" => parse(arguments)
+                .and_then(|a| self.execute_action(&a))
+                .and_then(|x| x.to_json()),
             "acquire_control_lease" => {
                 parse(arguments).and_then(|a| wrap("lease", self.acquire_lease(&a)))
             }
@@ -163,6 +169,14 @@ impl Governance {
                 parse(arguments).and_then(|a| wrap("reservation", self.release_reservation(&a)))
             }
             "emergency_stop" => parse(arguments).and_then(|a| self.emergency_stop(&a)),
+            "get_follow_ups" => parse(arguments).and_then(|a| self.get_follow_ups(&a)),
+            "submit_follow_up" => {
+                parse(arguments).and_then(|a| wrap("follow_up", self.submit_follow_up(&a)))
+            }
+            "delete_session" => {
+                parse(arguments).and_then(|a| wrap("deletion", self.delete_session(&a)))
+            }
+            "prune_sessions" => parse(arguments).and_then(|a| self.prune_sessions(&a)),
             _ => return None,
         })
     }

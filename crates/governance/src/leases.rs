@@ -14,6 +14,9 @@ use crate::sessions::{load_owned, require_running};
 use crate::store::{append_event, get_all, get_one, to_json};
 use crate::util::{is_past, new_id, ts, ts_after};
 
+/// Why a lease whose action budget is spent was revoked (upstream's reason).
+pub(crate) const BUDGET_EXHAUSTED: &str = "action_budget_exhausted";
+
 pub(crate) fn save(tx: &Transaction<'_>, lease: &ControlLease) -> GovResult<()> {
     tx.execute(
         "INSERT INTO leases (lease_id, session_id, state, data) VALUES (?1, ?2, ?3, ?4)
@@ -302,6 +305,13 @@ impl Governance {
                     ErrorCode::LeaseConflict,
                     "the lease belongs to another session",
                 ));
+            }
+            // A lease revoked because its budget was spent did all it was taken for: its
+            // holder's release is answered with the lease as it stands, not refused.
+            if lease.state == LeaseState::Revoked
+                && lease.revoked_reason.as_deref() == Some(BUDGET_EXHAUSTED)
+            {
+                return Ok(lease);
             }
             if lease.state != LeaseState::Active {
                 return Err(fail_with(

@@ -11,12 +11,15 @@
 //! Entry point: [`Governance`]; [`Governance::call`] dispatches the governed MCP tools
 //! by name with their JSON arguments.
 
+pub mod aliases;
 pub mod approvals;
 pub mod args;
 pub mod audit;
+mod deletion;
 pub mod error;
 mod execute;
 mod failpoint;
+mod follow_ups;
 mod grants;
 mod journal_lock;
 mod kernel;
@@ -32,6 +35,7 @@ mod util;
 mod verify;
 
 pub use error::GovResult;
+pub use execute::Executed;
 pub use failpoint::FAILPOINT_ENV;
 pub use kernel::{GOVERNED_TOOLS, Governance};
 pub use policy::{mcp_tool_name, resolve_tool};

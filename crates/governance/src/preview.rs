@@ -11,7 +11,8 @@ use cc_protocol::ToolError;
 use rusqlite::Connection;
 use serde_json::{Map, Value, json};
 
-use crate::args::{ActionArgs, DEFAULT_EXPIRES_MS, MAX_TTL_MS};
+use crate::aliases::{Resolved, resolve};
+use crate::args::{ActionArgs, DEFAULT_EXPIRES_MS, GetCapabilities, MAX_TTL_MS};
 use crate::error::{GovResult, fail_with, invalid};
 use crate::grants;
 use crate::kernel::Governance;
@@ -26,6 +27,9 @@ pub(crate) struct Prepared {
     pub def: &'static ToolDef,
     /// The arguments as the engine will receive them.
     pub arguments: Map<String, Value>,
+    /// The tool as the client named it (a plain tool, or an upstream alias whose result
+    /// is reshaped for it).
+    pub resolved: Resolved,
 }
 
 impl Governance {
@@ -47,7 +51,9 @@ impl Governance {
     /// which is what lets execute re-preview and compare.
     pub(crate) fn prepare(&self, conn: &Connection, a: &ActionArgs) -> GovResult<Prepared> {
         let session = load_owned(conn, &a.session_id, &self.principal)?;
-        let def = tool_or_invalid(&a.tool)?;
+        let resolved = resolve(&a.tool, &a.arguments)?;
+        let def = resolved.def;
+        let arguments = resolved.arguments.clone();
         let expires_in = a.expires_in_ms.unwrap_or(DEFAULT_EXPIRES_MS);
         if expires_in == 0 || expires_in > MAX_TTL_MS {
             return Err(invalid(format!(
@@ -58,7 +64,7 @@ impl Governance {
             p.validate()
                 .map_err(|e| invalid(format!("postcondition: {e}")))?;
         }
-        let args_value = Value::Object(a.arguments.clone());
+        let args_value = Value::Object(arguments.clone());
         let operation = a.operation.clone().unwrap_or_else(|| def.name.to_string());
         let at = self.now();
         // The caller's evidence and labels can only raise what the engine assesses.
@@ -106,8 +112,7 @@ impl Governance {
             expires_at: ts_after(at, expires_in),
             args_digest: String::new(),
         };
-        envelope.args_digest =
-            args_digest(&ArgsDigestInput::from_envelope(&envelope, &a.arguments));
+        envelope.args_digest = args_digest(&ArgsDigestInput::from_envelope(&envelope, &arguments));
         let grant_id = if decided.verdict == PolicyVerdict::Confirm {
             grants::find_usable(
                 conn,
@@ -155,7 +160,8 @@ impl Governance {
         Ok(Prepared {
             preview,
             def,
-            arguments: a.arguments.clone(),
+            arguments,
+            resolved,
         })
     }
 }
@@ -197,19 +203,13 @@ fn resource(
     (!r.is_empty()).then_some(r)
 }
 
-/// `get_execution_capabilities` arguments.
-#[derive(Debug, serde::Deserialize)]
-#[serde(deny_unknown_fields)]
-struct CapabilityArgs {
-    tool: String,
-    app_id: Option<String>,
-}
-
 impl Governance {
     /// `get_execution_capabilities{tool, app_id?}`: what the plain tool can do here.
     pub fn get_execution_capabilities(&self, arguments: &Value) -> GovResult<Value> {
-        let a: CapabilityArgs = crate::args::parse(arguments)?;
-        let def = tool_or_invalid(&a.tool)?;
+        let a: GetCapabilities = crate::args::parse(arguments)?;
+        let def = resolve(&a.tool, &Map::new())
+            .map(|r| r.def)
+            .or_else(|_| tool_or_invalid(&a.tool))?;
         let app_id = a.app_id.as_deref().unwrap_or("desktop");
         serde_json::to_value(capability(&self.engine, def, app_id)).map_err(crate::error::storage)
     }

@@ -106,13 +106,14 @@ impl Governance {
         load_owned(&self.conn(), session_id, &self.principal)
     }
 
-    /// `pause_session`: running → paused_by_user.
-    pub fn pause_session(&self, session_id: &str) -> GovResult<Session> {
+    /// `pause_session`: running → paused_by_user; the reason is journaled with the event
+    /// and kept as the session's `waitingReason`.
+    pub fn pause_session(&self, a: &SessionRef) -> GovResult<Session> {
         self.transition(
-            session_id,
+            &a.session_id,
             &[SessionState::Running],
             SessionState::PausedByUser,
-            None,
+            a.reason.as_deref(),
         )
     }
 
@@ -170,6 +171,8 @@ impl Governance {
             session.state = to;
             if to == SessionState::Running {
                 session.waiting_reason = None;
+            } else if to == SessionState::PausedByUser {
+                session.waiting_reason = reason.map(str::to_string);
             }
             session.revision += 1;
             session.updated_at = ts(self.now());

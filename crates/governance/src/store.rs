@@ -1,6 +1,6 @@
 //! The SQLite journal: one WAL database holding sessions, the per-session event hash
-//! chain, receipts, leases, reservations, grants and the approval requests
-//! the operator decides on.
+//! chain, receipts, leases, reservations, grants, the approval requests
+//! the operator decides on, and the sessions' follow-up instructions.
 //!
 //! Each row keeps the contract object as JSON (`data`) next to the few columns that are
 //! looked up by. The object is the source of truth, so what a client receives is exactly
@@ -66,6 +66,12 @@ CREATE TABLE IF NOT EXISTS grants (
     session_id TEXT NOT NULL,
     action_digest TEXT NOT NULL,
     data TEXT NOT NULL
+);
+CREATE TABLE IF NOT EXISTS follow_ups (
+    session_id TEXT NOT NULL,
+    sequence INTEGER NOT NULL,
+    data TEXT NOT NULL,
+    PRIMARY KEY (session_id, sequence)
 );
 -- The lookups that are not by primary key: every preview prunes expired approval
 -- requests, the operator lists pending ones, and lease and reservation checks read the

@@ -182,6 +182,9 @@ fn a_confirm_action_runs_once_with_the_operators_grant_and_never_without() {
     let grant = approve(&g, &d);
     assert_eq!(grant.remaining_uses, 1);
     assert_eq!(grant.action_digest, p.args_digest);
+    // An exact-action grant is scoped to exactly that action: its scope digest is the
+    // action digest (upstream's `ApprovalGrant` refuses anything else).
+    assert_eq!(grant.scope_digest, grant.action_digest);
     assert!(g.pending_approvals().unwrap().is_empty());
     let resolved = std::iter::from_fn(|| bus.rx.try_recv().ok())
         .find(|ev| ev.kind == EVENT_RESOLVED)
@@ -227,7 +230,7 @@ fn a_confirm_action_runs_once_with_the_operators_grant_and_never_without() {
         ErrorCode::ApprovalRequired
     );
     let types = journal_types(&g, &s);
-    for t in ["approval.granted", "approval.consumed", "action.committed"] {
+    for t in ["action.approved", "approval.consumed", "action.committed"] {
         assert_eq!(
             types.iter().filter(|x| *x == t).count(),
             1,
@@ -384,7 +387,7 @@ fn decisions_that_cannot_apply_are_refused_with_nothing_written() {
     assert_eq!(refused.code(), "not_confirm");
     assert!(refused.message().contains("allow"), "{}", refused.message());
     assert!(g.pending_approvals().unwrap().len() == 1);
-    assert!(!journal_types(&g, &s).contains(&"approval.granted".to_string()));
+    assert!(!journal_types(&g, &s).contains(&"action.approved".to_string()));
 
     // Denied: journaled, gone from the list, execute still needs approval, and a
     // second decision is refused.

@@ -282,7 +282,9 @@ fn provoke(code: ErrorCode, x: &Fx) -> ErrorCode {
             json!({"session_id": s, "kind": "cooperative", "mode": "foreground",
                    "ttl_ms": 60_000, "action_budget": 0}),
         ),
-        ErrorCode::InputAttributionUnavailable | ErrorCode::SessionNotTerminal => {
+        ErrorCode::InputAttributionUnavailable
+        | ErrorCode::SessionNotTerminal
+        | ErrorCode::Rejected => {
             unreachable!("not a governance code: {code}")
         }
     }

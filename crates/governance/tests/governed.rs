@@ -175,9 +175,30 @@ fn an_exhausted_budget_refuses_the_next_action() {
         ok(&g, "execute_action", click(&f, &s, &l, "a1"))["receipt"].clone()["status"],
         "committed"
     );
+    // The spent lease is revoked with the action (upstream semantics), so the next
+    // action is refused and the desktop is free for a new lease.
     let e2 = err(&g, "execute_action", click(&f, &s, &l, "a2"));
-    assert_eq!(e2.error, ErrorCode::LeaseNotActive);
-    assert_eq!(e2.details["reason"], "budget_exhausted");
+    assert_eq!(e2.error, ErrorCode::LeaseRevoked);
+    assert_eq!(e2.details["reason"], "action_budget_exhausted");
+    let types = chain_verifies(&g, &s);
+    let committed = types.iter().position(|t| t == "action.committed");
+    let revoked = types.iter().position(|t| t == "lease.revoked");
+    assert!(committed < revoked && revoked.is_some(), "{types:?}");
+    lease(&g, &s, 1, 60_000);
+}
+
+#[test]
+fn a_budget_left_keeps_the_lease_active() {
+    let dir = tempfile::tempdir().unwrap();
+    let e = engine();
+    let g = kernel(&e, &dir.path().join("j.db"), "local-user");
+    let f = form(&e);
+    let s = start(&g);
+    let l = lease(&g, &s, 2, 60_000);
+    ok(&g, "execute_action", click(&f, &s, &l, "a1"));
+    assert!(!chain_verifies(&g, &s).contains(&"lease.revoked".to_string()));
+    ok(&g, "execute_action", click(&f, &s, &l, "a2"));
+    assert!(chain_verifies(&g, &s).contains(&"lease.revoked".to_string()));
 }
 
 #[test]
@@ -332,7 +353,10 @@ fn a_stored_pending_receipt_is_indeterminate_never_retried() {
     // with its event, and a retry replays it instead of acting.
     let recovery = g.recover().unwrap();
     assert_eq!(recovery.indeterminate_receipt_ids.len(), 1);
-    let replay = ok(&g, "execute_action", a1)["receipt"].clone();
+    // A replayed receipt that did not commit answers `{error: <status>, receipt}`.
+    let refused = err(&g, "execute_action", a1);
+    assert_eq!(refused.error, ErrorCode::Indeterminate);
+    let replay = serde_json::to_value(refused.receipt.expect("the stored receipt")).unwrap();
     assert_eq!(replay["status"], "indeterminate", "{replay}");
     assert_eq!(replay["error"]["code"], "indeterminate");
     assert_eq!(
@@ -545,7 +569,7 @@ fn a_granted_confirm_action_runs_without_a_second_engine_confirmation() {
     assert_eq!(r["status"], "committed", "{r}");
     assert_eq!(e.status().result.unwrap()["state"], "ready");
     let types = chain_verifies(&g, &s);
-    for t in ["approval.granted", "approval.consumed", "action.committed"] {
+    for t in ["action.approved", "approval.consumed", "action.committed"] {
         assert!(types.contains(&t.to_string()), "{t}: {types:?}");
     }
 }

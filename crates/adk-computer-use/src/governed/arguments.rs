@@ -1,8 +1,11 @@
-//! The snake_case arguments of the Part A tools, built from what the graph holds.
-//!
-//! Nested contract objects (`target`, `postcondition`, `provenance`) keep their camelCase
-//! wire form, so the server receives exactly the evidence the planner observed.
+//! The arguments of the Part A tools, built from what the graph holds as the contract's
+//! typed arguments ([`cc_contract::args`]): the same types the server decodes, so a
+//! member name can never differ between the two. Nested evidence goes in its snake_case
+//! argument form, the canonical wire form upstream clients send too.
 
+use cc_contract::args::{
+    AcquireLease, ActionArgs, ReleaseLease, ReleaseReservation, ReserveTarget, SessionRef,
+};
 use cc_contract::{ActionEnvelope, ExecutionMode, LeaseKind};
 use serde::Serialize;
 use serde_json::{Map, Value};
@@ -14,49 +17,28 @@ use crate::runtime::{ProposedAction, RuntimeResult};
 
 /// `preview_action` arguments: the proposal, field for field.
 pub fn action(operation: &'static str, p: &ProposedAction) -> RuntimeResult<Map<String, Value>> {
-    let mut m = Map::new();
-    put(&mut m, "session_id", p.session_id.as_str());
-    put(&mut m, "action_id", p.action_id.as_str());
-    if let Some(attempt) = p.attempt {
-        put(&mut m, "attempt", attempt);
+    object(operation, &proposal(p))
+}
+
+fn proposal(p: &ProposedAction) -> ActionArgs {
+    ActionArgs {
+        session_id: p.session_id.clone(),
+        action_id: Some(p.action_id.clone()),
+        attempt: p.attempt,
+        execution_group_id: p.execution_group_id.clone(),
+        agent_id: p.agent_id.clone(),
+        tool: p.tool.clone(),
+        operation: p.operation.clone(),
+        arguments: p.arguments.clone(),
+        mode: p.mode,
+        target: p.target.clone(),
+        postcondition: p.postcondition.clone(),
+        data_labels: p.data_labels.clone().unwrap_or_default(),
+        provenance: p.provenance.clone(),
+        expires_in_ms: p.expires_in_ms,
+        approval_grant_id: None,
+        lease_id: None,
     }
-    if let Some(group) = &p.execution_group_id {
-        put(&mut m, "execution_group_id", group.as_str());
-    }
-    if let Some(agent) = &p.agent_id {
-        put(&mut m, "agent_id", agent.as_str());
-    }
-    put(&mut m, "tool", p.tool.as_str());
-    if let Some(op) = &p.operation {
-        put(&mut m, "operation", op.as_str());
-    }
-    m.insert("arguments".into(), Value::Object(p.arguments.clone()));
-    put(&mut m, "mode", p.mode.as_str());
-    if let Some(target) = &p.target {
-        m.insert("target".into(), json(operation, "target", target)?);
-    }
-    if let Some(post) = &p.postcondition {
-        m.insert(
-            "postcondition".into(),
-            json(operation, "postcondition", post)?,
-        );
-    }
-    if let Some(labels) = &p.data_labels {
-        m.insert(
-            "data_labels".into(),
-            json(operation, "data_labels", labels)?,
-        );
-    }
-    if let Some(provenance) = &p.provenance {
-        m.insert(
-            "provenance".into(),
-            json(operation, "provenance", provenance)?,
-        );
-    }
-    if let Some(ms) = p.expires_in_ms {
-        put(&mut m, "expires_in_ms", ms);
-    }
-    Ok(m)
 }
 
 /// `execute_action` arguments: exactly the previewed proposal plus the lease and, when the
@@ -66,44 +48,36 @@ pub fn execute(
     lease_id: &str,
     approval_grant_id: Option<&str>,
 ) -> RuntimeResult<Map<String, Value>> {
-    let mut m = action("execute_action", p)?;
-    put(&mut m, "lease_id", lease_id);
-    if let Some(grant) = approval_grant_id {
-        put(&mut m, "approval_grant_id", grant);
-    }
-    Ok(m)
+    let args = ActionArgs {
+        lease_id: Some(lease_id.to_string()),
+        approval_grant_id: approval_grant_id.map(str::to_string),
+        ..proposal(p)
+    };
+    object("execute_action", &args)
 }
 
 /// `acquire_control_lease` arguments for one envelope: its session, agent and mode, and
 /// boundaries as narrow as the target allows, so the lease can do nothing else.
 /// Foreground needs an exclusive lease; the other modes share the desktop.
 pub fn lease(e: &ActionEnvelope, options: &RuntimeOptions) -> RuntimeResult<Map<String, Value>> {
-    const OP: &str = "acquire_control_lease";
-    let mut m = Map::new();
-    put(&mut m, "session_id", e.session_id.as_str());
-    if let Some(agent) = &e.agent_id {
-        put(&mut m, "agent_id", agent.as_str());
-    }
     let kind = if e.requested_mode == ExecutionMode::Foreground {
         LeaseKind::Exclusive
     } else {
         LeaseKind::Cooperative
     };
-    put(&mut m, "kind", kind.as_str());
-    put(&mut m, "mode", e.requested_mode.as_str());
-    put(&mut m, "ttl_ms", options.lease_ttl_ms);
-    put(&mut m, "action_budget", options.lease_budget);
     let (app, window, display) = target_axes(e);
-    if let Some(app) = app {
-        m.insert("app_ids".into(), json(OP, "app_ids", &[app])?);
-    }
-    if let Some(window) = window {
-        m.insert("window_ids".into(), json(OP, "window_ids", &[window])?);
-    }
-    if let Some(display) = display {
-        m.insert("display_ids".into(), json(OP, "display_ids", &[display])?);
-    }
-    Ok(m)
+    let args = AcquireLease {
+        session_id: e.session_id.clone(),
+        agent_id: e.agent_id.clone(),
+        kind,
+        mode: e.requested_mode,
+        ttl_ms: options.lease_ttl_ms,
+        action_budget: options.lease_budget,
+        app_ids: app.map(str::to_string).into_iter().collect(),
+        window_ids: window.cloned().into_iter().collect(),
+        display_ids: display.map(str::to_string).into_iter().collect(),
+    };
+    object("acquire_control_lease", &args)
 }
 
 /// `reserve_target` arguments: the intent is the action, the scope its target's app and
@@ -116,63 +90,65 @@ pub fn reserve(
     let Some(app) = app else {
         return Ok(None);
     };
-    let mut m = Map::new();
-    put(&mut m, "session_id", e.session_id.as_str());
-    put(&mut m, "intent_id", e.action_id.as_str());
-    if let Some(group) = &e.execution_group_id {
-        put(&mut m, "execution_group_id", group.as_str());
-    }
-    if let Some(agent) = &e.agent_id {
-        put(&mut m, "agent_id", agent.as_str());
-    }
-    put(&mut m, "app_id", app);
-    if let Some(window) = window {
-        m.insert(
-            "window_id".into(),
-            json("reserve_target", "window_id", window)?,
-        );
-    }
-    put(&mut m, "ttl_ms", options.reservation_ttl_ms);
-    Ok(Some(m))
+    let args = ReserveTarget {
+        session_id: e.session_id.clone(),
+        intent_id: e.action_id.clone(),
+        execution_group_id: e.execution_group_id.clone(),
+        agent_id: e.agent_id.clone(),
+        app_id: app.to_string(),
+        window_id: window.cloned(),
+        ttl_ms: options.reservation_ttl_ms,
+    };
+    object("reserve_target", &args).map(Some)
 }
 
 /// `release_target_reservation` arguments.
 pub fn release_reservation(session_id: &str, reservation_id: &str) -> Map<String, Value> {
-    let mut m = Map::new();
-    put(&mut m, "session_id", session_id);
-    put(&mut m, "reservation_id", reservation_id);
-    m
+    infallible(&ReleaseReservation {
+        session_id: session_id.to_string(),
+        reservation_id: reservation_id.to_string(),
+    })
 }
 
 /// `release_control_lease` arguments.
 pub fn release_lease(session_id: &str, lease_id: &str) -> Map<String, Value> {
-    let mut m = Map::new();
-    put(&mut m, "session_id", session_id);
-    put(&mut m, "lease_id", lease_id);
-    m
+    infallible(&ReleaseLease {
+        session_id: session_id.to_string(),
+        lease_id: lease_id.to_string(),
+    })
 }
 
 /// `{session_id}`: `pause_session`, `stop_session`.
 pub fn session(session_id: &str) -> Map<String, Value> {
-    let mut m = Map::new();
-    put(&mut m, "session_id", session_id);
-    m
+    infallible(&SessionRef {
+        session_id: session_id.to_string(),
+        reason: None,
+    })
 }
 
-fn put(m: &mut Map<String, Value>, key: &str, value: impl Into<Value>) {
-    m.insert(key.to_string(), value.into());
+/// Typed arguments as the JSON object a tool call takes.
+fn object<T: Serialize>(operation: &'static str, args: &T) -> RuntimeResult<Map<String, Value>> {
+    match serde_json::to_value(args) {
+        Ok(Value::Object(m)) => Ok(m),
+        Ok(other) => Err(unserializable(operation, format!("not an object: {other}"))),
+        Err(e) => Err(unserializable(operation, e.to_string())),
+    }
 }
 
-fn json<T: Serialize + ?Sized>(
-    operation: &'static str,
-    field: &str,
-    value: &T,
-) -> RuntimeResult<Value> {
-    serde_json::to_value(value).map_err(|e| ComputerUseError::Runtime {
+/// Arguments made of strings only, which always serialize to an object.
+fn infallible<T: Serialize>(args: &T) -> Map<String, Value> {
+    match serde_json::to_value(args) {
+        Ok(Value::Object(m)) => m,
+        _ => Map::new(),
+    }
+}
+
+fn unserializable(operation: &'static str, message: String) -> ComputerUseError {
+    ComputerUseError::Runtime {
         operation,
         code: Some("invalid_arguments".into()),
-        message: format!("`{field}` does not serialize: {e}"),
-    })
+        message: format!("the arguments do not serialize: {message}"),
+    }
 }
 
 #[cfg(test)]
@@ -192,18 +168,21 @@ mod tests {
     }
 
     #[test]
-    fn action_arguments_are_snake_case_with_camel_case_evidence() {
+    fn action_arguments_are_snake_case_down_to_the_evidence() {
         let args = execute(&proposal(), "lease-1", Some("grant-1")).expect("arguments");
         assert_eq!(
-            Value::Object(args),
+            Value::Object(args.clone()),
             json!({
                 "session_id": "ses-1", "action_id": "act-1", "agent_id": "agent-a",
                 "tool": "pointer_click", "arguments": {"x": 3, "y": 4}, "mode": "foreground",
-                "target": {"platform": "virtual", "appId": "cc-form", "windowId": 7,
-                           "observationId": "obs-1", "confidence": 1,
-                           "capturedAt": "2026-11-29T10:00:00.000Z"},
+                "target": {"platform": "virtual", "app_id": "cc-form", "window_id": 7,
+                           "observation_id": "obs-1", "confidence": 1,
+                           "captured_at": "2026-11-29T10:00:00.000Z"},
                 "expires_in_ms": 30000, "lease_id": "lease-1", "approval_grant_id": "grant-1"
             })
         );
+        // What the server decodes is exactly what was proposed.
+        let decoded: ActionArgs = serde_json::from_value(Value::Object(args)).expect("decodes");
+        assert_eq!(decoded.target, proposal().target);
     }
 }

@@ -4,6 +4,7 @@
 //! re-previews from it: a proposal altered after the preview would execute other work
 //! under an approval given for this envelope.
 
+use cc_contract::args::ArgumentForm;
 use cc_contract::{ActionEnvelope, ArgsDigestInput, CanonValue, args_digest, canonical_string};
 use serde::Serialize;
 
@@ -43,7 +44,10 @@ pub fn require_envelope_answers(
             &Some(group),
         )?;
     }
-    same_json("target", &envelope.target, &proposal.target)?;
+    // The server answers the target in its canonical form (`capturedAt` in milliseconds
+    // and `Z`), the same normalisation the contract's argument form applies.
+    let target = proposal.target.clone().map(ArgumentForm::normalized);
+    same_json("target", &envelope.target, &target)?;
     same_json(
         "postcondition",
         &envelope.postcondition,

@@ -48,12 +48,19 @@ pub fn tool_error(operation: &'static str, body: &Value) -> ComputerUseError {
 }
 
 /// The result proper. Some upstream v8 servers wrap it as `{output}` or
-/// `{response: {output}}`; computer-control does not.
+/// `{response: {output}}`; computer-control does not. `output` is a wrapper only when it
+/// stands alone (beside a `text` copy at most): `execute_action`'s own answer
+/// `{receipt, replay, output}` carries an `output` member that is the tool's result.
 pub fn payload(result: &Value) -> &Value {
-    result
-        .pointer("/response/output")
-        .or_else(|| result.get("output"))
-        .unwrap_or(result)
+    if let Some(inner) = result.pointer("/response/output") {
+        return inner;
+    }
+    match result.as_object() {
+        Some(m) if m.contains_key("output") && m.keys().all(|k| k == "output" || k == "text") => {
+            &m["output"]
+        }
+        _ => result,
+    }
 }
 
 /// Decodes `result[key]` (the upstream v8 shapes: `{session}`, `{lease}`, `{reservation}`,
@@ -178,6 +185,18 @@ mod tests {
             Some("s2")
         );
         assert_eq!(session_id(&json!({"session": {}})), None);
+    }
+
+    #[test]
+    fn an_execute_answer_keeps_its_receipt_beside_the_tools_output() {
+        let receipt = json!({"receiptId": "r1"});
+        for result in [
+            json!({"receipt": receipt, "replay": false, "output": {"windows": []}}),
+            json!({"output": {"receipt": receipt, "replay": true}, "text": ["…"]}),
+        ] {
+            let got: Value = member("execute_action", &result, "receipt").expect("a receipt");
+            assert_eq!(got, receipt, "{result}");
+        }
     }
 
     #[test]

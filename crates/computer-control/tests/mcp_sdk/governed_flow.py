@@ -187,14 +187,14 @@ async def governed_flow(session, principal, foreign_sid):
     await refused(session, "execute_action", other, "action_id_conflict")
     passed("action_id_conflict")
 
-    # The lease's one action is spent.
+    # The lease's one action is spent, and a spent lease is revoked with it.
     err = await refused(session, "execute_action", click(sid, "a2", lease_id, target, at),
-                        "lease_not_active")
-    expect(err["details"].get("reason") == "budget_exhausted", "the budget is the reason", err)
+                        "lease_revoked")
+    expect(err["details"].get("reason") == "action_budget_exhausted",
+           "the spent budget is the reason", err)
     passed("budget_exhausted")
 
     # An expired lease (1 ms TTL; the wait only makes sure it has passed).
-    await ok(session, "release_control_lease", {"session_id": sid, "lease_id": lease_id})
     short = await lease(session, sid, budget=5, ttl_ms=1)
     await asyncio.sleep(0.05)
     target, at = await form_target(session)

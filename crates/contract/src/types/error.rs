@@ -49,8 +49,11 @@ wire_enum! {
         InvalidArguments = "invalid_arguments",
         /// Upstream only: physical input while injected input cannot be told apart.
         InputAttributionUnavailable = "input_attribution_unavailable",
-        /// Upstream only: deleting a session that is not terminal.
+        /// Deleting a session that is not terminal (an upstream code this server emits too).
         SessionNotTerminal = "session_not_terminal",
+        /// A replayed receipt that was `rejected` (upstream answers a replayed
+        /// non-committed receipt with its status as the error).
+        Rejected = "rejected",
     }
 }
 
@@ -59,7 +62,9 @@ impl ErrorCode {
     pub fn is_governance_code(self) -> bool {
         !matches!(
             self,
-            ErrorCode::InputAttributionUnavailable | ErrorCode::SessionNotTerminal
+            ErrorCode::InputAttributionUnavailable
+                | ErrorCode::SessionNotTerminal
+                | ErrorCode::Rejected
         )
     }
 }
@@ -75,6 +80,10 @@ pub struct ContractError {
     /// Code-specific data (ids, the blocker, ...); `{}` when there is none.
     #[serde(default)]
     pub details: serde_json::Map<String, serde_json::Value>,
+    /// The stored receipt, when the error is a replayed receipt that did not commit
+    /// (`{error: <status>, receipt}`, as upstream answers it).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub receipt: Option<Box<super::receipt::ExecutionReceipt>>,
 }
 
 impl ContractError {
@@ -84,6 +93,7 @@ impl ContractError {
             error,
             message: message.into(),
             details: serde_json::Map::new(),
+            receipt: None,
         }
     }
 }

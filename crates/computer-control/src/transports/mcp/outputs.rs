@@ -19,6 +19,7 @@ const GOVERNED_READS: &[&str] = &[
     "get_session_events",
     "get_execution_capabilities",
     "preview_action",
+    "get_follow_ups",
 ];
 
 /// An open object schema documenting `members`.
@@ -80,7 +81,27 @@ pub fn governed_output_schema(tool: &str) -> Value {
             ("executable", "whether execute_action would proceed"),
             ("blocker", "why not"),
         ],
-        "execute_action" => &[("receipt", "the execution receipt")],
+        "execute_action" => &[
+            ("receipt", "the execution receipt"),
+            (
+                "replay",
+                "whether the receipt was replayed (nothing performed now)",
+            ),
+            (
+                "output",
+                "the tool's result when performed now (images as image blocks)",
+            ),
+        ],
+        "get_follow_ups" => &[
+            (
+                "follow_ups",
+                "the session's follow-up instructions after the cursor",
+            ),
+            ("next_sequence", "the cursor for the next page"),
+        ],
+        "submit_follow_up" => &[("follow_up", "the follow-up as stored")],
+        "delete_session" => &[("deletion", "what was deleted")],
+        "prune_sessions" => &[("deletions", "one deletion per pruned session")],
         "acquire_control_lease" | "release_control_lease" => &[("lease", "the control lease")],
         "reserve_target" | "release_target_reservation" => {
             &[("reservation", "the target reservation")]
@@ -95,7 +116,7 @@ pub fn governed_output_schema(tool: &str) -> Value {
 pub fn governed_annotations(tool: &str) -> ToolAnnotations {
     if GOVERNED_READS.contains(&tool) {
         ToolAnnotations::new().read_only(true).destructive(false)
-    } else if tool == "execute_action" {
+    } else if matches!(tool, "execute_action" | "delete_session" | "prune_sessions") {
         ToolAnnotations::new().read_only(false).destructive(true)
     } else {
         ToolAnnotations::new().read_only(false).destructive(false)

@@ -23,6 +23,21 @@ pub fn plain(mut result: Value) -> CallToolResult {
     out
 }
 
+/// A governed tool's success. `execute_action`'s `output` of a capture gives its pixels
+/// as an image block beside `{receipt, replay, output}`, as a plain capture does.
+pub fn governed(mut result: Value) -> CallToolResult {
+    let image = result
+        .get_mut("output")
+        .and_then(Value::as_object_mut)
+        .and_then(|m| m.shift_remove("data_url"))
+        .and_then(|url| split_data_url(url.as_str()?));
+    let mut out = CallToolResult::structured(result);
+    if let Some((mime, data)) = image {
+        out.content.push(ContentBlock::image(data, mime));
+    }
+    out
+}
+
 /// A plain tool's failure (the engine's envelope error).
 pub fn envelope_error(error: Option<ToolError>) -> CallToolResult {
     let body = error.map(|e| {

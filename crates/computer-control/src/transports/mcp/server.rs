@@ -84,7 +84,7 @@ impl McpServer {
                 .and_then(|k| k.call(name, &arguments).transpose())
                 .transpose()?;
             return Some(match out {
-                Ok(v) => CallToolResult::structured(v),
+                Ok(v) => results::governed(v),
                 Err(e) => results::contract_error(&e),
             });
         }
