@@ -4,14 +4,14 @@
 //! The client trusts the certificate through `SSL_CERT_FILE`, which the platform verifier
 //! reads once per process, so each client runs in a child process: this test executable
 //! re-run with `CC_HTTPS_URL` set (`https_client`; without it that test returns at once).
-//! The same client without the certificate must fail verification: TLS is checked, not
-//! merely spoken.
+//! The same client trusting another authority must fail verification: TLS is checked,
+//! not merely spoken.
 #![cfg(feature = "rustls")]
 
 mod runtime_support;
 
 use std::io::{BufRead, BufReader};
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 
 use adk_computer_use::governed::{GovernedRuntime, RuntimeOptions};
@@ -31,30 +31,97 @@ impl Drop for Killed {
     }
 }
 
-/// A self-signed certificate for `::1`, made with the openssl command line.
-fn certificate(dir: &Path) -> (std::path::PathBuf, std::path::PathBuf) {
-    let (cert, key) = (dir.join("cert.pem"), dir.join("key.pem"));
+/// Runs the openssl command line with `args` in `dir`.
+fn openssl(dir: &Path, args: &[&str]) {
     let status = Command::new("openssl")
-        .args([
-            "req",
-            "-x509",
-            "-newkey",
-            "ec",
-            "-pkeyopt",
-            "ec_paramgen_curve:P-256",
-        ])
-        .args(["-nodes", "-days", "1", "-subj", "/CN=localhost"])
-        .args(["-addext", "subjectAltName=IP:::1,DNS:localhost"])
-        .arg("-keyout")
-        .arg(&key)
-        .arg("-out")
-        .arg(&cert)
+        .args(args)
+        .current_dir(dir)
         .stdout(Stdio::null())
         .stderr(Stdio::null())
         .status()
         .expect("run openssl");
-    assert!(status.success(), "openssl req failed");
-    (cert, key)
+    assert!(status.success(), "openssl {args:?} failed");
+}
+
+/// A certificate authority made for the test and a server certificate for `::1` signed by
+/// it (a verifier refuses a CA certificate as the server's own): `(ca, cert, key)`.
+fn certificates(dir: &Path) -> (PathBuf, PathBuf, PathBuf) {
+    let ec = [
+        "-newkey",
+        "ec",
+        "-pkeyopt",
+        "ec_paramgen_curve:P-256",
+        "-nodes",
+    ];
+    let ca = [
+        &["req", "-x509"][..],
+        &ec,
+        &["-days", "1", "-subj", "/CN=test CA"],
+    ]
+    .concat();
+    openssl(
+        dir,
+        &[&ca[..], &["-keyout", "ca.key", "-out", "ca.pem"]].concat(),
+    );
+    let csr = [&["req"][..], &ec, &["-subj", "/CN=localhost"]].concat();
+    openssl(
+        dir,
+        &[&csr[..], &["-keyout", "key.pem", "-out", "server.csr"]].concat(),
+    );
+    std::fs::write(
+        dir.join("server.ext"),
+        "basicConstraints=CA:FALSE\nsubjectAltName=IP:::1,DNS:localhost\n\
+         extendedKeyUsage=serverAuth\n",
+    )
+    .expect("extensions");
+    openssl(
+        dir,
+        &[
+            "x509",
+            "-req",
+            "-in",
+            "server.csr",
+            "-CA",
+            "ca.pem",
+            "-CAkey",
+            "ca.key",
+            "-CAcreateserial",
+            "-days",
+            "1",
+            "-extfile",
+            "server.ext",
+            "-out",
+            "cert.pem",
+        ],
+    );
+    (
+        dir.join("ca.pem"),
+        dir.join("cert.pem"),
+        dir.join("key.pem"),
+    )
+}
+
+/// Another authority, which signed nothing here: the trust store of the refused client
+/// (an empty store would not even let a TLS client be built).
+fn other_ca(dir: &Path) -> PathBuf {
+    let ec = [
+        "-newkey",
+        "ec",
+        "-pkeyopt",
+        "ec_paramgen_curve:P-256",
+        "-nodes",
+    ];
+    let ca = [
+        &["req", "-x509"][..],
+        &ec,
+        &["-days", "1", "-subj", "/CN=other CA"],
+    ]
+    .concat();
+    openssl(
+        dir,
+        &[&ca[..], &["-keyout", "other.key", "-out", "other.pem"]].concat(),
+    );
+    dir.join("other.pem")
 }
 
 /// `serve --transport mcp-http` on 127.0.0.1 and a free port; returns it with the port.
@@ -126,36 +193,33 @@ fn tls_proxy(cert: &Path, key: &Path, port: u16) -> Killed {
     Killed(child)
 }
 
-/// Runs `https_client` in a child process against `url`, trusting `cert` when given.
-fn client(url: &str, cert: Option<&Path>, expect: &str) -> std::process::Output {
-    let mut cmd = Command::new(std::env::current_exe().expect("test executable"));
-    cmd.args([
-        "--exact",
-        "https_client",
-        "--nocapture",
-        "--test-threads",
-        "1",
-    ])
-    .env("CC_HTTPS_URL", url)
-    .env("CC_HTTPS_EXPECT", expect)
-    .env_remove("SSL_CERT_DIR");
-    match cert {
-        Some(cert) => cmd.env("SSL_CERT_FILE", cert),
-        // An empty bundle: nothing is trusted, the system store included.
-        None => cmd.env("SSL_CERT_FILE", "/dev/null"),
-    };
-    cmd.output().expect("run the client")
+/// Runs `https_client` in a child process against `url`, trusting only `ca`.
+fn client(url: &str, ca: &Path, expect: &str) -> std::process::Output {
+    Command::new(std::env::current_exe().expect("test executable"))
+        .args([
+            "--exact",
+            "https_client",
+            "--nocapture",
+            "--test-threads",
+            "1",
+        ])
+        .env("CC_HTTPS_URL", url)
+        .env("CC_HTTPS_EXPECT", expect)
+        .env_remove("SSL_CERT_DIR")
+        .env("SSL_CERT_FILE", ca)
+        .output()
+        .expect("run the client")
 }
 
 #[test]
 fn a_governed_click_over_https_commits_and_an_untrusted_certificate_is_refused() {
     let dir = tempfile::tempdir().expect("temp dir");
-    let (cert, key) = certificate(dir.path());
+    let (ca, cert, key) = certificates(dir.path());
     let (_server, port) = serve(dir.path());
     let _proxy = tls_proxy(&cert, &key, port);
     let url = format!("https://[::1]:{port}/mcp");
 
-    let trusted = client(&url, Some(&cert), "commit");
+    let trusted = client(&url, &ca, "commit");
     let out = String::from_utf8_lossy(&trusted.stdout);
     assert!(
         trusted.status.success() && out.contains("https client: committed"),
@@ -163,7 +227,7 @@ fn a_governed_click_over_https_commits_and_an_untrusted_certificate_is_refused()
         String::from_utf8_lossy(&trusted.stderr)
     );
 
-    let untrusted = client(&url, None, "refused");
+    let untrusted = client(&url, &other_ca(dir.path()), "refused");
     let out = String::from_utf8_lossy(&untrusted.stdout);
     assert!(
         untrusted.status.success() && out.contains("https client: refused"),
