@@ -12,14 +12,14 @@
 //! holds no policy; the one decision it makes is *who* may call an operator method.
 
 mod approvals;
-mod auth;
+pub mod auth;
 mod console;
 mod health;
 mod identity;
 pub mod operator;
 mod roles;
 mod rpc;
-mod sse;
+pub mod sse;
 
 use std::net::SocketAddr;
 use std::sync::Arc;
