@@ -1,17 +1,10 @@
 //! `computer-control`: the binary. CLI, platform selection and transports; all
 //! behaviour lives in the engine.
 
-mod check;
-mod cli;
-#[cfg(feature = "fault-injection")]
-mod fault_driver;
-mod manifest;
-mod platform;
-mod transports;
-
 use std::process::ExitCode;
 
 use clap::Parser;
+use computer_control::cli;
 
 fn main() -> ExitCode {
     let args = cli::Cli::parse();

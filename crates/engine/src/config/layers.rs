@@ -152,7 +152,7 @@ fn check_governance(patch: &Value, issues: &mut Vec<Issue>) {
 }
 
 /// Validates one layer as a patch.
-pub(crate) fn validate_patch(patch: &Value) -> Result<Value, ConfigError> {
+pub fn validate_patch(patch: &Value) -> Result<Value, ConfigError> {
     let spec: &Ty = config_spec();
     let normalized = validate(spec, patch, ValidateMode::Patch)
         .map_err(|i| ConfigError::new("invalid config", i))?;

@@ -6,7 +6,7 @@ mod schema;
 mod types;
 
 pub use agent::{AGENT_SETTABLE, first_operator_only, patch_of};
-pub use layers::{ConfigError, ConfigStack, load_file};
+pub use layers::{ConfigError, ConfigStack, load_file, validate_patch};
 pub use schema::config_json_schema;
 pub(crate) use schema::{config_spec, defaults};
 pub use types::{

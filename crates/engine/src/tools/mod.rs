@@ -4,6 +4,8 @@
 //! how it runs) and one line in the table below.
 
 pub(crate) mod args;
+/// Argument validation, for the wire's fuzz checks and anyone validating before calling.
+pub use args::validate_args;
 pub(crate) mod def;
 pub(crate) mod exec;
 mod fields;

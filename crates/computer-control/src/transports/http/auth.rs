@@ -308,30 +308,49 @@ fn refuse(status: StatusCode, reason: &str, message: String) -> Response {
     json_response(status, &json!({"error": reason, "message": message}))
 }
 
-/// Every route: the `Host` must name this server and an `Origin`, when present, must be
-/// this server's own. A page on another site, even one whose DNS name was rebound to
-/// 127.0.0.1, fails one of the two.
-pub async fn guard(State(st): State<AppState>, req: Request, next: Next) -> Response {
-    let headers = req.headers();
+/// Why a request was turned away before reaching its route.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Refusal {
+    /// 403 for Host/Origin, 401 for a missing or unknown token.
+    pub status: StatusCode,
+    /// The wire `error`.
+    pub reason: &'static str,
+    /// The wire `message`.
+    pub message: &'static str,
+}
+
+/// The decision of [`guard`], apart from axum so it can be tested and fuzzed alone: the
+/// `Host` must name this server and an `Origin`, when present, must be this server's
+/// own. A page on another site, even one whose DNS name was rebound to 127.0.0.1, fails
+/// one of the two.
+pub fn check_host_origin(hosts: &Authorities, headers: &HeaderMap) -> Result<(), Refusal> {
     let host = headers.get(header::HOST).and_then(|v| v.to_str().ok());
-    let Some(host) = host.filter(|h| st.hosts.host_ok(h)) else {
-        return refuse(
-            StatusCode::FORBIDDEN,
-            "bad_host",
-            "the Host header does not name this server (DNS-rebinding protection)".into(),
-        );
+    let Some(host) = host.filter(|h| hosts.host_ok(h)) else {
+        return Err(Refusal {
+            status: StatusCode::FORBIDDEN,
+            reason: "bad_host",
+            message: "the Host header does not name this server (DNS-rebinding protection)",
+        });
     };
     if let Some(origin) = headers.get(header::ORIGIN) {
         let ok = origin.to_str().is_ok_and(|o| same_origin(o, host));
         if !ok {
-            return refuse(
-                StatusCode::FORBIDDEN,
-                "bad_origin",
-                "requests from another origin are refused".into(),
-            );
+            return Err(Refusal {
+                status: StatusCode::FORBIDDEN,
+                reason: "bad_origin",
+                message: "requests from another origin are refused",
+            });
         }
     }
-    next.run(req).await
+    Ok(())
+}
+
+/// Every route: [`check_host_origin`].
+pub async fn guard(State(st): State<AppState>, req: Request, next: Next) -> Response {
+    match check_host_origin(&st.hosts, req.headers()) {
+        Ok(()) => next.run(req).await,
+        Err(r) => refuse(r.status, r.reason, r.message.into()),
+    }
 }
 
 /// The operator channel (`--operator-listen`), after [`require_token`]: only the
@@ -350,7 +369,7 @@ pub async fn require_operator(req: Request, next: Next) -> Response {
 }
 
 /// The bearer token of a request, if it has one.
-fn bearer(headers: &HeaderMap) -> Option<&str> {
+pub fn bearer(headers: &HeaderMap) -> Option<&str> {
     let v = headers.get(header::AUTHORIZATION)?.to_str().ok()?;
     let (scheme, token) = v.trim().split_once(' ')?;
     scheme
@@ -358,26 +377,36 @@ fn bearer(headers: &HeaderMap) -> Option<&str> {
         .then_some(token.trim())
 }
 
-/// Protected routes: a valid token, whose [`Role`] and [`Identity`] go into the
-/// request extensions.
-pub async fn require_token(State(st): State<AppState>, mut req: Request, next: Next) -> Response {
-    let (identity, message) = match bearer(req.headers()) {
+/// The decision of [`require_token`], apart from axum: who the request's bearer token
+/// is, or why it is refused (401).
+pub fn authenticate(tokens: &Tokens, headers: &HeaderMap) -> Result<Identity, Refusal> {
+    let (identity, message) = match bearer(headers) {
         None => (None, "missing Authorization: Bearer <token>"),
-        Some(t) => (st.tokens.identify(t), "the bearer token is not valid"),
+        Some(t) => (tokens.identify(t), "the bearer token is not valid"),
     };
-    match identity {
-        Some(identity) => {
+    identity.ok_or(Refusal {
+        status: StatusCode::UNAUTHORIZED,
+        reason: "unauthorized",
+        message,
+    })
+}
+
+/// Protected routes: a valid token ([`authenticate`]), whose [`Role`] and [`Identity`]
+/// go into the request extensions.
+pub async fn require_token(State(st): State<AppState>, mut req: Request, next: Next) -> Response {
+    match authenticate(&st.tokens, req.headers()) {
+        Ok(identity) => {
             req.extensions_mut().insert(identity.role);
             req.extensions_mut().insert(identity);
             next.run(req).await
         }
-        None => {
-            let mut r = refuse(StatusCode::UNAUTHORIZED, "unauthorized", message.into());
-            r.headers_mut().insert(
+        Err(r) => {
+            let mut resp = refuse(r.status, r.reason, r.message.into());
+            resp.headers_mut().insert(
                 header::WWW_AUTHENTICATE,
                 HeaderValue::from_static("Bearer realm=\"computer-control\""),
             );
-            r
+            resp
         }
     }
 }

@@ -12,7 +12,7 @@
 //! holds no policy; the one decision it makes is *who* may call an operator method.
 
 mod approvals;
-mod auth;
+pub mod auth;
 mod console;
 mod health;
 mod identity;
@@ -20,7 +20,7 @@ pub mod operator;
 mod roles;
 pub mod routes;
 mod rpc;
-mod sse;
+pub mod sse;
 
 use std::net::SocketAddr;
 use std::sync::Arc;

@@ -117,7 +117,7 @@ impl Drop for Slot {
 
 /// The SSE form of an event: `id: <seq>`, `event: message`, `data: {type,payload,seq,at}`.
 /// Compact JSON never holds a raw newline, which an SSE data line must not contain.
-fn frame(ev: &Event) -> Bytes {
+pub fn frame(ev: &Event) -> Bytes {
     match serde_json::to_string(ev) {
         Ok(data) => Bytes::from(format!("id: {}\nevent: message\ndata: {data}\n\n", ev.seq)),
         Err(e) => Bytes::from(format!(": event {} not serializable: {e}\n\n", ev.seq)),
@@ -126,7 +126,7 @@ fn frame(ev: &Event) -> Bytes {
 
 /// `Last-Event-ID` as a sequence number. An id from the future (the server restarted
 /// and numbers began again) or one that is not a number replays the whole ring.
-fn resume_after(headers: &HeaderMap, last_seq: u64) -> Option<u64> {
+pub fn resume_after(headers: &HeaderMap, last_seq: u64) -> Option<u64> {
     headers
         .get("last-event-id")
         .and_then(|v| v.to_str().ok())

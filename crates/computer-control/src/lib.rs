@@ -1,0 +1,11 @@
+//! `computer-control` as a library: CLI, platform selection and transports. The binary
+//! (`main.rs`) only parses arguments and sets up logging, so the transports can also be
+//! linked by tests and the fuzz checks (`crates/fuzz-checks`).
+
+pub mod check;
+pub mod cli;
+#[cfg(feature = "fault-injection")]
+mod fault_driver;
+pub mod manifest;
+pub mod platform;
+pub mod transports;
