@@ -1,108 +1,268 @@
-//! `computer-control check`: what this machine offers, so an operator knows before a
-//! session why a tool would be unavailable (and which backend `--platform auto` picks).
+//! `computer-control check`: what this machine offers, as one document a host can show
+//! its user. Each area (platform, display, input, capture, accessibility, hotkey,
+//! journal, transports) is `ok`, `degraded` or `missing` with the reason, and every
+//! problem carries the one next step that fixes it; `blockers` lists them, first cause
+//! first. The document's JSON Schema is `check.schema.json` (`check --json-schema`);
+//! the same document is the MCP tool [`TOOL`].
+
+mod desktop;
+mod journal;
+mod transports;
 
 use std::process::ExitCode;
 
-use serde_json::{Value, json};
+use serde_json::{Map, Value, json};
 
-use cc_desktop::X11Desktop;
+use crate::session::Session;
 
-fn status(ok: bool, detail: impl Into<String>) -> Value {
-    json!({"ok": ok, "detail": detail.into()})
+/// The MCP tool that returns the report of the running server.
+pub const TOOL: &str = "check_setup";
+
+/// The JSON Schema of the report (one home: the file beside Cargo.toml).
+pub const SCHEMA: &str = include_str!("../check.schema.json");
+
+/// The areas, in the order they are reported and their problems listed.
+pub const AREAS: [&str; 8] = [
+    "platform",
+    "display",
+    "input",
+    "capture",
+    "accessibility",
+    "hotkey",
+    "journal",
+    "transports",
+];
+
+/// `check`'s options.
+#[derive(Debug, clap::Args)]
+pub struct CheckArgs {
+    /// Print the report as one JSON document (see --json-schema).
+    #[arg(long, conflicts_with = "json_schema")]
+    json: bool,
+    /// Print the JSON Schema of the report and exit.
+    #[arg(long)]
+    json_schema: bool,
+    /// The backend to check for, as `serve --platform` would pick it.
+    #[arg(
+        long,
+        value_enum,
+        env = "COMPUTER_CONTROL_PLATFORM",
+        default_value = "auto"
+    )]
+    platform: crate::cli::Platform,
+    /// The governance journal to check (as `serve --journal`).
+    #[arg(long, env = "COMPUTER_CONTROL_JOURNAL")]
+    journal: Option<std::path::PathBuf>,
 }
 
-/// Everything the X11 backend needs, probed on `$DISPLAY`.
-fn report() -> Value {
-    let display = std::env::var("DISPLAY").unwrap_or_default();
-    if display.trim().is_empty() {
-        let none = || status(false, "no X display ($DISPLAY is not set)");
-        return json!({
-            "platform_auto": "virtual",
-            "display": none(),
-            "xtest": none(),
-            "shm": none(),
-            "randr": none(),
-            "accessibility_bus": none(),
-            "hotkey_grab": none(),
-            "virtual_desktop": status(true, "built in"),
-        });
+impl CheckArgs {
+    /// True unless the virtual desktop was asked for (or only the schema).
+    pub fn wants_desktop(&self) -> bool {
+        !self.json_schema && self.platform != crate::cli::Platform::Virtual
     }
-    let mut d = match X11Desktop::connect(None) {
-        Ok(d) => d,
-        Err(e) => {
-            let down = || status(false, format!("not checked: {e}"));
-            return json!({
-                "platform_auto": "virtual",
-                "display": status(false, format!("{display}: {e}")),
-                "xtest": down(),
-                "shm": down(),
-                "randr": down(),
-                "accessibility_bus": down(),
-                "hotkey_grab": down(),
-                "virtual_desktop": status(true, "built in"),
-            });
-        }
-    };
-    let r = d.report();
-    let randr = if r.randr_monitors {
-        format!("RandR 1.5 monitors: {}", r.monitors)
-    } else if r.randr {
-        format!(
-            "RandR without monitors (< 1.5): whole screen, {} display",
-            r.monitors
-        )
-    } else {
-        "no RandR: whole screen as one display, no change notifications".to_string()
-    };
-    json!({
-        "platform_auto": if r.xtest { "x11" } else { "virtual" },
-        "display": status(true, format!(
-            "{} ({})",
-            r.display,
-            if r.window_manager { "EWMH window manager" } else { "no EWMH window manager: window list from the root's children" }
-        )),
-        "xtest": status(r.xtest, if r.xtest {
-            format!("input available ({} spare keycodes for any Unicode)", r.spare_keycodes)
-        } else {
-            "missing: no input, --platform auto uses the virtual desktop".to_string()
-        }),
-        "shm": status(r.shm, if r.shm { "MIT-SHM capture" } else { "no MIT-SHM: core GetImage capture (slower)" }),
-        "randr": status(r.randr, randr),
-        "accessibility_bus": match &r.accessibility {
-            Ok(()) => status(true, "AT-SPI bus joined"),
-            Err(e) => status(false, e.clone()),
-        },
-        "hotkey_grab": match &r.hotkey {
-            Ok(()) => status(true, format!("{} grabbed", cc_desktop::x11::DEFAULT_HOTKEY)),
-            Err(e) => status(false, e.clone()),
-        },
-        "virtual_desktop": status(true, "built in"),
-    })
 }
 
-/// Prints the diagnostics; exit 0 (the virtual desktop always works).
-pub fn run(as_json: bool) -> ExitCode {
-    let report = report();
-    if as_json {
-        println!(
-            "{}",
-            serde_json::to_string_pretty(&report).unwrap_or_default()
-        );
-    } else {
-        for (k, v) in report.as_object().into_iter().flatten() {
-            let line = match (v.get("ok").and_then(Value::as_bool), v.get("detail")) {
-                (Some(ok), Some(detail)) => format!(
-                    "{} {}",
-                    if ok { "ok  " } else { "FAIL" },
-                    detail.as_str().unwrap_or_default()
-                ),
-                _ => v
-                    .as_str()
-                    .map(str::to_string)
-                    .unwrap_or_else(|| v.to_string()),
-            };
-            println!("{k:<18} {line}");
+/// The state of one area.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Status {
+    Ok,
+    Degraded,
+    Missing,
+}
+
+impl Status {
+    fn as_str(self) -> &'static str {
+        match self {
+            Status::Ok => "ok",
+            Status::Degraded => "degraded",
+            Status::Missing => "missing",
         }
     }
-    ExitCode::SUCCESS
+}
+
+/// One area's finding: its status, why, the fix when it is not ok, and details.
+#[derive(Debug, Clone)]
+pub struct Finding {
+    pub status: Status,
+    pub reason: String,
+    pub next_step: Option<String>,
+    pub details: Map<String, Value>,
+}
+
+impl Finding {
+    pub fn ok(reason: impl Into<String>) -> Finding {
+        Finding {
+            status: Status::Ok,
+            reason: reason.into(),
+            next_step: None,
+            details: Map::new(),
+        }
+    }
+
+    /// A problem: `status` must not be ok, and `next_step` is what fixes it.
+    pub fn problem(
+        status: Status,
+        reason: impl Into<String>,
+        next_step: impl Into<String>,
+    ) -> Finding {
+        Finding {
+            status,
+            reason: reason.into(),
+            next_step: Some(next_step.into()),
+            details: Map::new(),
+        }
+    }
+
+    pub fn with(mut self, key: &str, value: Value) -> Finding {
+        self.details.insert(key.to_string(), value);
+        self
+    }
+
+    fn to_json(&self) -> Value {
+        let mut m = Map::new();
+        m.insert("status".into(), json!(self.status.as_str()));
+        m.insert("reason".into(), json!(self.reason));
+        if let Some(n) = &self.next_step {
+            m.insert("next_step".into(), json!(n));
+        }
+        m.extend(self.details.clone());
+        Value::Object(m)
+    }
+}
+
+/// What the running server knows better than a fresh probe: its backend, and that it
+/// holds the hotkey and the journal itself.
+pub struct ServerView {
+    pub platform: &'static str,
+    pub capabilities: Value,
+}
+
+/// What to check.
+pub struct Options {
+    /// `auto`, `x11` or `virtual`.
+    pub platform: &'static str,
+    /// `governance.journal` as configured (empty: the default place).
+    pub journal: String,
+}
+
+/// The whole report. Blocks (X connection, accessibility bus): run it off async code.
+pub fn report(opts: &Options, session: &Session, server: Option<&ServerView>) -> Value {
+    let mut found: Vec<(&str, Finding)> = desktop::findings(opts.platform, server);
+    found.push(("journal", journal::finding(&opts.journal, server.is_some())));
+    found.push(("transports", transports::finding()));
+    let mut doc = Map::new();
+    doc.insert("version".into(), json!(env!("CARGO_PKG_VERSION")));
+    doc.insert("session".into(), session.to_json());
+    let mut problems: Vec<(&str, &Finding)> = Vec::new();
+    for area in AREAS {
+        let Some((_, f)) = found.iter().find(|(a, _)| *a == area) else {
+            continue;
+        };
+        doc.insert(area.into(), f.to_json());
+        if f.status != Status::Ok {
+            problems.push((area, f));
+        }
+    }
+    // Missing before degraded (what stops a feature before what slows it), and one
+    // blocker per distinct next step: the first cause names it.
+    problems.sort_by_key(|(_, f)| f.status != Status::Missing);
+    let mut blockers: Vec<Value> = Vec::new();
+    let mut steps: Vec<&str> = Vec::new();
+    for (area, f) in problems {
+        let Some(step) = f.next_step.as_deref() else {
+            continue;
+        };
+        if steps.contains(&step) {
+            continue;
+        }
+        steps.push(step);
+        blockers.push(json!({
+            "area": area,
+            "status": f.status.as_str(),
+            "reason": f.reason,
+            "next_step": step,
+        }));
+    }
+    let ready = found.iter().all(|(_, f)| f.status != Status::Missing);
+    doc.insert("ready".into(), json!(ready));
+    doc.insert("blockers".into(), Value::Array(blockers));
+    Value::Object(doc)
+}
+
+/// The report of a running server (the MCP tool): its backend and capabilities, the
+/// journal it holds, and a fresh look at the desktop.
+pub fn for_server(engine: &cc_engine::Engine) -> Value {
+    let view = ServerView {
+        platform: engine.platform(),
+        capabilities: engine.capabilities_json(),
+    };
+    let journal = engine.base_config().config().governance.journal.clone();
+    let platform = if view.platform == "virtual" {
+        "virtual"
+    } else {
+        "x11"
+    };
+    let opts = Options { platform, journal };
+    let session = crate::session::current();
+    // The accessibility probe runs its own runtime, which tokio refuses inside another
+    // runtime's threads: a plain thread keeps it out of the server's.
+    std::thread::spawn(move || report(&opts, &session, Some(&view)))
+        .join()
+        .unwrap_or_else(|_| json!({"error": "the check panicked"}))
+}
+
+/// Prints the report (text, or JSON) or the schema; exit 0 either way: the virtual
+/// desktop always works, and `ready`/`blockers` say what does not.
+pub fn run(args: &CheckArgs, session: &Session) -> anyhow::Result<ExitCode> {
+    if args.json_schema {
+        print!("{SCHEMA}");
+        return Ok(ExitCode::SUCCESS);
+    }
+    let journal = match &args.journal {
+        Some(p) => p
+            .to_str()
+            .ok_or_else(|| anyhow::anyhow!("--journal {} is not valid UTF-8", p.display()))?
+            .to_string(),
+        None => String::new(),
+    };
+    let opts = Options {
+        platform: args.platform.name(),
+        journal,
+    };
+    let doc = report(&opts, session, None);
+    if args.json {
+        println!("{}", serde_json::to_string_pretty(&doc)?);
+    } else {
+        print!("{}", text(&doc));
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+/// The report for a terminal: one line per area, the next step under each problem.
+fn text(doc: &Value) -> String {
+    let mut out = String::new();
+    for area in AREAS {
+        let f = &doc[area];
+        let status = f["status"].as_str().unwrap_or_default();
+        out.push_str(&format!(
+            "{status:<9} {area:<14} {}\n",
+            f["reason"].as_str().unwrap_or_default()
+        ));
+        if let Some(step) = f["next_step"].as_str() {
+            out.push_str(&format!("{:<24}next: {step}\n", ""));
+        }
+    }
+    out.push_str("session:\n");
+    for (var, v) in doc["session"].as_object().into_iter().flatten() {
+        if let (Some(value), Some(source)) = (v["value"].as_str(), v["source"].as_str()) {
+            out.push_str(&format!("  {var}={value}  ({source})\n"));
+        }
+    }
+    let ready = doc["ready"].as_bool().unwrap_or(false);
+    out.push_str(if ready {
+        "ready\n"
+    } else {
+        "not ready: see the next steps above\n"
+    });
+    out
 }

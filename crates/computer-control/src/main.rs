@@ -5,6 +5,8 @@ mod check;
 mod cli;
 mod manifest;
 mod platform;
+mod session;
+mod setup;
 mod transports;
 
 use std::process::ExitCode;
