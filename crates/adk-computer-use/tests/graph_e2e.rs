@@ -207,6 +207,9 @@ async fn a_click_without_a_postcondition_is_committed_unverified_over_mcp() {
 /// The operator's approval over HTTP, as the console sends it.
 async fn approve(base: &str, session_id: &str, action_id: &str, digest: &str) -> ApprovalGrant {
     let body = json!({"session_id": session_id, "action_id": action_id, "args_digest": digest, "ttl_ms": 120_000});
+    // The `rustls` feature leaves reqwest's rustls without a provider: install ring's.
+    #[cfg(feature = "rustls")]
+    let _ = rustls::crypto::ring::default_provider().install_default();
     let response = reqwest::Client::builder()
         .no_proxy()
         .build()

@@ -270,6 +270,10 @@ fn start(transport: &str, extra: &[&str], prefixes: &'static [&'static str]) -> 
 }
 
 fn client() -> reqwest::Client {
+    // With every workspace feature on, reqwest's rustls comes without a crypto provider
+    // (the client library's `rustls` feature installs its own at run time): install ring's
+    // once, before any client is built.
+    let _ = rustls::crypto::ring::default_provider().install_default();
     reqwest::Client::builder()
         .no_proxy()
         .timeout(Duration::from_secs(60))

@@ -29,6 +29,10 @@ pub fn confirm_clicks_config(tokens: Value) -> Value {
 
 /// Opens an MCP session on `{base}/mcp` with `token`.
 pub async fn agent(base: &str, token: &str) -> Agent {
+    // With every workspace feature on, reqwest's rustls comes without a crypto provider
+    // (the client library's `rustls` feature installs its own at run time): install ring's
+    // once, before any client is built.
+    let _ = rustls::crypto::ring::default_provider().install_default();
     let config = StreamableHttpClientTransportConfig::with_uri(format!("{base}/mcp"))
         .auth_header(token.to_string());
     let transport = StreamableHttpClientTransport::from_config(config);
