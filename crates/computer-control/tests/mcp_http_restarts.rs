@@ -143,6 +143,18 @@ struct AgentLog {
 
 /// What a retried action answered, checked against what was acknowledged.
 fn check_retry(s: &Sent, is_error: bool, body: &Value) -> String {
+    // A replayed receipt that did not commit answers `{error: <status>, receipt}`: the
+    // same receipt as before, never a second attempt.
+    if is_error && body.get("receipt").is_some() {
+        let receipt = &body["receipt"];
+        if let Some(ack) = &s.ack {
+            assert_eq!(receipt, ack, "an acknowledged receipt changed");
+        }
+        let status = receipt["status"].as_str().unwrap_or_default().to_string();
+        assert_eq!(body["error"], status.as_str(), "{body}");
+        assert_eq!(status, "indeterminate", "{body}");
+        return status;
+    }
     if is_error {
         assert!(
             !s.on_desktop,
