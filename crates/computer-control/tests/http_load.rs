@@ -225,10 +225,11 @@ async fn run(calls_per_agent: usize) -> Report {
                 assert!(
                     quiet[i] < 40 && Instant::now() < deadline,
                     "live subscriber {i} stopped at event {} of {last_seq} without a \
-                     `: dropped` marker ({} events, {} gaps)",
+                     `: dropped` marker ({} events, {} gaps, stream closed: {})",
                     v.last.load(Ordering::Relaxed),
                     v.events.load(Ordering::Relaxed),
                     v.gaps.load(Ordering::Relaxed),
+                    readers[i].is_finished(),
                 );
             }
         }

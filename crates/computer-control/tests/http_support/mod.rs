@@ -174,7 +174,7 @@ impl Server {
 
     /// Opens `/events` (optionally resuming).
     pub async fn events(&self, token: &str, last_event_id: Option<u64>) -> Sse {
-        let mut req = client().get(self.url("/events")).bearer_auth(token);
+        let mut req = stream_client().get(self.url("/events")).bearer_auth(token);
         if let Some(id) = last_event_id {
             req = req.header("last-event-id", id.to_string());
         }
@@ -214,6 +214,17 @@ pub fn client() -> reqwest::Client {
     reqwest::Client::builder()
         .no_proxy()
         .timeout(Duration::from_secs(120))
+        .build()
+        .expect("client")
+}
+
+/// A client for event streams: no limit on the whole response (a stream may be read
+/// for longer than any request takes), only on each read; keep-alives come every 15 s.
+pub fn stream_client() -> reqwest::Client {
+    reqwest::Client::builder()
+        .no_proxy()
+        .connect_timeout(Duration::from_secs(30))
+        .read_timeout(Duration::from_secs(120))
         .build()
         .expect("client")
 }
