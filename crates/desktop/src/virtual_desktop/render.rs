@@ -138,7 +138,6 @@ impl Framebuffer {
 
 #[cfg(test)]
 mod tests {
-    use std::time::Instant;
 
     use cc_protocol::Role;
 
@@ -178,25 +177,5 @@ mod tests {
         // Pointer motion alone changes no pixel (no cursor is drawn).
         a.pointer_move(700, 700).unwrap();
         assert_eq!(a.capture(rect(0, 0, 1920, 1080)).unwrap(), fa);
-    }
-
-    #[test]
-    fn capture_timing() {
-        let mut d = desk();
-        let full = rect(0, 0, 1920, 1080);
-        d.capture(full).unwrap();
-        let n = 20;
-        let t = Instant::now();
-        for _ in 0..n {
-            d.capture(full).unwrap();
-        }
-        let clean = t.elapsed() / n;
-        let t = Instant::now();
-        for i in 0..n {
-            d.type_char(if i % 2 == 0 { 'x' } else { 'y' }).unwrap();
-            d.capture(full).unwrap();
-        }
-        let dirty = t.elapsed() / n;
-        println!("full 1920x1080 capture: clean {clean:?}, after a change {dirty:?}");
     }
 }
