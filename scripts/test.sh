@@ -75,6 +75,30 @@ if [ ! -x "$conformance_dir/node_modules/.bin/node" ] || [ ! -d "$conformance_di
   (cd "$conformance_dir" && npm install --no-save --no-audit --no-fund >/dev/null)
 fi
 
+# The packaging tests (tests/packaging.rs, tests/registry.rs): maturin and zig (the
+# portable x86-64 build), uv (uvx), Debian's aarch64 cross toolchain and qemu-user, and
+# rustup's aarch64 standard library.
+pkgs=()
+command -v aarch64-linux-gnu-gcc >/dev/null 2>&1 || pkgs+=(gcc-aarch64-linux-gnu libc6-dev-arm64-cross)
+command -v qemu-aarch64 >/dev/null 2>&1 || pkgs+=(qemu-user)
+command -v objdump >/dev/null 2>&1 || pkgs+=(binutils)
+command -v file >/dev/null 2>&1 || pkgs+=(file)
+command -v unzip >/dev/null 2>&1 || pkgs+=(unzip)
+if [ ${#pkgs[@]} -gt 0 ]; then
+  echo "installing the packaging tests' prerequisites: ${pkgs[*]}"
+  if [ "$(id -u)" = 0 ]; then SUDO=""; else SUDO="sudo"; fi
+  export DEBIAN_FRONTEND=noninteractive
+  $SUDO apt-get update -qq
+  $SUDO apt-get install -y -qq --no-install-recommends "${pkgs[@]}" >/dev/null
+fi
+if ! python3 -c "import importlib.metadata as m, sys; sys.exit(not (m.version('maturin') == '1.16.0' and m.version('ziglang') == '0.17.1' and m.version('uv') == '0.13.9'))" 2>/dev/null; then
+  echo "installing maturin, zig and uv for the packaging tests"
+  python3 -m pip install --quiet 'maturin==1.16.0' 'ziglang==0.17.1' 'uv==0.13.9' ||
+    python3 -m pip install --quiet --break-system-packages 'maturin==1.16.0' 'ziglang==0.17.1' 'uv==0.13.9'
+fi
+rustup target list --installed | grep -qx aarch64-unknown-linux-gnu ||
+  rustup target add aarch64-unknown-linux-gnu
+
 # A clean machine gains nothing from incremental caches (a third of a clean build's disk).
 if [ -n "${CI:-}" ]; then export CARGO_INCREMENTAL=0; fi
 
@@ -92,6 +116,11 @@ fi
 # Lint the library as its users get it (default features), then with every feature.
 cargo clippy --workspace --all-targets -- -D warnings
 cargo clippy --workspace --all-targets --all-features -- -D warnings
+# The release artifacts, built once (x86-64 and aarch64 wheels, their binaries, the npm
+# tarballs); the packaging tests install these instead of building their own.
+export DIST="${CARGO_TARGET_DIR:-target}/dist"
+scripts/package.sh
+export COMPUTER_CONTROL_DIST="$(cd "$DIST" && pwd)"
 # One test build with every feature, so the client library's in-process runtime (`local`,
 # off by default) is tested too. Testing it in a second `cargo test -p` would resolve the
 # dependencies' features differently and build everything twice: twice the disk.

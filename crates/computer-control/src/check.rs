@@ -1,196 +1,270 @@
-//! `computer-control check`: what this machine offers, so an operator knows before a
-//! session why a tool would be unavailable (and which backend `--platform auto` picks).
+//! `computer-control check`: what this machine offers, as one document a host can show
+//! its user. Each area (platform, display, input, capture, accessibility, hotkey,
+//! journal, transports) is `ok`, `degraded` or `missing` with the reason, and every
+//! problem carries the one next step that fixes it; `blockers` lists them, first cause
+//! first. The document's JSON Schema is `check.schema.json` (`check --json-schema`);
+//! the same document is the MCP tool [`TOOL`].
+
+mod desktop;
+mod journal;
+mod transports;
+#[cfg(all(feature = "wlroots", target_os = "linux"))]
+mod wayland;
+#[cfg(all(feature = "x11", unix))]
+mod x11;
 
 use std::process::ExitCode;
 
-use serde_json::{Value, json};
+use serde_json::{Map, Value, json};
 
-#[cfg(all(feature = "x11", unix))]
-use cc_desktop_x11::{DEFAULT_HOTKEY, X11Desktop};
+use crate::session::Session;
 
-fn status(ok: bool, detail: impl Into<String>) -> Value {
-    json!({"ok": ok, "detail": detail.into()})
+/// The MCP tool that returns the report of the running server.
+pub const TOOL: &str = "check_setup";
+
+/// The JSON Schema of the report (one home: the file beside Cargo.toml).
+pub const SCHEMA: &str = include_str!("../check.schema.json");
+
+/// The areas, in the order they are reported and their problems listed.
+pub const AREAS: [&str; 8] = [
+    "platform",
+    "display",
+    "input",
+    "capture",
+    "accessibility",
+    "hotkey",
+    "journal",
+    "transports",
+];
+
+/// `check`'s options.
+#[derive(Debug, clap::Args)]
+pub struct CheckArgs {
+    /// Print the report as one JSON document (see --json-schema).
+    #[arg(long, conflicts_with = "json_schema")]
+    json: bool,
+    /// Print the JSON Schema of the report and exit.
+    #[arg(long)]
+    json_schema: bool,
+    /// The backend to check for, as `serve --platform` would pick it.
+    #[arg(
+        long,
+        env = "COMPUTER_CONTROL_PLATFORM",
+        default_value = "auto",
+        value_parser = clap::builder::PossibleValuesParser::new(crate::platform::names())
+    )]
+    platform: String,
+    /// The governance journal to check (as `serve --journal`).
+    #[arg(long, env = "COMPUTER_CONTROL_JOURNAL")]
+    journal: Option<std::path::PathBuf>,
 }
 
-/// Without the X11 driver built in, only the virtual desktop is there.
-#[cfg(not(all(feature = "x11", unix)))]
-fn report() -> Value {
-    json!({
-        "platform_auto": "virtual",
-        "display": status(false, "this build has no X11 driver (cargo feature x11)"),
-        "virtual_desktop": status(true, "built in"),
-    })
-}
-
-/// Everything the X11 backend needs, probed on `$DISPLAY`.
-#[cfg(all(feature = "x11", unix))]
-fn report() -> Value {
-    let display = std::env::var("DISPLAY").unwrap_or_default();
-    if display.trim().is_empty() {
-        let none = || status(false, "no X display ($DISPLAY is not set)");
-        return json!({
-            "platform_auto": "virtual",
-            "display": none(),
-            "xtest": none(),
-            "shm": none(),
-            "randr": none(),
-            "accessibility_bus": none(),
-            "hotkey_grab": none(),
-            "virtual_desktop": status(true, "built in"),
-        });
+impl CheckArgs {
+    /// True unless the virtual desktop was asked for (or only the schema).
+    pub fn wants_desktop(&self) -> bool {
+        !self.json_schema && self.platform != "virtual"
     }
-    let mut d = match X11Desktop::connect(None) {
-        Ok(d) => d,
-        Err(e) => {
-            let down = || status(false, format!("not checked: {e}"));
-            return json!({
-                "platform_auto": "virtual",
-                "display": status(false, format!("{display}: {e}")),
-                "xtest": down(),
-                "shm": down(),
-                "randr": down(),
-                "accessibility_bus": down(),
-                "hotkey_grab": down(),
-                "virtual_desktop": status(true, "built in"),
-            });
-        }
-    };
-    let r = d.report();
-    let randr = if r.randr_monitors {
-        format!("RandR 1.5 monitors: {}", r.monitors)
-    } else if r.randr {
-        format!(
-            "RandR without monitors (< 1.5): whole screen, {} display",
-            r.monitors
-        )
-    } else {
-        "no RandR: whole screen as one display, no change notifications".to_string()
-    };
-    json!({
-        "platform_auto": if r.xtest { "x11" } else { "virtual" },
-        "display": status(true, format!(
-            "{} ({})",
-            r.display,
-            if r.window_manager { "EWMH window manager" } else { "no EWMH window manager: window list from the root's children" }
-        )),
-        "xtest": status(r.xtest, if r.xtest {
-            format!("input available ({} spare keycodes for any Unicode)", r.spare_keycodes)
-        } else {
-            "missing: no input, --platform auto uses the virtual desktop".to_string()
-        }),
-        "shm": status(r.shm, if r.shm { "MIT-SHM capture" } else { "no MIT-SHM: core GetImage capture (slower)" }),
-        "randr": status(r.randr, randr),
-        "accessibility_bus": match &r.accessibility {
-            Ok(()) => status(true, "AT-SPI bus joined"),
-            Err(e) => status(false, e.clone()),
-        },
-        "hotkey_grab": match &r.hotkey {
-            Ok(()) => status(true, format!("{} grabbed", DEFAULT_HOTKEY)),
-            Err(e) => status(false, e.clone()),
-        },
-        "virtual_desktop": status(true, "built in"),
-    })
 }
 
-/// The compositor on `$WAYLAND_DISPLAY`: each protocol the wlroots driver uses, present
-/// or missing and what its absence disables; `platform_auto` becomes `wlroots` when
-/// everything it needs is there (auto tries it before X11).
-#[cfg(all(feature = "wlroots", target_os = "linux"))]
-fn with_wayland(mut report: Value) -> Value {
-    let Some(obj) = report.as_object_mut() else {
-        return report;
-    };
-    let display = std::env::var("WAYLAND_DISPLAY").unwrap_or_default();
-    if display.trim().is_empty() {
-        obj.insert(
-            "wayland_display".into(),
-            status(false, "no Wayland compositor ($WAYLAND_DISPLAY is not set)"),
-        );
-        return report;
-    }
-    let d = match cc_desktop_wlroots::WlrootsDesktop::connect(None) {
-        Ok(d) => d,
-        Err(e) => {
-            obj.insert(
-                "wayland_display".into(),
-                status(false, format!("{display}: {e}")),
-            );
-            return report;
+/// The state of one area.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Status {
+    Ok,
+    Degraded,
+    Missing,
+}
+
+impl Status {
+    fn as_str(self) -> &'static str {
+        match self {
+            Status::Ok => "ok",
+            Status::Degraded => "degraded",
+            Status::Missing => "missing",
         }
-    };
-    let r = d.report();
-    obj.insert(
-        "wayland_display".into(),
-        status(true, format!("{} ({} outputs)", r.display, r.outputs)),
-    );
-    for p in &r.protocols {
-        let detail = if p.present {
-            "offered".to_string()
-        } else if p.required {
-            format!(
-                "missing: {}; --platform auto does not use wlroots",
-                p.without
-            )
-        } else {
-            format!("missing: {}", p.without)
+    }
+}
+
+/// One area's finding: its status, why, the fix when it is not ok, and details.
+#[derive(Debug, Clone)]
+pub struct Finding {
+    pub status: Status,
+    pub reason: String,
+    pub next_step: Option<String>,
+    pub details: Map<String, Value>,
+}
+
+impl Finding {
+    pub fn ok(reason: impl Into<String>) -> Finding {
+        Finding {
+            status: Status::Ok,
+            reason: reason.into(),
+            next_step: None,
+            details: Map::new(),
+        }
+    }
+
+    /// A problem: `status` must not be ok, and `next_step` is what fixes it.
+    pub fn problem(
+        status: Status,
+        reason: impl Into<String>,
+        next_step: impl Into<String>,
+    ) -> Finding {
+        Finding {
+            status,
+            reason: reason.into(),
+            next_step: Some(next_step.into()),
+            details: Map::new(),
+        }
+    }
+
+    pub fn with(mut self, key: &str, value: Value) -> Finding {
+        self.details.insert(key.to_string(), value);
+        self
+    }
+
+    fn to_json(&self) -> Value {
+        let mut m = Map::new();
+        m.insert("status".into(), json!(self.status.as_str()));
+        m.insert("reason".into(), json!(self.reason));
+        if let Some(n) = &self.next_step {
+            m.insert("next_step".into(), json!(n));
+        }
+        m.extend(self.details.clone());
+        Value::Object(m)
+    }
+}
+
+/// What the running server knows better than a fresh probe: its backend, and that it
+/// holds the hotkey and the journal itself.
+pub struct ServerView {
+    pub platform: &'static str,
+    pub capabilities: Value,
+}
+
+/// What to check.
+pub struct Options {
+    /// `auto`, `virtual` or a built-in driver's name (`x11`, `wlroots`).
+    pub platform: String,
+    /// `governance.journal` as configured (empty: the default place).
+    pub journal: String,
+}
+
+/// The whole report. Blocks (X connection, accessibility bus): run it off async code.
+pub fn report(opts: &Options, session: &Session, server: Option<&ServerView>) -> Value {
+    let mut found: Vec<(&str, Finding)> = desktop::findings(&opts.platform, server);
+    found.push(("journal", journal::finding(&opts.journal, server.is_some())));
+    found.push(("transports", transports::finding()));
+    let mut doc = Map::new();
+    doc.insert("version".into(), json!(env!("CARGO_PKG_VERSION")));
+    doc.insert("session".into(), session.to_json());
+    let mut problems: Vec<(&str, &Finding)> = Vec::new();
+    for area in AREAS {
+        let Some((_, f)) = found.iter().find(|(a, _)| *a == area) else {
+            continue;
         };
-        obj.insert(p.name.into(), status(p.present, detail));
-    }
-    obj.insert(
-        "sway_ipc".into(),
-        match &r.sway_ipc {
-            Ok(()) => status(true, "window rectangles, pids and focus"),
-            Err(e) => status(false, e.clone()),
-        },
-    );
-    obj.insert(
-        "wayland_emergency_stop".into(),
-        status(
-            true,
-            "no global grab on Wayland: bind a compositor key to create safety.panic_file",
-        ),
-    );
-    obj.insert(
-        "wayland_accessibility".into(),
-        match &r.accessibility {
-            Ok(()) => status(true, "AT-SPI bus joined"),
-            Err(e) => status(false, e.clone()),
-        },
-    );
-    if r.protocols.iter().all(|p| p.present || !p.required) {
-        obj.insert("platform_auto".into(), json!("wlroots"));
-    }
-    report
-}
-
-#[cfg(not(all(feature = "wlroots", target_os = "linux")))]
-fn with_wayland(report: Value) -> Value {
-    report
-}
-
-/// Prints the diagnostics; exit 0 (the virtual desktop always works).
-pub fn run(as_json: bool) -> ExitCode {
-    let report = with_wayland(report());
-    if as_json {
-        println!(
-            "{}",
-            serde_json::to_string_pretty(&report).unwrap_or_default()
-        );
-    } else {
-        for (k, v) in report.as_object().into_iter().flatten() {
-            let line = match (v.get("ok").and_then(Value::as_bool), v.get("detail")) {
-                (Some(ok), Some(detail)) => format!(
-                    "{} {}",
-                    if ok { "ok  " } else { "FAIL" },
-                    detail.as_str().unwrap_or_default()
-                ),
-                _ => v
-                    .as_str()
-                    .map(str::to_string)
-                    .unwrap_or_else(|| v.to_string()),
-            };
-            println!("{k:<18} {line}");
+        doc.insert(area.into(), f.to_json());
+        if f.status != Status::Ok {
+            problems.push((area, f));
         }
     }
-    ExitCode::SUCCESS
+    // Missing before degraded (what stops a feature before what slows it), and one
+    // blocker per distinct next step: the first cause names it.
+    problems.sort_by_key(|(_, f)| f.status != Status::Missing);
+    let mut blockers: Vec<Value> = Vec::new();
+    let mut steps: Vec<&str> = Vec::new();
+    for (area, f) in problems {
+        let Some(step) = f.next_step.as_deref() else {
+            continue;
+        };
+        if steps.contains(&step) {
+            continue;
+        }
+        steps.push(step);
+        blockers.push(json!({
+            "area": area,
+            "status": f.status.as_str(),
+            "reason": f.reason,
+            "next_step": step,
+        }));
+    }
+    let ready = found.iter().all(|(_, f)| f.status != Status::Missing);
+    doc.insert("ready".into(), json!(ready));
+    doc.insert("blockers".into(), Value::Array(blockers));
+    Value::Object(doc)
+}
+
+/// The report of a running server (the MCP tool): its backend and capabilities, the
+/// journal it holds, and a fresh look at the desktop.
+pub fn for_server(engine: &cc_engine::Engine) -> Value {
+    let view = ServerView {
+        platform: engine.platform(),
+        capabilities: engine.capabilities_json(),
+    };
+    let journal = engine.base_config().config().governance.journal.clone();
+    let opts = Options {
+        platform: view.platform.to_string(),
+        journal,
+    };
+    let session = crate::session::current();
+    // The accessibility probe runs its own runtime, which tokio refuses inside another
+    // runtime's threads: a plain thread keeps it out of the server's.
+    std::thread::spawn(move || report(&opts, &session, Some(&view)))
+        .join()
+        .unwrap_or_else(|_| json!({"error": "the check panicked"}))
+}
+
+/// Prints the report (text, or JSON) or the schema; exit 0 either way: the virtual
+/// desktop always works, and `ready`/`blockers` say what does not.
+pub fn run(args: &CheckArgs, session: &Session) -> anyhow::Result<ExitCode> {
+    if args.json_schema {
+        print!("{SCHEMA}");
+        return Ok(ExitCode::SUCCESS);
+    }
+    let journal = match &args.journal {
+        Some(p) => p
+            .to_str()
+            .ok_or_else(|| anyhow::anyhow!("--journal {} is not valid UTF-8", p.display()))?
+            .to_string(),
+        None => String::new(),
+    };
+    let opts = Options {
+        platform: args.platform.clone(),
+        journal,
+    };
+    let doc = report(&opts, session, None);
+    if args.json {
+        println!("{}", serde_json::to_string_pretty(&doc)?);
+    } else {
+        print!("{}", text(&doc));
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+/// The report for a terminal: one line per area, the next step under each problem.
+fn text(doc: &Value) -> String {
+    let mut out = String::new();
+    for area in AREAS {
+        let f = &doc[area];
+        let status = f["status"].as_str().unwrap_or_default();
+        out.push_str(&format!(
+            "{status:<9} {area:<14} {}\n",
+            f["reason"].as_str().unwrap_or_default()
+        ));
+        if let Some(step) = f["next_step"].as_str() {
+            out.push_str(&format!("{:<24}next: {step}\n", ""));
+        }
+    }
+    out.push_str("session:\n");
+    for (var, v) in doc["session"].as_object().into_iter().flatten() {
+        if let (Some(value), Some(source)) = (v["value"].as_str(), v["source"].as_str()) {
+            out.push_str(&format!("  {var}={value}  ({source})\n"));
+        }
+    }
+    let ready = doc["ready"].as_bool().unwrap_or(false);
+    out.push_str(if ready {
+        "ready\n"
+    } else {
+        "not ready: see the next steps above\n"
+    });
+    out
 }

@@ -24,12 +24,15 @@ pub struct Cli {
 enum Command {
     /// Serve the protocol (stdio JSON-RPC by default).
     Serve(ServeArgs),
-    /// Diagnose the desktop: display, XTest, SHM, RandR, accessibility bus, hotkey.
-    Check {
-        /// Print JSON instead of text.
-        #[arg(long)]
-        json: bool,
-    },
+    /// Serve MCP on stdio: `serve --transport mcp` in a form no host launcher mistakes
+    /// for its own options (the MCP Inspector reads `--transport` itself).
+    Mcp(CommonArgs),
+    /// Diagnose the desktop: platform, display, input, capture, accessibility, hotkey,
+    /// journal and transports, each with what to do about a problem.
+    Check(check::CheckArgs),
+    /// Print the snippet that adds this server to an MCP host (Claude Desktop, Claude
+    /// Code, Codex, Cursor, the MCP Inspector, any stdio client).
+    Setup(crate::setup::SetupArgs),
     /// List the declared tools and events.
     List {
         /// Print JSON instead of text.
@@ -52,9 +55,6 @@ enum Transport {
 
 #[derive(Debug, clap::Args)]
 struct ServeArgs {
-    /// Config file (JSON). Also COMPUTER_CONTROL_CONFIG; blank means none.
-    #[arg(long, env = "COMPUTER_CONTROL_CONFIG")]
-    config: Option<String>,
     /// Transport.
     #[arg(long, value_enum, default_value = "stdio")]
     transport: Transport,
@@ -64,8 +64,20 @@ struct ServeArgs {
     /// HTTP port.
     #[arg(long, default_value_t = 8765)]
     port: u16,
-    /// Desktop backend (overrides platform.name of the config).
-    #[arg(long, value_parser = clap::builder::PossibleValuesParser::new(platform::names()))]
+    #[command(flatten)]
+    common: CommonArgs,
+}
+
+/// The options `serve` and `mcp` share: what the server governs and where it keeps it.
+#[derive(Debug, clap::Args)]
+pub struct CommonArgs {
+    /// Config file (JSON). Also COMPUTER_CONTROL_CONFIG; blank means none.
+    #[arg(long, env = "COMPUTER_CONTROL_CONFIG")]
+    config: Option<String>,
+    /// Desktop backend (overrides platform.name of the config). Also
+    /// COMPUTER_CONTROL_PLATFORM.
+    #[arg(long, env = "COMPUTER_CONTROL_PLATFORM",
+          value_parser = clap::builder::PossibleValuesParser::new(platform::names()))]
     platform: Option<String>,
     /// Governance journal (SQLite, WAL) of the governed tools (MCP); overrides
     /// `governance.journal`. Default: `$XDG_STATE_HOME/computer-control/governance.db`
@@ -88,21 +100,30 @@ struct ServeArgs {
 /// The journal path: `governance.journal` (the flag already applied over it), else the
 /// XDG state directory (created if needed).
 fn journal_path(configured: &str) -> anyhow::Result<std::path::PathBuf> {
+    let path = default_journal(configured)?;
+    if let Some(dir) = path.parent().filter(|_| configured.is_empty()) {
+        std::fs::create_dir_all(dir).with_context(|| format!("create {}", dir.display()))?;
+    }
+    Ok(path)
+}
+
+/// Where the journal is, without creating anything: `configured` if set, else
+/// `$XDG_STATE_HOME/computer-control/governance.db` (or `~/.local/state/…`).
+pub fn default_journal(configured: &str) -> anyhow::Result<std::path::PathBuf> {
     if !configured.is_empty() {
         return Ok(std::path::PathBuf::from(configured));
     }
     let state = std::env::var_os("XDG_STATE_HOME")
+        .filter(|s| !s.is_empty())
         .map(std::path::PathBuf::from)
         .or_else(|| std::env::var_os("HOME").map(|h| std::path::Path::new(&h).join(".local/state")))
         .context("neither XDG_STATE_HOME nor HOME is set; pass --journal")?;
-    let dir = state.join("computer-control");
-    std::fs::create_dir_all(&dir).with_context(|| format!("create {}", dir.display()))?;
-    Ok(dir.join("governance.db"))
+    Ok(state.join("computer-control").join("governance.db"))
 }
 
 /// Defaults, then the config file, then `--platform`, `--principal-id` and `--journal`
 /// (each validated like the config key it overrides).
-fn base_config(a: &ServeArgs) -> anyhow::Result<ConfigStack> {
+fn base_config(a: &CommonArgs) -> anyhow::Result<ConfigStack> {
     let mut stack = config_file(a.config.as_deref(), a.platform.as_deref())?;
     let mut governance = serde_json::Map::new();
     if let Some(p) = &a.principal_id {
@@ -123,7 +144,7 @@ fn base_config(a: &ServeArgs) -> anyhow::Result<ConfigStack> {
 }
 
 /// Defaults, then the config file, then `--platform`.
-fn config_file(path: Option<&str>, platform: Option<&str>) -> anyhow::Result<ConfigStack> {
+pub fn config_file(path: Option<&str>, platform: Option<&str>) -> anyhow::Result<ConfigStack> {
     let mut stack = ConfigStack::new();
     if let Some(p) = path.filter(|p| !p.trim().is_empty()) {
         let v = load_file(p).map_err(|e| anyhow::anyhow!("{e}"))?;
@@ -144,67 +165,92 @@ fn print_json(v: &Value) -> anyhow::Result<()> {
     Ok(())
 }
 
+/// Serves until the client goes: the desktop the config picks, behind the engine's
+/// safety gate, on the chosen transport.
+fn serve(a: ServeArgs) -> anyhow::Result<ExitCode> {
+    if a.common.operator_listen.is_some()
+        && !matches!(a.transport, Transport::Mcp | Transport::McpHttp)
+    {
+        anyhow::bail!(
+            "--operator-listen is for --transport mcp or mcp-http: --transport http \
+             already serves the operator console on its own port, and stdio JSON-RPC \
+             confirms through session.confirm"
+        );
+    }
+    let base = base_config(&a.common)?;
+    if base.config().platform.name != "virtual" {
+        crate::session::adopt();
+    }
+    let governance = base.config().governance.clone();
+    let driver = platform::select(&base)?;
+    #[cfg(feature = "fault-injection")]
+    let driver = crate::fault_driver::wrap(driver)?;
+    let engine = cc_engine::Engine::new(driver, base);
+    if a.transport == Transport::Stdio {
+        transports::stdio::serve(engine)?;
+        return Ok(ExitCode::SUCCESS);
+    }
+    // One governed kernel per process, shared by every MCP endpoint.
+    let journal = journal_path(&governance.journal)?;
+    let kernels = Arc::new(transports::mcp::Kernels::open(
+        engine.clone(),
+        &journal,
+        &governance.principal_id,
+    )?);
+    let server = transports::mcp::McpServer::new(engine.clone(), kernels.clone());
+    match a.transport {
+        Transport::Mcp => {
+            let operator = a
+                .common
+                .operator_listen
+                .map(|listen| transports::mcp::StdioOperator {
+                    engine: engine.clone(),
+                    kernels: kernels.clone(),
+                    listen,
+                });
+            transports::mcp::serve_stdio(server, operator)?
+        }
+        Transport::McpHttp | Transport::Http | Transport::Stdio => {
+            let mcp = if a.transport == Transport::McpHttp {
+                transports::http::Mcp::Only(server)
+            } else {
+                transports::http::Mcp::Mounted(server)
+            };
+            let opts = transports::http::Options {
+                host: a.host.clone(),
+                port: a.port,
+                mcp,
+                kernels: kernels.clone(),
+                operator: a.common.operator_listen,
+            };
+            transports::http::serve(engine, opts)?
+        }
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
 /// Runs the chosen command.
 pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
     match cli.command {
-        Command::Serve(a) => {
-            if a.operator_listen.is_some()
-                && !matches!(a.transport, Transport::Mcp | Transport::McpHttp)
-            {
-                anyhow::bail!(
-                    "--operator-listen is for --transport mcp or mcp-http: --transport http \
-                     already serves the operator console on its own port, and stdio JSON-RPC \
-                     confirms through session.confirm"
-                );
-            }
-            let base = base_config(&a)?;
-            let governance = base.config().governance.clone();
-            let driver = platform::select(&base)?;
-            #[cfg(feature = "fault-injection")]
-            let driver = crate::fault_driver::wrap(driver)?;
-            let engine = cc_engine::Engine::new(driver, base);
-            if a.transport == Transport::Stdio {
-                transports::stdio::serve(engine)?;
-                return Ok(ExitCode::SUCCESS);
-            }
-            // One governed kernel per process, shared by every MCP endpoint.
-            let journal = journal_path(&governance.journal)?;
-            let kernels = Arc::new(transports::mcp::Kernels::open(
-                engine.clone(),
-                &journal,
-                &governance.principal_id,
-            )?);
-            let server = transports::mcp::McpServer::new(engine.clone(), kernels.clone());
-            match a.transport {
-                Transport::Mcp => {
-                    let operator = a
-                        .operator_listen
-                        .map(|listen| transports::mcp::StdioOperator {
-                            engine: engine.clone(),
-                            kernels: kernels.clone(),
-                            listen,
-                        });
-                    transports::mcp::serve_stdio(server, operator)?
-                }
-                Transport::McpHttp | Transport::Http | Transport::Stdio => {
-                    let mcp = if a.transport == Transport::McpHttp {
-                        transports::http::Mcp::Only(server)
-                    } else {
-                        transports::http::Mcp::Mounted(server)
-                    };
-                    let opts = transports::http::Options {
-                        host: a.host.clone(),
-                        port: a.port,
-                        mcp,
-                        kernels: kernels.clone(),
-                        operator: a.operator_listen,
-                    };
-                    transports::http::serve(engine, opts)?
-                }
-            }
+        Command::Serve(a) => serve(a),
+        Command::Mcp(common) => serve(ServeArgs {
+            transport: Transport::Mcp,
+            host: "127.0.0.1".into(),
+            port: 8765,
+            common,
+        }),
+        Command::Check(a) => {
+            let session = if a.wants_desktop() {
+                crate::session::adopt()
+            } else {
+                crate::session::current()
+            };
+            check::run(&a, &session)
+        }
+        Command::Setup(a) => {
+            crate::setup::run(&a, &crate::session::adopt());
             Ok(ExitCode::SUCCESS)
         }
-        Command::Check { json } => Ok(check::run(json)),
         Command::List { json } => {
             let m = manifest::manifest();
             if json {

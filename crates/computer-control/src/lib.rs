@@ -8,4 +8,6 @@ pub mod cli;
 mod fault_driver;
 pub mod manifest;
 pub mod platform;
+pub mod session;
+pub mod setup;
 pub mod transports;

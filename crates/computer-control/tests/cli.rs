@@ -66,7 +66,15 @@ fn version_and_help() {
     let o = run(&["--help"], &[]);
     assert!(o.status.success());
     let text = stdout(&o);
-    for sub in ["serve", "check", "list", "manifest", "config-schema"] {
+    for sub in [
+        "serve",
+        "mcp",
+        "check",
+        "setup",
+        "list",
+        "manifest",
+        "config-schema",
+    ] {
         assert!(text.contains(sub), "--help lacks {sub}: {text}");
     }
     let o = run(&["serve", "--help"], &[]);
@@ -74,6 +82,26 @@ fn version_and_help() {
     for flag in ["--config", "--transport", "--platform", "--host", "--port"] {
         assert!(text.contains(flag), "serve --help lacks {flag}");
     }
+    // `mcp` takes serve's options but the transport's and HTTP's.
+    let o = run(&["mcp", "--help"], &[]);
+    let text = stdout(&o);
+    for flag in [
+        "--config",
+        "--platform",
+        "--journal",
+        "--principal-id",
+        "--operator-listen",
+    ] {
+        assert!(text.contains(flag), "mcp --help lacks {flag}");
+    }
+    assert!(
+        !text
+            .lines()
+            .any(|l| l.trim_start().starts_with("--transport")),
+        "{text}"
+    );
+    let o = run(&["mcp", "--transport", "mcp"], &[]);
+    assert_eq!(o.status.code(), Some(2), "mcp refuses --transport");
     // A wrong subcommand fails with usage on stderr, nothing on stdout.
     let o = run(&["frobnicate"], &[]);
     assert!(!o.status.success());

@@ -158,6 +158,7 @@ const MCP_TOOLS: &[&str] = &[
     "emergency_stop",
     "get_follow_ups",
     "submit_follow_up",
+    "check_setup",
     "delete_session",
     "prune_sessions",
 ];

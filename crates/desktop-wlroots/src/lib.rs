@@ -155,62 +155,19 @@ impl WlrootsDesktop {
 
     /// What the compositor offers and what is missing.
     pub fn report(&self) -> WlrootsReport {
-        let c = &self.client;
-        let p = |name, present, required, without| ProtocolStatus {
-            name,
-            present,
-            required,
-            without,
-        };
-        WlrootsReport {
-            display: c.display.clone(),
-            protocols: vec![
-                p(
-                    "zwlr_virtual_pointer_manager_v1",
-                    c.pointer_manager.is_some(),
-                    true,
-                    "no pointer input",
-                ),
-                p(
-                    "zwp_virtual_keyboard_manager_v1",
-                    c.keyboard_manager.is_some() && c.seat.is_some(),
-                    true,
-                    "no keyboard input",
-                ),
-                p(
-                    "zwlr_screencopy_manager_v1",
-                    c.screencopy.is_some() && c.shm.is_some(),
-                    true,
-                    "no capture",
-                ),
-                p(
-                    "zxdg_output_manager_v1",
-                    c.state.xdg_manager.is_some(),
-                    false,
-                    "outputs placed by mode only: wrong for scaled or moved outputs",
-                ),
-                p(
-                    "zwlr_foreign_toplevel_manager_v1",
-                    c.toplevel_manager.is_some(),
-                    false,
-                    "windows only from the compositor's IPC",
-                ),
-            ],
-            outputs: self.monitors.layout().displays.len(),
-            sway_ipc: match &self.ipc {
-                None => Err("no $SWAYSOCK: no window rectangles or pids".into()),
-                Some(ipc) => ipc.views().map(|_| ()),
-            },
-            accessibility: if self.a11y.available() {
-                Ok(())
-            } else {
-                Err(self
-                    .a11y
-                    .error
-                    .clone()
-                    .unwrap_or_else(|| "no accessibility bus".into()))
-            },
-        }
+        report_of(&self.client, &self.monitors, self.ipc.as_ref(), &self.a11y)
+    }
+
+    /// [`WlrootsDesktop::report`] without becoming a driver: no virtual pointer or
+    /// keyboard is created, so a running server's seat is left as it is (what
+    /// `computer-control check` needs while that server serves the same compositor).
+    pub fn probe(display: Option<&str>) -> Result<WlrootsReport, DriverError> {
+        let client = Client::connect(display)?;
+        let mut monitors = outputs::Monitors::default();
+        monitors.update(&client.state);
+        let ipc = SwayIpc::from_env();
+        let a11y = A11y::new(None, None, false);
+        Ok(report_of(&client, &monitors, ipc.as_ref(), &a11y))
     }
 
     fn bounds(&self) -> Result<PhysicalRect, DriverError> {
@@ -424,5 +381,68 @@ impl Drop for WlrootsDesktop {
         self.input.close();
         self.capture.close();
         let _ = self.client.roundtrip();
+    }
+}
+
+/// The report of a connected compositor (for a driver and for a probe alike).
+fn report_of(
+    c: &Client,
+    monitors: &outputs::Monitors,
+    ipc: Option<&SwayIpc>,
+    a11y: &A11y,
+) -> WlrootsReport {
+    let p = |name, present, required, without| ProtocolStatus {
+        name,
+        present,
+        required,
+        without,
+    };
+    WlrootsReport {
+        display: c.display.clone(),
+        protocols: vec![
+            p(
+                "zwlr_virtual_pointer_manager_v1",
+                c.pointer_manager.is_some(),
+                true,
+                "no pointer input",
+            ),
+            p(
+                "zwp_virtual_keyboard_manager_v1",
+                c.keyboard_manager.is_some() && c.seat.is_some(),
+                true,
+                "no keyboard input",
+            ),
+            p(
+                "zwlr_screencopy_manager_v1",
+                c.screencopy.is_some() && c.shm.is_some(),
+                true,
+                "no capture",
+            ),
+            p(
+                "zxdg_output_manager_v1",
+                c.state.xdg_manager.is_some(),
+                false,
+                "outputs placed by mode only: wrong for scaled or moved outputs",
+            ),
+            p(
+                "zwlr_foreign_toplevel_manager_v1",
+                c.toplevel_manager.is_some(),
+                false,
+                "windows only from the compositor's IPC",
+            ),
+        ],
+        outputs: monitors.layout().displays.len(),
+        sway_ipc: match ipc {
+            None => Err("no $SWAYSOCK: no window rectangles or pids".into()),
+            Some(ipc) => ipc.views().map(|_| ()),
+        },
+        accessibility: if a11y.available() {
+            Ok(())
+        } else {
+            Err(a11y
+                .error
+                .clone()
+                .unwrap_or_else(|| "no accessibility bus".into()))
+        },
     }
 }

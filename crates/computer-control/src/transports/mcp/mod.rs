@@ -2,6 +2,7 @@
 //! stdio (`serve --transport mcp`) and over Streamable HTTP (`--transport mcp-http`,
 //! and `/mcp` under `--transport http`, see [`streamable`]).
 
+mod check_tool;
 pub mod kernels;
 mod outputs;
 mod results;

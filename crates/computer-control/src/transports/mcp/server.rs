@@ -25,7 +25,7 @@ use cc_governance::{GOVERNED_TOOLS, mcp_tool_name, resolve_tool};
 use cc_protocol::ErrorCode;
 
 use super::kernels::{Caller, Kernels};
-use super::{outputs, results, schemas};
+use super::{check_tool, outputs, results, schemas};
 use crate::transports::http::Identity;
 
 /// The MCP server: the engine and the governed kernels over it. Cloning is cheap, so
@@ -72,11 +72,17 @@ impl McpServer {
                     .with_raw_output_schema(as_object(outputs::governed_output_schema(name)))
                     .with_annotations(outputs::governed_annotations(name))
             });
-        plain.chain(governed).collect()
+        plain
+            .chain(governed)
+            .chain(std::iter::once(check_tool::tool()))
+            .collect()
     }
 
     /// Runs one call (blocking): governed first, then plain; `None` for an unknown name.
     fn dispatch(&self, caller: &Caller, name: &str, arguments: Value) -> Option<CallToolResult> {
+        if name == crate::check::TOOL {
+            return Some(check_tool::call(&self.engine));
+        }
         if GOVERNED_TOOLS.contains(&name) {
             let out = self
                 .kernels

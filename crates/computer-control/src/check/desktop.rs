@@ -1,0 +1,100 @@
+//! The desktop areas of `check` (platform, display, input, capture, accessibility,
+//! hotkey): the compositor's or the X server's report, or the built-in virtual desktop.
+//! `auto` looks where `serve --platform auto` would: a wlroots compositor first, then
+//! X11, else the virtual desktop.
+
+use serde_json::json;
+
+use super::{Finding, ServerView, Status};
+
+/// How to give the server a display when it has none.
+pub(super) const SET_DISPLAY: &str = "start the server from the desktop session, or set DISPLAY (and \
+XAUTHORITY when the X server wants a cookie) in the host's `env` for this server, e.g. \
+DISPLAY=:0 XAUTHORITY=$HOME/.Xauthority";
+
+pub(super) const ENABLE_XTEST: &str = "restart the X server with the XTEST extension (Xvfb: drop \
+`-extension XTEST`; Xorg: remove `Option \"XTEST\" \"Disable\"` from xorg.conf)";
+
+pub(super) const START_SESSION_BUS: &str = "give the server the desktop's session bus: set \
+DBUS_SESSION_BUS_ADDRESS=unix:path=$XDG_RUNTIME_DIR/bus in the host's `env`, or start one \
+in the session with `eval $(dbus-launch --sh-syntax)` and start the server from there";
+
+pub(super) const START_A11Y_BUS: &str = "start the accessibility bus in the desktop session: \
+`/usr/libexec/at-spi-bus-launcher --launch-immediately &` (Debian/Ubuntu package \
+at-spi2-core)";
+
+/// The six desktop findings for `platform` (`auto`, `virtual` or a driver's name).
+pub fn findings(platform: &str, server: Option<&ServerView>) -> Vec<(&'static str, Finding)> {
+    if platform == "virtual" {
+        let why = if server.is_some() {
+            "this server drives the built-in virtual desktop"
+        } else {
+            "--platform virtual: the built-in virtual desktop"
+        };
+        return virtual_desktop(Finding::ok(why));
+    }
+    #[cfg(all(feature = "wlroots", target_os = "linux"))]
+    if let Some(found) = super::wayland::findings(platform, server) {
+        return found;
+    }
+    #[cfg(all(feature = "x11", unix))]
+    return super::x11::findings(platform, server);
+    #[cfg(not(all(feature = "x11", unix)))]
+    no_x11(
+        platform,
+        "this build has no X11 driver (cargo feature x11)",
+        "install a build with the x11 feature (the default), or use --platform virtual",
+    )
+}
+
+/// The virtual desktop: everything works except a physical hotkey.
+fn virtual_desktop(platform: Finding) -> Vec<(&'static str, Finding)> {
+    vec![
+        ("platform", platform.with("backend", json!("virtual"))),
+        (
+            "display",
+            Finding::ok("the virtual desktop: rendered pixels, no real screen"),
+        ),
+        ("input", Finding::ok("virtual pointer and keyboard")),
+        ("capture", Finding::ok("frames rendered in process")),
+        (
+            "accessibility",
+            Finding::ok("the virtual desktop's accessibility tree"),
+        ),
+        (
+            "hotkey",
+            Finding::problem(
+                Status::Degraded,
+                "the virtual desktop has no physical keyboard: no emergency hotkey (stop with \
+                 control.panic or the operator console)",
+                "serve a real desktop (set DISPLAY, --platform x11) to have the emergency hotkey",
+            ),
+        ),
+    ]
+}
+
+/// No X display: `auto` serves the virtual desktop instead, `x11` cannot start.
+pub(super) fn no_x11(platform: &str, reason: &str, step: &str) -> Vec<(&'static str, Finding)> {
+    let p = if platform == "x11" {
+        Finding::problem(
+            Status::Missing,
+            format!("--platform x11 cannot start: {reason}"),
+            step,
+        )
+    } else {
+        Finding::problem(
+            Status::Degraded,
+            format!("--platform auto serves the built-in virtual desktop: {reason}"),
+            step,
+        )
+    };
+    let gone = || Finding::problem(Status::Missing, "no X display (see display)", step);
+    vec![
+        ("platform", p.with("backend", json!("virtual"))),
+        ("display", Finding::problem(Status::Missing, reason, step)),
+        ("input", gone()),
+        ("capture", gone()),
+        ("accessibility", gone()),
+        ("hotkey", gone()),
+    ]
+}

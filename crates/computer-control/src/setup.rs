@@ -1,0 +1,253 @@
+//! `computer-control setup --print HOST`: the snippet that adds this server to an MCP
+//! host, in the host's own format. The one home of every host snippet: README.md shows
+//! the `--portable` form (a test checks that it equals this output), and without
+//! `--portable` the snippet names this binary's path and the desktop session found here.
+
+use std::fmt::Write as _;
+
+use clap::ValueEnum;
+use serde_json::{Map, Value, json};
+
+use crate::session::Session;
+
+/// The name hosts show for the server.
+pub const SERVER_NAME: &str = "computer-control";
+
+/// The hosts with a snippet.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum Host {
+    /// Claude Desktop: `claude_desktop_config.json`.
+    ClaudeDesktop,
+    /// Claude Code: `claude mcp add`.
+    ClaudeCode,
+    /// OpenAI Codex: `~/.codex/config.toml`.
+    Codex,
+    /// Cursor: `~/.cursor/mcp.json` or `.cursor/mcp.json`.
+    Cursor,
+    /// The MCP Inspector (`npx @modelcontextprotocol/inspector`).
+    Inspector,
+    /// Any stdio MCP client: the command, its arguments and environment.
+    Stdio,
+}
+
+/// `setup`'s options.
+#[derive(Debug, clap::Args)]
+pub struct SetupArgs {
+    /// Print the snippet for this host.
+    #[arg(long, value_enum, value_name = "HOST")]
+    print: Host,
+    /// The form for any machine (README.md): `npx` of the published package, and no
+    /// environment (the server finds the desktop session itself).
+    #[arg(long)]
+    portable: bool,
+}
+
+/// How a host starts the server.
+pub struct Launch {
+    pub command: String,
+    pub args: Vec<String>,
+    pub env: Vec<(String, String)>,
+}
+
+impl Launch {
+    /// Through npx, pinned to this version: what README.md shows.
+    pub fn portable() -> Launch {
+        Launch {
+            command: "npx".into(),
+            args: vec![
+                "-y".into(),
+                format!("{SERVER_NAME}@{}", env!("CARGO_PKG_VERSION")),
+                "mcp".into(),
+            ],
+            env: Vec::new(),
+        }
+    }
+
+    /// This binary, with the parts of `session` a host would not pass and that stay
+    /// valid across logins (the display; the session bus and cookie when at their
+    /// usual places).
+    pub fn here(session: &Session) -> Launch {
+        let command = std::env::current_exe()
+            .map(|p| p.display().to_string())
+            .unwrap_or_else(|_| SERVER_NAME.into());
+        let mut env = Vec::new();
+        if let Some(d) = session.get("DISPLAY") {
+            env.push(("DISPLAY".to_string(), d.to_string()));
+        }
+        if let Some(w) = session.get("WAYLAND_DISPLAY") {
+            env.push(("WAYLAND_DISPLAY".to_string(), w.to_string()));
+        }
+        if let Some(x) = session
+            .get("XAUTHORITY")
+            .filter(|x| x.ends_with("/.Xauthority"))
+        {
+            env.push(("XAUTHORITY".to_string(), x.to_string()));
+        }
+        if let (Some(bus), Some(rt)) = (
+            session.get("DBUS_SESSION_BUS_ADDRESS"),
+            session.get("XDG_RUNTIME_DIR"),
+        ) && bus == format!("unix:path={rt}/bus")
+        {
+            env.push(("DBUS_SESSION_BUS_ADDRESS".to_string(), bus.to_string()));
+        }
+        Launch {
+            command,
+            args: vec!["mcp".into()],
+            env,
+        }
+    }
+
+    fn env_json(&self) -> Map<String, Value> {
+        self.env
+            .iter()
+            .map(|(k, v)| (k.clone(), json!(v)))
+            .collect()
+    }
+
+    /// The `mcpServers` entry most hosts share.
+    fn entry(&self, typed: bool) -> Value {
+        let mut m = Map::new();
+        if typed {
+            m.insert("type".into(), json!("stdio"));
+        }
+        m.insert("command".into(), json!(self.command));
+        m.insert("args".into(), json!(self.args));
+        if !self.env.is_empty() {
+            m.insert("env".into(), Value::Object(self.env_json()));
+        }
+        Value::Object(m)
+    }
+}
+
+/// A word for a POSIX shell: as is when safe, else single-quoted.
+fn shell_word(w: &str) -> String {
+    let safe = !w.is_empty()
+        && w.chars()
+            .all(|c| c.is_ascii_alphanumeric() || "@%+=:,./-_".contains(c));
+    if safe {
+        w.to_string()
+    } else {
+        format!("'{}'", w.replace('\'', r"'\''"))
+    }
+}
+
+/// A TOML basic string (JSON's escapes are TOML's, and serde_json never writes `\/`).
+fn toml_string(s: &str) -> String {
+    Value::String(s.to_string()).to_string()
+}
+
+fn pretty(v: &Value) -> String {
+    serde_json::to_string_pretty(v).unwrap_or_default() + "\n"
+}
+
+/// The snippet for `host`, as printed (ends with a newline).
+pub fn snippet(host: Host, l: &Launch) -> String {
+    match host {
+        Host::ClaudeDesktop | Host::Cursor => {
+            pretty(&json!({"mcpServers": {SERVER_NAME: l.entry(false)}}))
+        }
+        Host::ClaudeCode => {
+            let mut s = String::from("claude mcp add");
+            for (k, v) in &l.env {
+                let _ = write!(s, " --env {}", shell_word(&format!("{k}={v}")));
+            }
+            let _ = write!(s, " {SERVER_NAME} -- {}", shell_word(&l.command));
+            for a in &l.args {
+                let _ = write!(s, " {}", shell_word(a));
+            }
+            s + "\n"
+        }
+        Host::Codex => {
+            let mut s = format!("[mcp_servers.{SERVER_NAME}]\n");
+            let _ = writeln!(s, "command = {}", toml_string(&l.command));
+            let args: Vec<String> = l.args.iter().map(|a| toml_string(a)).collect();
+            let _ = writeln!(s, "args = [{}]", args.join(", "));
+            // A first npx start downloads the package: more than Codex's default 10 s.
+            let _ = writeln!(s, "startup_timeout_sec = 60");
+            if !l.env.is_empty() {
+                let _ = writeln!(s, "\n[mcp_servers.{SERVER_NAME}.env]");
+                for (k, v) in &l.env {
+                    let _ = writeln!(s, "{k} = {}", toml_string(v));
+                }
+            }
+            s
+        }
+        Host::Inspector => {
+            // The Inspector's CLI mode takes every dash-leading word for its own: the
+            // server's command line must have none (npx assumes --yes without a TTY).
+            let mut s = String::from("npx @modelcontextprotocol/inspector --cli");
+            for (k, v) in &l.env {
+                let _ = write!(s, " -e {}", shell_word(&format!("{k}={v}")));
+            }
+            let _ = write!(s, " {}", shell_word(&l.command));
+            for a in l.args.iter().filter(|a| *a != "-y") {
+                let _ = write!(s, " {}", shell_word(a));
+            }
+            s + " --method tools/list\n"
+        }
+        Host::Stdio => pretty(&l.entry(true)),
+    }
+}
+
+/// Prints the snippet for `args.print`.
+pub fn run(args: &SetupArgs, session: &Session) {
+    let launch = if args.portable {
+        Launch::portable()
+    } else {
+        Launch::here(session)
+    };
+    print!("{}", snippet(args.print, &launch));
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn launch() -> Launch {
+        Launch {
+            command: "/opt/my dir/computer-control".into(),
+            args: vec!["mcp".into()],
+            env: vec![
+                ("DISPLAY".into(), ":1".into()),
+                ("X".into(), "it's \"q\"".into()),
+            ],
+        }
+    }
+
+    #[test]
+    fn words_with_spaces_and_quotes_survive_each_format() {
+        let l = launch();
+        let code = snippet(Host::ClaudeCode, &l);
+        assert_eq!(
+            code,
+            "claude mcp add --env DISPLAY=:1 --env 'X=it'\\''s \"q\"' computer-control -- \
+             '/opt/my dir/computer-control' mcp\n"
+        );
+        let codex = snippet(Host::Codex, &l);
+        assert!(
+            codex.contains("command = \"/opt/my dir/computer-control\""),
+            "{codex}"
+        );
+        assert!(codex.contains("X = \"it's \\\"q\\\"\""), "{codex}");
+        let desktop: Value = serde_json::from_str(&snippet(Host::ClaudeDesktop, &l)).expect("JSON");
+        assert_eq!(
+            desktop["mcpServers"]["computer-control"]["env"]["DISPLAY"],
+            ":1"
+        );
+        let stdio: Value = serde_json::from_str(&snippet(Host::Stdio, &l)).expect("JSON");
+        assert_eq!(stdio["type"], "stdio");
+    }
+
+    #[test]
+    fn the_inspector_line_has_no_dash_word_for_the_server() {
+        let s = snippet(Host::Inspector, &Launch::portable());
+        let server: Vec<&str> = s
+            .trim_end()
+            .trim_end_matches(" --method tools/list")
+            .split(' ')
+            .skip(3)
+            .collect();
+        assert!(server.iter().all(|w| !w.starts_with('-')), "{s}");
+        assert_eq!(server.first(), Some(&"npx"));
+    }
+}

@@ -1,0 +1,101 @@
+//! Host setups: README.md shows, for each host, exactly what `setup --print HOST
+//! --portable` prints (one home: the binary), each snippet parses with its format's own
+//! parser, and `setup --print HOST` for this machine names this binary and starts the
+//! server it names (an MCP initialize and a capture through the official SDK).
+
+#[path = "hosts_support/mod.rs"]
+mod hosts_support;
+
+use std::path::Path;
+use std::process::Command;
+
+use hosts_support::{HOSTS, launch, readme_snippet};
+
+const BIN: &str = env!("CARGO_BIN_EXE_computer-control");
+
+fn setup(args: &[&str]) -> String {
+    let out = Command::new(BIN)
+        .arg("setup")
+        .args(args)
+        .env_remove("DISPLAY")
+        .env_remove("WAYLAND_DISPLAY")
+        .output()
+        .expect("setup");
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8(out.stdout).expect("UTF-8")
+}
+
+#[test]
+fn the_readme_shows_what_setup_prints() {
+    for host in HOSTS {
+        let printed = setup(&["--print", host, "--portable"]);
+        assert_eq!(
+            readme_snippet(host),
+            printed,
+            "README.md's {host} snippet differs from `setup --print {host} --portable`"
+        );
+        let (command, args) = launch(host, &printed);
+        let version = format!("computer-control@{}", env!("CARGO_PKG_VERSION"));
+        assert_eq!(command, "npx", "{host}");
+        assert!(
+            args.contains(&version) && args.last().map(String::as_str) == Some("mcp"),
+            "{host}: {args:?}"
+        );
+    }
+}
+
+#[test]
+fn setup_for_this_machine_starts_this_binary() {
+    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/packaging/mcp_smoke.py");
+    let dir = std::env::temp_dir().join(format!("cc-hosts-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("dir");
+    for host in HOSTS {
+        let (command, args) = launch(host, &setup(&["--print", host]));
+        assert_eq!(
+            Path::new(&command),
+            Path::new(BIN).canonicalize().expect("bin"),
+            "{host}"
+        );
+        assert_eq!(args, ["mcp"], "{host}");
+    }
+    // One real start with what the stdio snippet names, as an SDK client would.
+    let (command, args) = launch("stdio", &setup(&["--print", "stdio"]));
+    let out = Command::new("python3")
+        .arg(&script)
+        .args(["--env", "COMPUTER_CONTROL_PLATFORM=virtual"])
+        .arg("--env")
+        .arg(format!(
+            "COMPUTER_CONTROL_JOURNAL={}",
+            dir.join("j.db").display()
+        ))
+        .arg("--")
+        .arg(&command)
+        .args(&args)
+        .output()
+        .expect("python3 with the MCP SDK");
+    let _ = std::fs::remove_dir_all(&dir);
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success() && text.contains("DONE"),
+        "{text}\n{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
+
+#[test]
+fn an_unknown_host_is_a_usage_error_listing_the_hosts() {
+    let out = Command::new(BIN)
+        .args(["setup", "--print", "notepad"])
+        .output()
+        .expect("setup");
+    assert_eq!(out.status.code(), Some(2));
+    assert!(out.stdout.is_empty());
+    let err = String::from_utf8_lossy(&out.stderr);
+    for host in HOSTS {
+        assert!(err.contains(host), "{err}");
+    }
+}

@@ -1,0 +1,352 @@
+//! The packages, installed for real from the artifacts `scripts/package.sh` built once
+//! (`COMPUTER_CONTROL_DIST`, which scripts/test.sh sets): the npm tarballs into a fresh
+//! project and a fresh global prefix, the wheel into a fresh virtual environment and
+//! through `uvx`; each started the way a host starts it and driven by the official MCP
+//! Python SDK through initialize, `check_setup` and a capture. The README's host
+//! snippets start the server with exactly the command and arguments they name. The
+//! aarch64 binary runs under qemu-user; the x86-64 one needs nothing newer than glibc
+//! 2.17.
+
+#[path = "hosts_support/mod.rs"]
+mod hosts_support;
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+use hosts_support::{HOSTS, launch, readme_snippet};
+
+const VERSION: &str = env!("CARGO_PKG_VERSION");
+
+/// The artifacts; their absence fails with the command that makes them.
+fn dist() -> PathBuf {
+    let dir = std::env::var_os("COMPUTER_CONTROL_DIST")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| {
+            panic!(
+                "COMPUTER_CONTROL_DIST is not set: build the packages once with scripts/package.sh \
+             and point COMPUTER_CONTROL_DIST at its output (scripts/test.sh does both)"
+            )
+        });
+    assert!(
+        dir.join("npm").is_dir(),
+        "{} holds no npm/: run scripts/package.sh",
+        dir.display()
+    );
+    dir
+}
+
+fn find(dir: &Path, prefix: &str, suffix: &str) -> PathBuf {
+    std::fs::read_dir(dir)
+        .unwrap_or_else(|e| panic!("{}: {e}", dir.display()))
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .find(|p| {
+            let n = p.file_name().and_then(|n| n.to_str()).unwrap_or_default();
+            n.starts_with(prefix) && n.ends_with(suffix)
+        })
+        .unwrap_or_else(|| panic!("no {prefix}*{suffix} in {}", dir.display()))
+}
+
+/// A fresh directory, removed on drop.
+struct Fresh(PathBuf);
+
+impl Fresh {
+    fn new(name: &str) -> Fresh {
+        use std::sync::atomic::{AtomicU32, Ordering};
+        static N: AtomicU32 = AtomicU32::new(0);
+        let n = N.fetch_add(1, Ordering::SeqCst);
+        let d = std::env::temp_dir().join(format!("cc-pkg-{}-{n}-{name}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&d);
+        std::fs::create_dir_all(&d).expect("fresh dir");
+        Fresh(d)
+    }
+}
+
+impl Drop for Fresh {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
+}
+
+fn run(cmd: &mut Command) -> Output {
+    let out = cmd.output().unwrap_or_else(|e| panic!("{cmd:?}: {e}"));
+    assert!(
+        out.status.success(),
+        "{cmd:?} failed:\n{}\n{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    out
+}
+
+/// The MCP SDK's first minute with the server started as `command args` in `cwd`, on
+/// the virtual desktop with a private journal; returns the script's output.
+fn smoke(cwd: &Path, command: &str, args: &[String]) -> String {
+    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/packaging/mcp_smoke.py");
+    let out = Command::new("python3")
+        .arg(&script)
+        .args(["--env", "COMPUTER_CONTROL_PLATFORM=virtual"])
+        .arg("--env")
+        .arg(format!(
+            "COMPUTER_CONTROL_JOURNAL={}",
+            cwd.join("journal.db").display()
+        ))
+        .arg("--cwd")
+        .arg(cwd)
+        .arg("--")
+        .arg(command)
+        .args(args)
+        .output()
+        .expect("python3 with the MCP SDK");
+    let text = String::from_utf8_lossy(&out.stdout).to_string();
+    assert!(
+        out.status.success() && text.contains("PASS screen_capture") && text.contains("DONE"),
+        "{command} {args:?} in {}:\n{text}\n{}",
+        cwd.display(),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let _ = std::fs::remove_file(cwd.join("journal.db"));
+    text
+}
+
+fn npm(cwd: &Path) -> Command {
+    let mut c = Command::new("npm");
+    c.current_dir(cwd)
+        .args([
+            "--no-audit",
+            "--no-fund",
+            "--no-update-notifier",
+            "--loglevel=error",
+        ])
+        .env("npm_config_cache", cwd.join(".npm-cache"));
+    c
+}
+
+/// The launcher's tarball and the x86-64 platform package's.
+fn tarballs(dist: &Path) -> (PathBuf, PathBuf) {
+    let npm = dist.join("npm");
+    (
+        find(&npm, &format!("computer-control-{VERSION}"), ".tgz"),
+        find(&npm, "computer-control-linux-x64-gnu-", ".tgz"),
+    )
+}
+
+#[test]
+fn npm_tarballs_install_and_the_readme_snippets_start_the_server() {
+    let dist = dist();
+    let (root, x64) = tarballs(&dist);
+    let project = Fresh::new("npm-project");
+    std::fs::write(project.0.join("package.json"), r#"{"private": true}"#).expect("package.json");
+    run(npm(&project.0)
+        .args(["install", "--offline"])
+        .arg(&root)
+        .arg(&x64));
+    let bin = project.0.join("node_modules/.bin/computer-control");
+    let v = run(Command::new(&bin).arg("--version"));
+    assert_eq!(
+        String::from_utf8_lossy(&v.stdout).trim(),
+        format!("computer-control {VERSION}")
+    );
+    // The launcher picked the x64 package's binary, mode 0755 kept by npm pack.
+    let real = project
+        .0
+        .join("node_modules/@computer-control/linux-x64-gnu/bin/computer-control");
+    {
+        use std::os::unix::fs::PermissionsExt;
+        let mode = std::fs::metadata(&real)
+            .expect("the platform binary")
+            .permissions()
+            .mode();
+        assert_eq!(mode & 0o777, 0o755);
+    }
+    // Every README snippet, with exactly its command and arguments (npx finds the
+    // package installed in this project, as it would after a first download).
+    for host in HOSTS {
+        let (command, args) = launch(host, &readme_snippet(host));
+        smoke(&project.0, &command, &args);
+    }
+    // The installed bin itself, as `computer-control mcp`.
+    smoke(&project.0, bin.to_str().expect("utf-8"), &["mcp".into()]);
+}
+
+#[test]
+fn npm_global_install_into_a_fresh_prefix() {
+    let dist = dist();
+    let (root, x64) = tarballs(&dist);
+    let prefix = Fresh::new("npm-prefix");
+    run(npm(&prefix.0)
+        .args(["install", "--offline", "--global", "--prefix"])
+        .arg(&prefix.0)
+        .arg(&root)
+        .arg(&x64));
+    let bin = prefix.0.join("bin/computer-control");
+    smoke(&prefix.0, bin.to_str().expect("utf-8"), &["mcp".into()]);
+}
+
+#[test]
+fn without_its_platform_package_the_launcher_says_what_to_do() {
+    let dist = dist();
+    let (root, _) = tarballs(&dist);
+    let project = Fresh::new("npm-alone");
+    std::fs::write(project.0.join("package.json"), r#"{"private": true}"#).expect("package.json");
+    run(npm(&project.0)
+        .args(["install", "--offline", "--omit=optional"])
+        .arg(&root));
+    let out = Command::new(project.0.join("node_modules/.bin/computer-control"))
+        .arg("--version")
+        .output()
+        .expect("launcher");
+    assert_eq!(out.status.code(), Some(1));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("@computer-control/linux-x64-gnu") && err.contains("--omit=optional"),
+        "{err}"
+    );
+    // The override names any binary: the one from the x64 tarball's wheel twin.
+    let out = Command::new(project.0.join("node_modules/.bin/computer-control"))
+        .arg("--version")
+        .env(
+            "COMPUTER_CONTROL_BINARY",
+            dist.join("bin/x86_64/computer-control"),
+        )
+        .output()
+        .expect("launcher");
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
+
+#[test]
+fn the_aarch64_package_runs_under_qemu() {
+    let dist = dist();
+    let arm64 = find(
+        &dist.join("npm"),
+        "computer-control-linux-arm64-gnu-",
+        ".tgz",
+    );
+    let dir = Fresh::new("arm64");
+    run(Command::new("tar")
+        .arg("xzf")
+        .arg(&arm64)
+        .arg("-C")
+        .arg(&dir.0));
+    let bin = dir.0.join("package/bin/computer-control");
+    let file = run(Command::new("file").arg(&bin));
+    let kind = String::from_utf8_lossy(&file.stdout);
+    assert!(kind.contains("ARM aarch64"), "{kind}");
+    // binfmt_misc may be absent (containers): qemu is named, with the cross libc.
+    let args: Vec<String> = [
+        "-L",
+        "/usr/aarch64-linux-gnu",
+        bin.to_str().expect("utf-8"),
+        "mcp",
+    ]
+    .iter()
+    .map(|s| s.to_string())
+    .collect();
+    smoke(&dir.0, "qemu-aarch64", &args);
+    let wheel = find(
+        &dist.join("wheels"),
+        &format!("computer_control-{VERSION}-"),
+        "aarch64.whl",
+    );
+    assert!(
+        wheel.to_str().is_some_and(|w| w.contains("manylinux")),
+        "{}",
+        wheel.display()
+    );
+}
+
+#[test]
+fn the_wheel_installs_into_a_fresh_venv_and_runs_with_uvx() {
+    let dist = dist();
+    let wheel = find(
+        &dist.join("wheels"),
+        &format!("computer_control-{VERSION}-"),
+        "x86_64.whl",
+    );
+    let venv = Fresh::new("venv");
+    run(Command::new("python3")
+        .args(["-m", "venv"])
+        .arg(venv.0.join("env")));
+    run(Command::new(venv.0.join("env/bin/pip"))
+        .args([
+            "install",
+            "--quiet",
+            "--no-index",
+            "--disable-pip-version-check",
+        ])
+        .arg(&wheel));
+    let bin = venv.0.join("env/bin/computer-control");
+    smoke(&venv.0, bin.to_str().expect("utf-8"), &["mcp".into()]);
+    // uvx, offline, from the wheel: what `uvx computer-control mcp` does after download.
+    let uv_cache = venv.0.join("uv-cache");
+    let args: Vec<String> = vec![
+        "--offline".into(),
+        "--cache-dir".into(),
+        uv_cache.display().to_string(),
+        "--from".into(),
+        wheel.display().to_string(),
+        "computer-control".into(),
+        "mcp".into(),
+    ];
+    smoke(&venv.0, "uvx", &args);
+}
+
+/// The highest `GLIBC_x.y` symbol version a binary needs.
+fn glibc_floor(bin: &Path) -> (u32, u32) {
+    let out = run(Command::new("objdump").arg("-T").arg(bin));
+    let text = String::from_utf8_lossy(&out.stdout);
+    text.split("GLIBC_")
+        .skip(1)
+        .filter_map(|s| {
+            let v: String = s
+                .chars()
+                .take_while(|c| c.is_ascii_digit() || *c == '.')
+                .collect();
+            let mut parts = v.split('.').map(|p| p.parse::<u32>().ok());
+            Some((parts.next()??, parts.next().flatten().unwrap_or(0)))
+        })
+        .max()
+        .expect("glibc symbols")
+}
+
+#[test]
+fn the_x86_64_binary_needs_nothing_newer_than_glibc_2_17() {
+    let dist = dist();
+    let wheel = find(
+        &dist.join("wheels"),
+        &format!("computer_control-{VERSION}-"),
+        "x86_64.whl",
+    );
+    let name = wheel
+        .file_name()
+        .and_then(|n| n.to_str())
+        .unwrap_or_default()
+        .to_string();
+    assert!(name.contains("manylinux_2_17_x86_64"), "{name}");
+    let bin = dist.join("bin/x86_64/computer-control");
+    let floor = glibc_floor(&bin);
+    assert!(floor <= (2, 17), "needs GLIBC_{}.{}", floor.0, floor.1);
+    let ldd = run(Command::new("ldd").arg(&bin));
+    let libs = String::from_utf8_lossy(&ldd.stdout);
+    for line in libs.lines() {
+        let lib = line.trim();
+        assert!(
+            [
+                "linux-vdso",
+                "libgcc_s",
+                "libm.",
+                "libc.",
+                "libpthread",
+                "libdl",
+                "librt",
+                "ld-linux"
+            ]
+            .iter()
+            .any(|ok| lib.contains(ok)),
+            "an unexpected library: {lib}"
+        );
+    }
+}

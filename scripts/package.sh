@@ -1,0 +1,71 @@
+#!/usr/bin/env bash
+# Builds the release artifacts once, from this checkout, into $DIST (default
+# $CARGO_TARGET_DIR/dist, else target/dist): the PyPI wheels (maturin, binary bindings),
+# the binaries they carry, and the npm tarballs (a launcher package plus one package per
+# platform). Nothing is published. The packaging tests (crates/computer-control/tests/
+# packaging.rs) install these artifacts; scripts/test.sh runs this first.
+#
+#   x86-64:  maturin --zig, manylinux_2_17 (runs on glibc 2.17 and later)
+#   aarch64: maturin with Debian's cross toolchain (gcc-aarch64-linux-gnu); its glibc
+#            floor is what that toolchain links against (see docs/PERFORMANCE.md)
+#
+# Needs: maturin and ziglang (pip), gcc-aarch64-linux-gnu + libc6-dev-arm64-cross
+# (apt), rustup's aarch64-unknown-linux-gnu std, npm. scripts/test.sh installs them.
+# Skip aarch64 with PACKAGE_ARCHES=x86_64. PACKAGE_QUICK=1 checks the packaging itself in
+# seconds: x86-64 only, the debug binary a test build already made, linked for this
+# host's glibc (not for release: its wheel is not portable).
+set -euo pipefail
+root="$(cd "$(dirname "$0")/.." && pwd)"
+target="${CARGO_TARGET_DIR:-$root/target}"
+dist="${DIST:-$target/dist}"
+arches="${PACKAGE_ARCHES:-x86_64 aarch64}"
+quick="${PACKAGE_QUICK:-}"
+[ -z "$quick" ] || arches=x86_64
+version="$(sed -n 's/^version = "\(.*\)"/\1/p' "$root/Cargo.toml" | head -1)"
+
+rm -rf "$dist"
+mkdir -p "$dist/wheels" "$dist/npm" "$dist/stage"
+
+wheel_of() { ls "$dist/wheels"/computer_control-"$version"-*"$1".whl; }
+
+for arch in $arches; do
+  start=$(date +%s)
+  case "$arch" in
+    x86_64)
+      if [ -n "$quick" ]; then
+        (cd "$root/packaging/pypi" && maturin build --out "$dist/wheels")
+      else
+        (cd "$root/packaging/pypi" && maturin build --release --zig \
+          --target x86_64-unknown-linux-gnu --compatibility manylinux_2_17 \
+          --out "$dist/wheels")
+      fi
+      npm_arch=x64 ;;
+    aarch64)
+      (cd "$root/packaging/pypi" &&
+        CARGO_TARGET_AARCH64_UNKNOWN_LINUX_GNU_LINKER=aarch64-linux-gnu-gcc \
+        CC_aarch64_unknown_linux_gnu=aarch64-linux-gnu-gcc \
+        AR_aarch64_unknown_linux_gnu=aarch64-linux-gnu-ar \
+        maturin build --release --target aarch64-unknown-linux-gnu \
+        --out "$dist/wheels")
+      npm_arch=arm64 ;;
+    *) echo "unknown architecture $arch" >&2; exit 2 ;;
+  esac
+  echo "built $arch in $(( $(date +%s) - start )) s"
+  wheel="$(wheel_of "$arch")"
+  mkdir -p "$dist/bin/$arch"
+  unzip -p "$wheel" "computer_control-$version.data/scripts/computer-control" \
+    > "$dist/bin/$arch/computer-control"
+  chmod 0755 "$dist/bin/$arch/computer-control"
+  pkg="$dist/stage/linux-$npm_arch-gnu"
+  cp -r "$root/packaging/npm/platforms/linux-$npm_arch-gnu" "$pkg"
+  mkdir -p "$pkg/bin"
+  cp "$dist/bin/$arch/computer-control" "$pkg/bin/computer-control"
+  (cd "$dist/npm" && npm pack --silent "$pkg" >/dev/null)
+done
+
+cp -r "$root/packaging/npm/computer-control" "$dist/stage/computer-control"
+cp "$root/packaging/pypi/README.md" "$dist/stage/computer-control/README.md"
+(cd "$dist/npm" && npm pack --silent "$dist/stage/computer-control" >/dev/null)
+rm -rf "$dist/stage"
+echo "artifacts in $dist:"
+(cd "$dist" && find . -type f | sort)
