@@ -76,8 +76,8 @@ if [ ! -x "$conformance_dir/node_modules/.bin/node" ] || [ ! -d "$conformance_di
 fi
 
 # The packaging tests (tests/packaging.rs, tests/registry.rs): maturin and zig (the
-# portable x86-64 build), uv (uvx), Debian's aarch64 cross toolchain and qemu-user, and
-# rustup's aarch64 standard library.
+# portable x86-64 build), uv (uvx), twine (the PyPI dry run), Debian's aarch64 cross
+# toolchain and qemu-user, and rustup's aarch64 standard library.
 pkgs=()
 command -v aarch64-linux-gnu-gcc >/dev/null 2>&1 || pkgs+=(gcc-aarch64-linux-gnu libc6-dev-arm64-cross)
 command -v qemu-aarch64 >/dev/null 2>&1 || pkgs+=(qemu-user)
@@ -91,10 +91,10 @@ if [ ${#pkgs[@]} -gt 0 ]; then
   $SUDO apt-get update -qq
   $SUDO apt-get install -y -qq --no-install-recommends "${pkgs[@]}" >/dev/null
 fi
-if ! python3 -c "import importlib.metadata as m, sys; sys.exit(not (m.version('maturin') == '1.16.0' and m.version('ziglang') == '0.17.1' and m.version('uv') == '0.13.9'))" 2>/dev/null; then
-  echo "installing maturin, zig and uv for the packaging tests"
-  python3 -m pip install --quiet 'maturin==1.16.0' 'ziglang==0.17.1' 'uv==0.13.9' ||
-    python3 -m pip install --quiet --break-system-packages 'maturin==1.16.0' 'ziglang==0.17.1' 'uv==0.13.9'
+if ! python3 -c "import importlib.metadata as m, sys; sys.exit(not (m.version('maturin') == '1.16.0' and m.version('ziglang') == '0.17.1' and m.version('uv') == '0.13.9' and m.version('twine') == '6.2.0'))" 2>/dev/null; then
+  echo "installing maturin, zig, uv and twine for the packaging tests"
+  python3 -m pip install --quiet 'maturin==1.16.0' 'ziglang==0.17.1' 'uv==0.13.9' 'twine==6.2.0' ||
+    python3 -m pip install --quiet --break-system-packages 'maturin==1.16.0' 'ziglang==0.17.1' 'uv==0.13.9' 'twine==6.2.0'
 fi
 rustup target list --installed | grep -qx aarch64-unknown-linux-gnu ||
   rustup target add aarch64-unknown-linux-gnu

@@ -350,3 +350,50 @@ fn the_x86_64_binary_needs_nothing_newer_than_glibc_2_17() {
         );
     }
 }
+
+/// The publishing commands of docs/PACKAGING.md, dry-run on the very artifacts: each
+/// npm tarball is what `npm publish` would upload under its package name, and every
+/// wheel passes `twine check` (the metadata PyPI renders and validates).
+#[test]
+fn the_publishing_commands_pass_their_dry_runs() {
+    let dist = dist();
+    let npm_dir = dist.join("npm");
+    let mut published = Vec::new();
+    for entry in std::fs::read_dir(&npm_dir).expect("npm dir") {
+        let path = entry.expect("entry").path();
+        if path.extension().and_then(|e| e.to_str()) != Some("tgz") {
+            continue;
+        }
+        let fresh = Fresh::new("publish");
+        let out = run(Command::new("npm")
+            .args(["publish", "--dry-run", "--access", "public"])
+            .arg(&path)
+            .current_dir(&fresh.0));
+        let said = String::from_utf8_lossy(&out.stdout).to_string()
+            + &String::from_utf8_lossy(&out.stderr);
+        let name = said
+            .lines()
+            .find_map(|l| l.trim().strip_prefix("+ "))
+            .unwrap_or_else(|| panic!("npm publish --dry-run named no package:\n{said}"))
+            .to_string();
+        assert!(name.ends_with(&format!("@{VERSION}")), "{name}");
+        published.push(name);
+    }
+    published.sort();
+    assert!(
+        published.contains(&format!("computer-control@{VERSION}"))
+            && published.contains(&format!("@computer-control/linux-x64-gnu@{VERSION}")),
+        "{published:?}"
+    );
+    let wheels: Vec<PathBuf> = std::fs::read_dir(dist.join("wheels"))
+        .expect("wheels dir")
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .filter(|p| p.extension().and_then(|e| e.to_str()) == Some("whl"))
+        .collect();
+    assert!(!wheels.is_empty(), "no wheel in {}", dist.display());
+    let out = run(Command::new("python3")
+        .args(["-m", "twine", "check", "--strict"])
+        .args(&wheels));
+    let said = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(said.matches("PASSED").count(), wheels.len(), "{said}");
+}
