@@ -100,19 +100,38 @@ fn check_and_auto_find_the_wlroots_compositor() {
     let out = command(&desk, &["check", "--json"]).output().unwrap();
     assert!(out.status.success(), "{out:?}");
     let v: Value = serde_json::from_slice(&out.stdout).unwrap();
-    assert_eq!(v["platform_auto"], "wlroots", "{v}");
-    for k in [
-        "wayland_display",
+    assert_eq!(v["platform"]["backend"], "wlroots", "{v}");
+    let protocols = v["platform"]["protocols"]
+        .as_array()
+        .cloned()
+        .unwrap_or_default();
+    for name in [
         "zwlr_virtual_pointer_manager_v1",
         "zwp_virtual_keyboard_manager_v1",
         "zwlr_screencopy_manager_v1",
         "zxdg_output_manager_v1",
         "zwlr_foreign_toplevel_manager_v1",
-        "sway_ipc",
-        "wayland_accessibility",
     ] {
-        assert_eq!(v[k]["ok"], true, "{k}: {v}");
+        let p = protocols.iter().find(|p| p["name"] == name);
+        assert_eq!(p.map(|p| &p["present"]), Some(&json!(true)), "{name}: {v}");
     }
+    for area in ["platform", "display", "input", "capture", "accessibility"] {
+        assert_eq!(v[area]["status"], "ok", "{area}: {v}");
+    }
+    assert!(
+        v["display"]["window_geometry"]
+            .as_str()
+            .is_some_and(|g| g.contains("sway IPC")),
+        "{v}"
+    );
+    // No global grab on Wayland: the stop is a compositor binding, and check says how.
+    assert_eq!(v["hotkey"]["status"], "degraded", "{v}");
+    assert!(
+        v["hotkey"]["next_step"]
+            .as_str()
+            .is_some_and(|s| s.contains("bindsym")),
+        "{v}"
+    );
     let mut s = serve(&desk, "info");
     let started = s.call("session.start", json!({}));
     assert_eq!(started["ok"], true, "{started}");
@@ -573,9 +592,18 @@ fn without_a_compositor_check_and_serve_say_why() {
     let out = run(&["check", "--json"]);
     assert!(out.status.success(), "{out:?}");
     let v: Value = serde_json::from_slice(&out.stdout).unwrap();
-    assert_eq!(v["platform_auto"], "virtual", "{v}");
-    assert_eq!(v["wayland_display"]["ok"], false, "{v}");
-    let why = v["wayland_display"]["detail"].as_str().unwrap_or_default();
+    // `auto` passes over the compositor it cannot reach, says why, and serves the
+    // virtual desktop (no X display either).
+    assert_eq!(v["platform"]["backend"], "virtual", "{v}");
+    let why = v["platform"]["wayland"].as_str().unwrap_or_default();
+    assert!(why.contains("no-such-wayland"), "{v}");
+    // Asked for, the compositor's absence is missing, with the reason.
+    let out = run(&["check", "--json", "--platform", "wlroots"]);
+    assert!(out.status.success(), "{out:?}");
+    let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(v["platform"]["status"], "missing", "{v}");
+    assert_eq!(v["ready"], false, "{v}");
+    let why = v["display"]["reason"].as_str().unwrap_or_default();
     assert!(why.contains("no-such-wayland"), "{why}");
     let out = run(&["serve", "--platform", "wlroots"]);
     assert!(!out.status.success(), "{out:?}");

@@ -7,18 +7,18 @@ use serde_json::json;
 
 use super::{Finding, ServerView, Status};
 
-/// How to give the server a display when it has none.
-pub(super) const SET_DISPLAY: &str = "start the server from the desktop session, or set DISPLAY (and \
-XAUTHORITY when the X server wants a cookie) in the host's `env` for this server, e.g. \
-DISPLAY=:0 XAUTHORITY=$HOME/.Xauthority";
-
-pub(super) const ENABLE_XTEST: &str = "restart the X server with the XTEST extension (Xvfb: drop \
-`-extension XTEST`; Xorg: remove `Option \"XTEST\" \"Disable\"` from xorg.conf)";
-
+#[cfg(any(
+    all(feature = "x11", unix),
+    all(feature = "wlroots", target_os = "linux")
+))]
 pub(super) const START_SESSION_BUS: &str = "give the server the desktop's session bus: set \
 DBUS_SESSION_BUS_ADDRESS=unix:path=$XDG_RUNTIME_DIR/bus in the host's `env`, or start one \
 in the session with `eval $(dbus-launch --sh-syntax)` and start the server from there";
 
+#[cfg(any(
+    all(feature = "x11", unix),
+    all(feature = "wlroots", target_os = "linux")
+))]
 pub(super) const START_A11Y_BUS: &str = "start the accessibility bus in the desktop session: \
 `/usr/libexec/at-spi-bus-launcher --launch-immediately &` (Debian/Ubuntu package \
 at-spi2-core)";
@@ -34,17 +34,27 @@ pub fn findings(platform: &str, server: Option<&ServerView>) -> Vec<(&'static st
         return virtual_desktop(Finding::ok(why));
     }
     #[cfg(all(feature = "wlroots", target_os = "linux"))]
-    if let Some(found) = super::wayland::findings(platform, server) {
-        return found;
-    }
+    let passed_over = match super::wayland::look(platform, server) {
+        super::wayland::Look::Found(found) => return found,
+        super::wayland::Look::PassedOver(why) => Some(why),
+        super::wayland::Look::Nothing => None,
+    };
+    #[cfg(not(all(feature = "wlroots", target_os = "linux")))]
+    let passed_over: Option<String> = None;
     #[cfg(all(feature = "x11", unix))]
-    return super::x11::findings(platform, server);
+    let mut found = super::x11::findings(platform, server);
     #[cfg(not(all(feature = "x11", unix)))]
-    no_x11(
+    let mut found = no_x11(
         platform,
         "this build has no X11 driver (cargo feature x11)",
         "install a build with the x11 feature (the default), or use --platform virtual",
-    )
+    );
+    // `auto` passed over a compositor: say so beside whatever it chose instead.
+    if let (Some(why), Some((_, p))) = (passed_over, found.first_mut()) {
+        p.reason = format!("{} (Wayland: {why})", p.reason);
+        p.details.insert("wayland".into(), json!(why));
+    }
+    found
 }
 
 /// The virtual desktop: everything works except a physical hotkey.

@@ -18,36 +18,54 @@ const BIND_STOP_KEY: &str = "bind a compositor key that creates the panic file, 
 sway: `bindsym --locked Ctrl+Alt+F12 exec touch $XDG_RUNTIME_DIR/computer-control.panic`, \
 with {\"safety\": {\"panic_file\": \"…/computer-control.panic\"}} in the server's config";
 
-/// The six desktop findings for a wlroots compositor, or `None` when `auto` should look
-/// at X11 instead (no `$WAYLAND_DISPLAY`, no compositor there, or one that lacks what
-/// the driver needs) and for `--platform x11`.
-pub fn findings(
-    platform: &str,
-    _server: Option<&ServerView>,
-) -> Option<Vec<(&'static str, Finding)>> {
+/// What a look at `$WAYLAND_DISPLAY` found.
+pub enum Look {
+    /// The six desktop findings: the compositor serves (or `--platform wlroots` was
+    /// asked for, and these say why it cannot).
+    Found(Vec<(&'static str, Finding)>),
+    /// `auto` passes over a compositor it cannot drive, for this reason.
+    PassedOver(String),
+    /// Nothing to look at: no `$WAYLAND_DISPLAY` under `auto`, or another platform.
+    Nothing,
+}
+
+/// The desktop findings for a wlroots compositor, as `serve` would choose it.
+pub fn look(platform: &str, _server: Option<&ServerView>) -> Look {
     if platform != "wlroots" && platform != "auto" {
-        return None;
+        return Look::Nothing;
     }
     let explicit = platform == "wlroots";
     let display = std::env::var("WAYLAND_DISPLAY").unwrap_or_default();
     if display.trim().is_empty() {
-        return explicit.then(|| {
-            missing(
-                "no Wayland compositor: WAYLAND_DISPLAY is not set and no compositor of this \
-                 user was found",
-                SET_WAYLAND_DISPLAY,
-            )
-        });
+        if !explicit {
+            return Look::Nothing;
+        }
+        return Look::Found(missing(
+            "no Wayland compositor: WAYLAND_DISPLAY is not set and no compositor of this \
+             user was found",
+            SET_WAYLAND_DISPLAY,
+        ));
     }
     match WlrootsDesktop::probe(None) {
-        Ok(r) if explicit || usable(&r) => Some(wlroots(&r)),
-        Ok(_) => None,
-        Err(e) => explicit.then(|| {
-            missing(
-                &format!("cannot connect to the Wayland compositor {display}: {e}"),
-                SET_WAYLAND_DISPLAY,
-            )
-        }),
+        Ok(r) if explicit || usable(&r) => Look::Found(wlroots(&r)),
+        Ok(r) => Look::PassedOver(format!(
+            "the Wayland compositor on {} lacks {}",
+            r.display,
+            r.protocols
+                .iter()
+                .filter(|p| p.required && !p.present)
+                .map(|p| p.name)
+                .collect::<Vec<_>>()
+                .join(", ")
+        )),
+        Err(e) => {
+            let why = format!("cannot connect to the Wayland compositor {display}: {e}");
+            if explicit {
+                Look::Found(missing(&why, SET_WAYLAND_DISPLAY))
+            } else {
+                Look::PassedOver(why)
+            }
+        }
     }
 }
 

@@ -5,8 +5,16 @@ use serde_json::json;
 
 use cc_desktop_x11::{X11Desktop, X11Report};
 
-use super::desktop::{ENABLE_XTEST, SET_DISPLAY, START_A11Y_BUS, START_SESSION_BUS, no_x11};
+use super::desktop::{START_A11Y_BUS, START_SESSION_BUS, no_x11};
 use super::{Finding, ServerView, Status};
+
+/// How to give the server a display when it has none.
+const SET_DISPLAY: &str = "start the server from the desktop session, or set DISPLAY (and \
+XAUTHORITY when the X server wants a cookie) in the host's `env` for this server, e.g. \
+DISPLAY=:0 XAUTHORITY=$HOME/.Xauthority";
+
+const ENABLE_XTEST: &str = "restart the X server with the XTEST extension (Xvfb: drop \
+`-extension XTEST`; Xorg: remove `Option \"XTEST\" \"Disable\"` from xorg.conf)";
 
 /// The six desktop findings from `$DISPLAY` (`platform` is `auto` or `x11`).
 pub fn findings(platform: &str, server: Option<&ServerView>) -> Vec<(&'static str, Finding)> {
