@@ -240,6 +240,9 @@ impl Driver for FaultDriver {
     fn set_hotkey(&mut self, keys: &[Key]) -> Result<(), DriverError> {
         self.inner.set_hotkey(keys)
     }
+    fn set_indicator(&mut self, state: cc_desktop::Indicator) -> Result<(), DriverError> {
+        self.inner.set_indicator(state)
+    }
 }
 
 #[cfg(test)]

@@ -37,6 +37,8 @@ pub(super) struct Extensions {
     /// Any RandR: change notifications.
     pub randr: bool,
     pub xkb: bool,
+    /// Shape: input regions (the indicator's click-through banners).
+    pub shape: bool,
 }
 
 /// How the server lays out ZPixmap pixels of the root window.
@@ -190,6 +192,7 @@ impl Conn {
                 .and_then(|c| c.reply().ok())
                 .is_some_and(|r| r.supported);
         }
+        ext.shape = present(x11rb::protocol::shape::X11_EXTENSION_NAME);
         ext
     }
 

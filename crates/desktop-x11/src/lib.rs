@@ -7,6 +7,7 @@
 mod capture;
 mod connection;
 mod hotkey;
+mod indicator;
 mod input;
 mod keymap;
 mod randr;
@@ -23,7 +24,7 @@ use x11rb::protocol::xtest::ConnectionExt as _;
 pub use capture::CaptureMethod;
 use cc_desktop::{
     Axis, Button, Capabilities, Driver, DriverError, DriverEvent, ElementHandle, ElementInfo,
-    HeldInputs, Layout, RawNode, RgbImage, SemanticAction, WindowInfo,
+    HeldInputs, Indicator, Layout, RawNode, RgbImage, SemanticAction, WindowInfo,
 };
 use cc_desktop_atspi as atspi;
 
@@ -109,6 +110,7 @@ pub struct X11Desktop {
     held: input::Held,
     hotkey: hotkey::Hotkey,
     a11y: atspi::A11y,
+    banners: indicator::Banners,
 }
 
 fn default_hotkey() -> Vec<Key> {
@@ -173,6 +175,7 @@ impl X11Desktop {
             held: input::Held::default(),
             hotkey,
             a11y: atspi::A11y::new(opts.session_bus, at_spi_bus(&conn), opts.a11y_walk_only),
+            banners: indicator::Banners::default(),
             conn,
         })
     }
@@ -371,6 +374,24 @@ impl Driver for X11Desktop {
         self.hotkey.set(&self.conn, &mut self.keymap, keys)
     }
 
+    fn set_indicator(&mut self, state: Indicator) -> Result<(), DriverError> {
+        if state == self.banners.state() {
+            return Ok(());
+        }
+        let monitors: Vec<PhysicalRect> = self
+            .monitors
+            .refresh(&self.conn)?
+            .displays
+            .iter()
+            .map(|d| d.rect)
+            .collect();
+        let shown = self.banners.show(&self.conn, &monitors, state);
+        if shown.is_err() {
+            self.banners.clear(&self.conn);
+        }
+        shown
+    }
+
     fn poll_events(&mut self) -> Vec<DriverEvent> {
         let mut out = Vec::new();
         let mut layout_event = false;
@@ -398,7 +419,15 @@ impl Driver for X11Desktop {
         }
         if self.monitors.poll(&self.conn, layout_event) {
             out.push(DriverEvent::LayoutChanged);
+            // Banners follow the monitors.
+            let state = self.banners.state();
+            if state != Indicator::Off {
+                self.banners.clear(&self.conn);
+                let _ = self.set_indicator(state);
+            }
         }
+        // A window raised since must not cover a banner.
+        self.banners.raise(&self.conn);
         // Spare keycodes bound while typing go back once nothing uses them.
         let _ = self.keymap.restore(&self.conn, false);
         out

@@ -132,6 +132,18 @@ pub enum DriverEvent {
     Hotkey,
 }
 
+/// What the person at the desk is shown (`safety.visual_indicator`): nothing, that an
+/// agent's input is being injected now, or that the emergency stop is on and only the
+/// operator can release it. A backend draws it where the person looks, never where it
+/// could take input meant for the desktop.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Indicator {
+    #[default]
+    Off,
+    Acting,
+    Stopped,
+}
+
 /// A desktop backend. Blocking; owned by one worker thread, so `&mut self` everywhere.
 pub trait Driver: Send {
     /// `"virtual"` or `"x11"`.
@@ -203,5 +215,17 @@ pub trait Driver: Send {
             self.platform(),
             names.join("+")
         )))
+    }
+
+    /// Shows `state` to the person at the desk. Backends that cannot draw on the
+    /// desktop say so; the engine then shows nothing and carries on.
+    fn set_indicator(&mut self, state: Indicator) -> Result<(), DriverError> {
+        match state {
+            Indicator::Off => Ok(()),
+            _ => Err(DriverError::Unavailable(format!(
+                "the {} backend draws no indicator",
+                self.platform()
+            ))),
+        }
     }
 }

@@ -18,7 +18,7 @@ pub mod virtual_desktop;
 
 pub use driver::{
     Axis, Button, Capabilities, Driver, DriverError, DriverEvent, ElementHandle, ElementInfo,
-    HeldInputs, Layout, PhysicalDisplay, RawNode, SemanticAction, WindowInfo,
+    HeldInputs, Indicator, Layout, PhysicalDisplay, RawNode, SemanticAction, WindowInfo,
 };
 pub use image::RgbImage;
 pub use platform::Platform;

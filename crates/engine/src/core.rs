@@ -26,6 +26,9 @@ pub struct Core {
     pub caps: Capabilities,
     /// The server's configured `safety.panic_file`, watched while no session runs.
     pub panic_file: String,
+    /// The server's configured `safety.visual_indicator`, followed while no session
+    /// runs (the stop outlives sessions, and so does its banner).
+    pub visual_indicator: bool,
 }
 
 /// Where a panic came from (`safety.panic_triggered {source}`).

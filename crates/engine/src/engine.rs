@@ -87,6 +87,7 @@ impl Engine {
             platform,
             caps,
             panic_file: base.config().safety.panic_file.clone(),
+            visual_indicator: base.config().safety.visual_indicator,
         });
         crate::panic_file::spawn(Arc::downgrade(&core));
         let (tx, rx) = channel();

@@ -136,6 +136,9 @@ impl Driver for HotkeyAware {
     fn set_hotkey(&mut self, keys: &[Key]) -> Result<(), DriverError> {
         self.inner.set_hotkey(keys)
     }
+    fn set_indicator(&mut self, state: cc_desktop::Indicator) -> Result<(), DriverError> {
+        self.inner.set_indicator(state)
+    }
     fn poll_events(&mut self) -> Vec<DriverEvent> {
         self.poll();
         std::mem::take(&mut self.kept)

@@ -208,7 +208,7 @@ impl Desk {
 
     /// A connection of the test's own to this desk's X server (not the driver's), for
     /// reading back what the server itself says.
-    fn x_connection(&self) -> (x11rb::rust_connection::RustConnection, usize) {
+    pub fn x_connection(&self) -> (x11rb::rust_connection::RustConnection, usize) {
         x11rb::connect(Some(&self.display)).expect("connect to the desk's X server")
     }
 

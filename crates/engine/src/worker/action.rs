@@ -26,6 +26,9 @@ impl Worker {
     ) -> Envelope {
         let started = Instant::now();
         self.refresh(&[]);
+        // A stop released since the last tick takes its banner with it before anything
+        // runs (a capture must not show a stop that is over).
+        self.indicate(false);
         let config = self.core.lock().session.as_ref().map(|s| s.config.clone());
         let Some(config) = config else {
             return self.core.err(
@@ -143,6 +146,9 @@ impl Worker {
             .emit("action.started", started_payload(tool, shown, approved));
         tracing::debug!(tool, arguments = %shown, "action started");
         let config = self.core.lock().session.as_ref().map(|s| s.config.clone());
+        if def.mutates() && config.is_some() && self.canvas.is_some() {
+            self.indicate(true);
+        }
         let result = match (config, self.canvas.as_ref()) {
             (None, _) => Err(ToolError::new(ErrorCode::NotStarted, "no session")),
             (Some(_), None) => Err(ToolError::new(
@@ -161,6 +167,7 @@ impl Worker {
                 exec::run(def, args, &mut ex)
             }
         };
+        self.indicate(false);
         self.publish_held();
         self.core
             .frame

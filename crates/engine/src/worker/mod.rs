@@ -13,7 +13,7 @@ use std::sync::atomic::Ordering;
 use std::sync::mpsc::{Receiver, RecvTimeoutError, Sender};
 use std::time::Duration;
 
-use cc_desktop::{Driver, DriverEvent};
+use cc_desktop::{Driver, DriverEvent, Indicator};
 use cc_protocol::{Key, SessionState, Surface, ToolError};
 use serde_json::{Value, json};
 
@@ -67,6 +67,8 @@ pub struct Worker {
     snapshots: Snapshots,
     /// The emergency hotkey last handed to the driver.
     hotkey: Option<Vec<String>>,
+    /// What the person at the desk was last shown (`safety.visual_indicator`).
+    indicator: Indicator,
 }
 
 const TICK: Duration = Duration::from_millis(20);
@@ -82,6 +84,7 @@ impl Worker {
             frames: Frames::default(),
             snapshots: Snapshots::default(),
             hotkey: None,
+            indicator: Indicator::Off,
         }
     }
 
@@ -233,10 +236,39 @@ impl Worker {
         }
     }
 
+    /// Shows the person at the desk what is happening (`safety.visual_indicator`): the
+    /// stop while it is on, else that an agent acts while `acting`, else nothing. A
+    /// backend that draws no indicator says so once, in the log.
+    fn indicate(&mut self, acting: bool) {
+        let enabled = {
+            let g = self.core.lock();
+            g.session.as_ref().map_or(self.core.visual_indicator, |s| {
+                s.config.config().safety.visual_indicator
+            })
+        };
+        let want = if !enabled {
+            Indicator::Off
+        } else if self.core.stop.load(Ordering::SeqCst) {
+            Indicator::Stopped
+        } else if acting {
+            Indicator::Acting
+        } else {
+            Indicator::Off
+        };
+        if want == self.indicator {
+            return;
+        }
+        if let Err(e) = self.driver.set_indicator(want) {
+            tracing::debug!("no visual indicator: {e}");
+        }
+        self.indicator = want;
+    }
+
     fn tick(&mut self) {
         // Hotkey presses are handled inside the wrapped driver's poll.
         let events = self.driver.poll_events();
         self.refresh(&events);
+        self.indicate(false);
         // Nothing may stay held while the stop is on, whatever pressed it.
         if self.core.stop.load(Ordering::SeqCst) {
             let held = self.driver.held_inputs();
