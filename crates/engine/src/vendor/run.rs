@@ -25,6 +25,8 @@ pub(crate) struct Shot {
     pub mime: String,
     pub base64: String,
     pub data_url: String,
+    pub width: u64,
+    pub height: u64,
 }
 
 impl Shot {
@@ -35,6 +37,8 @@ impl Shot {
             mime: mime.to_string(),
             base64: data.to_string(),
             data_url: url.to_string(),
+            width: r["width"].as_u64()?,
+            height: r["height"].as_u64()?,
         })
     }
 }
@@ -134,6 +138,20 @@ impl Engine {
             }
         }
         let ran = self.run_plan(&plan, &config)?;
+        // The model reads points off this image: it must be the session's display,
+        // never an image the capture budgets shrank further.
+        if let Some(shot) = &ran.shot
+            && plan.capture == Some(super::full_capture(&display))
+            && (shot.width, shot.height) != (u64::from(display.width), u64::from(display.height))
+        {
+            return Err(ToolError::new(
+                ErrorCode::DriverFailed,
+                format!(
+                    "the screenshot came back {}x{}, not this session's {}x{} display                      (capture.max_area or capture.max_bytes is too small for it); its points                      would land elsewhere, so it is not returned",
+                    shot.width, shot.height, display.width, display.height
+                ),
+            ));
+        }
         let press = match (plan.press, plan.press_from_step) {
             (Some(change), _) => Some(change),
             (None, Some(i)) => ran.results.get(i).and_then(|r| {
