@@ -526,7 +526,13 @@ fn the_display_is_fixed_for_the_session() {
 fn a_screenshot_that_misses_the_display_is_refused() {
     let mut s = session(json!({"capture": {"max_area": 500000}}));
     let e = fails(&mut s, A, json!({"action": "screenshot"}), "driver_failed");
-    assert!(e["message"].as_str().unwrap().contains("not this session's 1366x768"), "{e}");
+    assert!(
+        e["message"]
+            .as_str()
+            .unwrap()
+            .contains("not this session's 1366x768"),
+        "{e}"
+    );
     assert_eq!(e["data"]["vendor_result"]["is_error"], true);
 }
 
@@ -537,8 +543,19 @@ fn a_changed_screen_is_refused_until_a_new_session() {
     s.ok(A, json!({"action": "screenshot"}));
     s.click_node("button", "Add left display");
     s.wait_event("session.configured");
-    let e = fails(&mut s, A, json!({"action": "left_click", "coordinate": [10, 10]}), "stale_frame");
-    assert!(e["message"].as_str().unwrap().contains("start a new session"), "{e}");
+    let e = fails(
+        &mut s,
+        A,
+        json!({"action": "left_click", "coordinate": [10, 10]}),
+        "stale_frame",
+    );
+    assert!(
+        e["message"]
+            .as_str()
+            .unwrap()
+            .contains("start a new session"),
+        "{e}"
+    );
     // Gemini never fixed one in this session: it starts on the new canvas.
     s.ok(G, json!({"name": "take_screenshot", "args": {}}));
     s.method_ok("session.stop", json!({}));
