@@ -42,6 +42,7 @@ pub fn manifest() -> Value {
         "http_routes": crate::transports::http::routes::routes_json(),
         "config_schema": config_json_schema(),
         "tools": tool_list,
+        "vocabularies": cc_engine::vocabularies().iter().map(cc_engine::vocabulary_json).collect::<Vec<_>>(),
         "events": events,
     })
 }

@@ -658,7 +658,17 @@ fn tools_list_works_without_a_session() {
     s.start_session(json!({}));
     let r = s.method_ok("tools.list", json!({}));
     assert_eq!(r["state"], "ready");
-    assert_eq!(r["tools"].as_array().unwrap().len(), 15);
+    assert_eq!(r["tools"].as_array().unwrap().len(), 16);
+    let vocabularies: Vec<&str> = r["vocabularies"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|v| v["name"].as_str().unwrap())
+        .collect();
+    assert_eq!(
+        vocabularies,
+        ["anthropic.computer", "openai.computer", "gemini.computer"]
+    );
 }
 
 #[test]

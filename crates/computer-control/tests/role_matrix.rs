@@ -110,6 +110,7 @@ fn method_rows() -> Vec<(&'static str, Value, [Out; 4])> {
 const TOOLS: &[&str] = &[
     "screen.capture",
     "pointer.move",
+    "pointer.position",
     "pointer.click",
     "pointer.drag",
     "pointer.scroll",
@@ -125,10 +126,15 @@ const TOOLS: &[&str] = &[
     "batch.execute",
 ];
 
+/// Every vendor vocabulary, by `tools.call` on `/rpc`: translated into the tools above,
+/// so the gate decides, never the role.
+const VOCABULARIES: &[&str] = &["anthropic.computer", "openai.computer", "gemini.computer"];
+
 /// Every MCP tool on `/mcp`; approving is never one of them.
 const MCP_TOOLS: &[&str] = &[
     "screen_capture",
     "pointer_move",
+    "pointer_position",
     "pointer_click",
     "pointer_drag",
     "pointer_scroll",
@@ -142,6 +148,9 @@ const MCP_TOOLS: &[&str] = &[
     "window_list",
     "window_focus",
     "batch_execute",
+    "anthropic_computer",
+    "openai_computer",
+    "gemini_computer",
     "start_session",
     "get_session",
     "pause_session",
@@ -461,8 +470,18 @@ async fn every_method_tool_route_and_mcp_tool_against_every_role() {
         .iter()
         .map(|t| t["name"].as_str().unwrap().to_string());
     same("tools", names, TOOLS.iter().map(|t| t.to_string()));
+    let vocabularies = listed["result"]["result"]["vocabularies"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| t["name"].as_str().unwrap().to_string());
+    same(
+        "vocabularies",
+        vocabularies,
+        VOCABULARIES.iter().map(|t| t.to_string()),
+    );
     for (l, expected) in [(L::Http, TOKEN), (L::Operator, OPERATOR_ONLY)] {
-        for tool in TOOLS {
+        for tool in TOOLS.iter().chain(VOCABULARIES) {
             for (i, token) in CALLERS.iter().enumerate() {
                 let body = json!({"jsonrpc": "2.0", "id": 3, "method": "tools.call",
                                   "params": {"tool": tool, "arguments": {}}});

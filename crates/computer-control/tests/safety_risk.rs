@@ -23,6 +23,7 @@ fn base_risks_are_those_of_the_tool_table() {
     for (tool, expected) in [
         ("screen.capture", "benign"),
         ("pointer.move", "moderate"),
+        ("pointer.position", "benign"),
         ("pointer.click", "moderate"),
         ("pointer.drag", "moderate"),
         ("pointer.scroll", "moderate"),

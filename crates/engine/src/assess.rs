@@ -82,6 +82,29 @@ pub struct Assessment {
     pub config: Arc<ConfigStack>,
 }
 
+impl Assessment {
+    /// A person must answer this action whatever the rules and the risk say (a model
+    /// vendor flagged it: OpenAI's `pending_safety_checks`, Gemini's
+    /// `require_confirmation`). A deny still wins; the reason tells the person why.
+    pub(crate) fn require_person(&mut self, why: &str) {
+        self.observation = false;
+        self.outcome = match std::mem::replace(
+            &mut self.outcome,
+            Outcome::Allow {
+                reason: String::new(),
+            },
+        ) {
+            deny @ Outcome::Deny { .. } => deny,
+            Outcome::Confirm { reason } => Outcome::Confirm {
+                reason: format!("{reason}; {why}"),
+            },
+            Outcome::Allow { .. } => Outcome::Confirm {
+                reason: why.to_string(),
+            },
+        };
+    }
+}
+
 /// The calls an action consists of: itself, or each item of a batch (normalized
 /// arguments in, normalized arguments out).
 pub(crate) fn calls(

@@ -42,7 +42,7 @@ pub const METHODS: &[&str] = &[
 /// A handle on the engine; cheap to clone, shared by every transport.
 #[derive(Clone)]
 pub struct Engine {
-    core: Arc<Core>,
+    pub(crate) core: Arc<Core>,
     jobs: Sender<Job>,
     base: Arc<ConfigStack>,
     lifecycle: Arc<Mutex<()>>,
@@ -270,6 +270,7 @@ impl Engine {
                 last_activity: now,
                 idle_reported: false,
                 pending: None,
+                vendor: Default::default(),
             });
             self.core.bus.emit("session.started", result.clone());
         }
@@ -401,6 +402,7 @@ impl Engine {
                         approved: Some(Approval::Confirmed(id.clone())),
                         epoch,
                         reply: None,
+                        must_confirm: None,
                     });
                 }
                 let state = s.reported_state();
@@ -517,12 +519,16 @@ impl Engine {
             Err(e) => return *e,
         };
         let tool = p["tool"].as_str().unwrap_or_default();
+        // A vendor's vocabulary is translated into our tools, then gated like them.
+        if let Some(voc) = crate::vendor::find_vocabulary(tool) {
+            return self.call_vocabulary(voc, &p["arguments"]);
+        }
         self.call_tool(tool, &p["arguments"])
     }
 
     /// `tools.call`: validates, then runs the tool through the gate on the worker.
     pub fn call_tool(&self, tool: &str, arguments: &Value) -> Envelope {
-        self.run_tool(tool, arguments, None)
+        self.run_tool(tool, arguments, None, None)
     }
 
     /// Runs a tool that a human already approved on the operator channel: the governed
@@ -539,10 +545,19 @@ impl Engine {
             tool,
             arguments,
             Some(Approval::Granted(grant_id.to_string())),
+            None,
         )
     }
 
-    fn run_tool(&self, tool: &str, arguments: &Value, approved: Option<Approval>) -> Envelope {
+    /// Runs a tool through the gate. `must_confirm` makes a person answer it whatever
+    /// the rules and risk say (a vendor's safety check, `vendor/`); nothing else sets it.
+    pub(crate) fn run_tool(
+        &self,
+        tool: &str,
+        arguments: &Value,
+        approved: Option<Approval>,
+        must_confirm: Option<String>,
+    ) -> Envelope {
         let started = Instant::now();
         let Some(def) = find(tool) else {
             return self.core.err(
@@ -600,6 +615,7 @@ impl Engine {
             approved,
             epoch,
             reply: Some(reply),
+            must_confirm,
         };
         if self.jobs.send(job).is_err() {
             return self.core.err(
@@ -713,9 +729,17 @@ impl Engine {
                 v
             })
             .collect();
+        let vocabularies: Vec<Value> = crate::vendor::vocabularies()
+            .iter()
+            .map(|v| {
+                let mut j = crate::vendor::vocabulary_json(v);
+                j["available"] = json!(caps.capture && caps.input);
+                j
+            })
+            .collect();
         let state = self.state();
         Envelope::success(
-            json!({"tools": list, "state": state}),
+            json!({"tools": list, "vocabularies": vocabularies, "state": state}),
             self.core.meta_with("tools.list", started, state),
         )
     }

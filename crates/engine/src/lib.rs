@@ -9,7 +9,8 @@
 //! The boundary (what other crates use): [`Engine`] and its events; [`config`] (the
 //! layered configuration); [`tools`] (the tool table, read-only); [`assess`] (how an
 //! action is judged, for the governed preview); [`clock`] (injectable time);
-//! [`encode`] (the image codecs, for benchmarks and drivers' tests). Everything else is
+//! [`encode`] (the image codecs, for benchmarks and drivers' tests); the vendors'
+//! vocabularies ([`vocabularies`]), served over `tools.call` and MCP. Everything else is
 //! private to the engine.
 
 mod approval;
@@ -31,6 +32,7 @@ mod session;
 mod snapshot;
 mod spec;
 pub mod tools;
+mod vendor;
 mod worker;
 
 #[cfg(test)]
@@ -45,3 +47,4 @@ pub use frames::Shot;
 pub use gate::Outcome;
 pub use rules::{CONSOLE_TITLE, Landing, Policy, Verdict};
 pub use spec::Issue;
+pub use vendor::{Vocabulary, find_vocabulary, vocabularies, vocabulary_json};

@@ -78,7 +78,7 @@ pub const CONSOLE_TITLE: &str = "computer-control · operator console";
 /// The tools that act on what they land on. Observations stay allowed: seeing the
 /// console shows the agent nothing it could not ask the server for.
 const CONSOLE_ACTIONS: &[&str] = &[
-    "pointer.*",
+    "pointer.{move,click,drag,scroll}",
     "keyboard.*",
     "a11y.activate",
     "a11y.input",
@@ -634,6 +634,7 @@ mod tests {
         };
         let p = Policy::for_safety(&safety).unwrap();
         for tool in [
+            "pointer.move",
             "pointer.click",
             "pointer.drag",
             "pointer.scroll",
@@ -651,6 +652,10 @@ mod tests {
         }
         // Looking is not acting.
         assert!(!p.evaluate("a11y.snapshot", &json!({}), &on_console).console);
+        assert!(
+            !p.evaluate("pointer.position", &json!({}), &on_console)
+                .console
+        );
         assert!(
             !p.evaluate("screen.capture", &json!({}), &on_console)
                 .console

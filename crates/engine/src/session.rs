@@ -44,6 +44,8 @@ pub struct Session {
     pub last_activity: Instant,
     pub idle_reported: bool,
     pub pending: Option<Pending>,
+    /// What the vendors' vocabularies fixed for this session (screenshot spaces).
+    pub vendor: crate::vendor::VendorSession,
 }
 
 impl Session {

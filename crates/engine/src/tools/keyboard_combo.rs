@@ -13,6 +13,7 @@ use crate::spec::{Field, Ty};
 pub(crate) struct Args {
     #[serde(deserialize_with = "keys")]
     keys: Vec<Key>,
+    hold_ms: u64,
 }
 
 fn keys<'de, D: Deserializer<'de>>(d: D) -> Result<Vec<Key>, D::Error> {
@@ -53,6 +54,14 @@ impl Tool for KeyboardCombo {
             }
             down.push(*k);
         }
+        // Held with every key down (a vendor's `hold_key`); the stop cuts it short.
+        let hold = a.hold_ms.min(ex.config.runtime.max_wait_ms);
+        if failure.is_none()
+            && hold > 0
+            && let Err(e) = ex.sleep_ms(hold)
+        {
+            failure = Some(e);
+        }
         // Release in reverse whatever went down, even after a failure.
         for k in down.iter().rev() {
             if let Err(e) = drv(ex.driver.key(*k, false)) {
@@ -77,14 +86,23 @@ pub(crate) fn def() -> ToolDef {
         moves_focus: true,
         lands: Lands::Focused,
         outputs: &[("keys", "the keys pressed together")],
-        params: Ty::Object(vec![Field::req(
-            "keys",
-            Ty::KeyCombo,
-            "key names, as a list or \"ctrl+shift+esc\"",
-        )]),
+        params: Ty::Object(vec![
+            Field::req(
+                "keys",
+                Ty::KeyCombo,
+                "key names, as a list or \"ctrl+shift+esc\"",
+            ),
+            Field::def(
+                "hold_ms",
+                Ty::int(0, 300_000),
+                json!(0),
+                "how long every key stays down before the release (cut to runtime.max_wait_ms)",
+            ),
+        ]),
         examples: vec![
             json!({"keys": ["ctrl", "a"]}),
             json!({"keys": "ctrl+shift+esc"}),
+            json!({"keys": ["shift"], "hold_ms": 500}),
         ],
         check: no_check,
         runs: Runs::Alone(&KeyboardCombo),

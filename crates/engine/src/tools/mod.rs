@@ -23,6 +23,7 @@ macro_rules! table {
 table! {
     screen_capture,
     pointer_move,
+    pointer_position,
     pointer_click,
     pointer_drag,
     pointer_scroll,

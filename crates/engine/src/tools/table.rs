@@ -41,8 +41,8 @@ mod tests {
     use cc_protocol::Risk;
 
     #[test]
-    fn fifteen_tools_and_no_confirmation_tool() {
-        assert_eq!(tools().len(), 15);
+    fn sixteen_tools_and_no_confirmation_tool() {
+        assert_eq!(tools().len(), 16);
         assert!(tools().iter().all(|t| !t.name.contains("confirm")));
     }
 

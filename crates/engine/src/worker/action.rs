@@ -23,6 +23,7 @@ impl Worker {
         args: &Value,
         approved: Option<&Approval>,
         epoch: u64,
+        must_confirm: Option<&str>,
     ) -> Envelope {
         let started = Instant::now();
         self.refresh(&[]);
@@ -47,10 +48,13 @@ impl Worker {
                 ToolError::new(ErrorCode::UnknownTool, format!("no tool {tool:?}")),
             );
         };
-        let assessed = match self.judge(def, args, config) {
+        let mut assessed = match self.judge(def, args, config) {
             Ok(a) => a,
             Err(e) => return self.rejected(tool, started, e, approved),
         };
+        if let Some(why) = must_confirm {
+            assessed.require_person(why);
+        }
         if def.is_batch() {
             return self.batch(args, &assessed, approved, epoch, started);
         }

@@ -44,6 +44,9 @@ pub enum Job {
         approved: Option<Approval>,
         epoch: u64,
         reply: Option<Reply>,
+        /// Why a person must answer this action whatever the gate's rules and risk
+        /// say (a vendor's safety check); a deny still wins.
+        must_confirm: Option<String>,
     },
     /// The session ends after everything before it.
     End { reply: Sender<()> },
@@ -131,6 +134,7 @@ impl Worker {
                 approved,
                 epoch,
                 reply,
+                must_confirm,
             } => {
                 if let Some(r) = &reply {
                     let claimed = r.claim();
@@ -139,7 +143,13 @@ impl Worker {
                         return; // refused while queued (session.stop)
                     }
                 }
-                let env = self.action(&tool, &args, approved.as_ref(), epoch);
+                let env = self.action(
+                    &tool,
+                    &args,
+                    approved.as_ref(),
+                    epoch,
+                    must_confirm.as_deref(),
+                );
                 if let Some(r) = reply {
                     let _ = r.tx.send(env);
                 }

@@ -11,6 +11,7 @@
 use rmcp::model::ToolAnnotations;
 use serde_json::{Map, Value, json};
 
+use cc_engine::Vocabulary;
 use cc_engine::tools::ToolDef;
 
 /// Governed tools that change nothing (on the desktop or in the journal's state).
@@ -61,6 +62,45 @@ pub fn plain_annotations(def: &ToolDef) -> ToolAnnotations {
         hints.destructive(true)
     } else {
         hints
+    }
+}
+
+/// A vocabulary's annotations: it acts on the desktop (the engine judges each of the
+/// tools it becomes), so it is neither read-only nor idempotent.
+pub fn vocabulary_annotations() -> ToolAnnotations {
+    ToolAnnotations::new()
+        .read_only(false)
+        .destructive(true)
+        .idempotent(false)
+}
+
+/// A vocabulary's output schema: OpenAI's `computer_call_output` and Gemini's
+/// `FunctionResponse` come as structured content; Anthropic's answer is the
+/// `tool_result` content itself (text and image blocks), so it declares none.
+pub fn vocabulary_output_schema(v: &Vocabulary) -> Option<Value> {
+    match v.vendor {
+        "openai" => Some(open_object(&[
+            ("type", "computer_call_output"),
+            ("call_id", "the computer_call's call_id"),
+            (
+                "output",
+                "{type: computer_screenshot, image_url: a data URL}",
+            ),
+            (
+                "acknowledged_safety_checks",
+                "the checks a person acknowledged",
+            ),
+        ])),
+        "google" => Some(open_object(&[
+            ("name", "the function called"),
+            ("id", "the function call's id, when it had one"),
+            ("response", "{safety_acknowledgement?}"),
+            (
+                "parts",
+                "[{inline_data: {mime_type, data}}]: the screenshot",
+            ),
+        ])),
+        _ => None,
     }
 }
 
@@ -150,6 +190,7 @@ mod tests {
             observers,
             [
                 "screen.capture",
+                "pointer.position",
                 "wait.pause",
                 "a11y.snapshot",
                 "window.list"

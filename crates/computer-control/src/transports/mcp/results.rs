@@ -6,7 +6,8 @@ use rmcp::model::{CallToolResult, ContentBlock};
 use serde_json::{Value, json};
 
 use cc_contract::ContractError;
-use cc_protocol::ToolError;
+use cc_engine::Vocabulary;
+use cc_protocol::{Envelope, ToolError};
 
 /// A plain tool's success. A capture's `data_url` becomes an MCP image block (what a
 /// model client renders) instead of a base64 string inside the JSON; the rest of the
@@ -36,6 +37,71 @@ pub fn governed(mut result: Value) -> CallToolResult {
         out.content.push(ContentBlock::image(data, mime));
     }
     out
+}
+
+/// A vocabulary's answer. Anthropic's `{content, is_error}` becomes the MCP content
+/// itself (its text and image blocks are MCP's); OpenAI's and Gemini's items are the
+/// structured content, with the screenshot also as an image block that hosts render
+/// (the text block names it rather than repeating its bytes). A failure is the
+/// vendor's error answer where it has one (Anthropic: `is_error` with text), else
+/// `{error, message, details}` as for plain tools.
+pub fn vocabulary(voc: &Vocabulary, env: Envelope) -> CallToolResult {
+    let anthropic = voc.vendor == "anthropic";
+    if !env.ok {
+        let vendor = env
+            .error
+            .as_ref()
+            .and_then(|e| e.data.as_ref())
+            .and_then(|d| d.get("vendor_result"))
+            .cloned();
+        return match (anthropic, vendor) {
+            (true, Some(v)) => CallToolResult::error(anthropic_blocks(&v)),
+            _ => envelope_error(env.error),
+        };
+    }
+    let result = env.result.unwrap_or_else(|| json!({}));
+    if anthropic {
+        return CallToolResult::success(anthropic_blocks(&result));
+    }
+    let mut shown = result.clone();
+    let image = match voc.vendor {
+        "openai" => shown
+            .pointer_mut("/output/image_url")
+            .map(|u| std::mem::replace(u, json!(IMAGE_ELSEWHERE)))
+            .and_then(|url| split_data_url(url.as_str()?)),
+        _ => shown.pointer_mut("/parts/0/inline_data").and_then(|d| {
+            let mime = d["mime_type"].as_str()?.to_string();
+            let data = std::mem::replace(&mut d["data"], json!(IMAGE_ELSEWHERE));
+            Some((mime, data.as_str()?.to_string()))
+        }),
+    };
+    let mut content = vec![ContentBlock::text(shown.to_string())];
+    if let Some((mime, data)) = image {
+        content.push(ContentBlock::image(data, mime));
+    }
+    let mut out = CallToolResult::success(content);
+    out.structured_content = Some(result);
+    out
+}
+
+/// What the text block says in place of the screenshot's bytes.
+const IMAGE_ELSEWHERE: &str = "(the image content block)";
+
+/// Anthropic's content blocks as MCP's: text to text, base64 images to images.
+fn anthropic_blocks(v: &Value) -> Vec<ContentBlock> {
+    v["content"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter_map(|b| match b["type"].as_str()? {
+            "text" => Some(ContentBlock::text(b["text"].as_str()?.to_string())),
+            "image" => Some(ContentBlock::image(
+                b["source"]["data"].as_str()?.to_string(),
+                b["source"]["media_type"].as_str()?.to_string(),
+            )),
+            _ => None,
+        })
+        .collect()
 }
 
 /// A plain tool's failure (the engine's envelope error).

@@ -5,7 +5,9 @@
 //! MCP-safe names (`pointer.click` → `pointer_click`; input schemas generated from the
 //! engine's tool specs) and the governed tools of GOVERNANCE.md Part A. Both are thin
 //! mappings: plain tools go to `Engine::call_tool` (so the safety gate applies), the
-//! governed ones to `Governance::call` for the caller's principal. Engine and journal
+//! governed ones to `Governance::call` for the caller's principal. Between them, the
+//! vendors' vocabularies (`anthropic_computer`, `openai_computer`, `gemini_computer`),
+//! translated by the engine into plain tools. Engine and journal
 //! calls block, so each runs on tokio's blocking pool.
 
 use std::sync::Arc;
@@ -19,10 +21,10 @@ use rmcp::service::RequestContext;
 use rmcp::{ErrorData, RoleServer, ServerHandler};
 use serde_json::{Value, json};
 
-use cc_engine::Engine;
 use cc_engine::tools::tools;
+use cc_engine::{Engine, vocabularies};
 use cc_governance::{GOVERNED_TOOLS, mcp_tool_name, resolve_tool};
-use cc_protocol::ErrorCode;
+use cc_protocol::{Envelope, ErrorCode};
 
 use super::kernels::{Caller, Kernels};
 use super::{check_tool, outputs, results, schemas};
@@ -72,10 +74,33 @@ impl McpServer {
                     .with_raw_output_schema(as_object(outputs::governed_output_schema(name)))
                     .with_annotations(outputs::governed_annotations(name))
             });
+        let vendor = vocabularies().iter().map(|v| {
+            let tool = Tool::new(mcp_tool_name(v.name), v.summary, as_object((v.schema)()))
+                .with_annotations(outputs::vocabulary_annotations());
+            match outputs::vocabulary_output_schema(v) {
+                Some(schema) => tool.with_raw_output_schema(as_object(schema)),
+                None => tool,
+            }
+        });
         plain
+            .chain(vendor)
             .chain(governed)
             .chain(std::iter::once(check_tool::tool()))
             .collect()
+    }
+
+    /// Runs an engine call, starting the engine session first when there is none (an
+    /// MCP client has no `session.start`; a governed action would start it too).
+    fn started<T>(&self, call: impl Fn() -> T, not_started: impl Fn(&T) -> bool) -> T {
+        let out = call();
+        if !not_started(&out) {
+            return out;
+        }
+        let started = self.engine.start(&json!({}));
+        if !started.ok {
+            tracing::warn!(?started.error, "the engine session did not start");
+        }
+        call()
     }
 
     /// Runs one call (blocking): governed first, then plain; `None` for an unknown name.
@@ -94,17 +119,17 @@ impl McpServer {
                 Err(e) => results::contract_error(&e),
             });
         }
-        let def = resolve_tool(name)?;
-        let mut env = self.engine.call_tool(def.name, &arguments);
-        if env.error.as_ref().map(|e| e.code) == Some(ErrorCode::NotStarted) {
-            // An MCP client has no `session.start`: its first plain call starts the
-            // engine session (a governed action would start it too).
-            let started = self.engine.start(&json!({}));
-            if !started.ok {
-                tracing::warn!(?started.error, "the engine session did not start");
-            }
-            env = self.engine.call_tool(def.name, &arguments);
+        let not_started =
+            |e: &Envelope| e.error.as_ref().map(|e| e.code) == Some(ErrorCode::NotStarted);
+        if let Some(voc) = vocabularies()
+            .iter()
+            .find(|v| mcp_tool_name(v.name) == name)
+        {
+            let env = self.started(|| self.engine.call_vocabulary(voc, &arguments), not_started);
+            return Some(results::vocabulary(voc, env));
         }
+        let def = resolve_tool(name)?;
+        let env = self.started(|| self.engine.call_tool(def.name, &arguments), not_started);
         Some(if env.ok {
             results::plain(env.result.unwrap_or_else(|| json!({})))
         } else {

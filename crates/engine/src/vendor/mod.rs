@@ -1,0 +1,137 @@
+//! The vendors' computer-use vocabularies (Anthropic's computer tool, OpenAI's
+//! `computer` tool, Gemini's computer use), served in their own argument and result
+//! shapes. A vendor call is only a translation: it becomes our own tools
+//! (`pointer.click`, `keyboard.type`, `screen.capture`, …) run as one `batch.execute`
+//! through [`Engine::run_tool`], so rules, risk, confirmation, the emergency stop,
+//! standby and governance judge it exactly as they judge a plain call.
+//!
+//! One file per vocabulary (`anthropic.rs`, `openai.rs`, `gemini.rs`) holds its
+//! translation and result shape; `scaling.rs` the screenshot space each fixes per
+//! session; `keys.rs` the key names; `input.rs` strict reading of vendor arguments;
+//! `run.rs` the batch, the wait for a person and the shaping of the answer.
+
+mod anthropic;
+mod gemini;
+mod input;
+mod keys;
+mod openai;
+mod run;
+mod scaling;
+
+use std::collections::HashMap;
+
+use serde_json::{Value, json};
+
+use cc_protocol::ToolError;
+
+pub(crate) use input::Refusal;
+use scaling::Display;
+
+/// A declared screenshot size, width by height.
+pub(crate) type Size = (u32, u32);
+
+/// A vocabulary as served: its name on `tools.call` (`anthropic.computer`), what
+/// `tools.list`, the manifest and MCP say of it, and its translation.
+pub struct Vocabulary {
+    /// The name `tools.call` takes; over MCP the dot becomes an underscore.
+    pub name: &'static str,
+    /// Whose models speak it.
+    pub vendor: &'static str,
+    pub summary: &'static str,
+    /// The JSON Schema of its arguments (the vendor's own call shape).
+    pub schema: fn() -> Value,
+    /// Calls as the vendor documents them.
+    pub examples: fn() -> Vec<Value>,
+    translate: fn(&Value, &mut Context) -> Result<Plan, Refusal>,
+    answer: fn(&Value, &Plan, &run::Ran, &Display) -> Value,
+    /// The vendor-shaped answer to a failure, when the vendor has one.
+    failure: fn(&Value, &ToolError) -> Option<Value>,
+    /// The size the caller declares in this call (the vendor's tool-definition fields).
+    declared: fn(&Value) -> Result<Option<Size>, Refusal>,
+    /// The screenshot space when the caller declares none.
+    default_display: fn((u32, u32)) -> Display,
+}
+
+/// Every vocabulary, in a fixed order.
+pub fn vocabularies() -> &'static [Vocabulary] {
+    static ALL: [Vocabulary; 3] = [
+        anthropic::VOCABULARY,
+        openai::VOCABULARY,
+        gemini::VOCABULARY,
+    ];
+    &ALL
+}
+
+/// The vocabulary `tools.call` knows by `name`.
+pub fn find_vocabulary(name: &str) -> Option<&'static Vocabulary> {
+    vocabularies().iter().find(|v| v.name == name)
+}
+
+/// A vocabulary as `tools.list` and the manifest describe it.
+pub fn vocabulary_json(v: &Vocabulary) -> Value {
+    json!({
+        "name": v.name,
+        "vendor": v.vendor,
+        "summary": v.summary,
+        "parameters": (v.schema)(),
+        "examples": (v.examples)(),
+    })
+}
+
+/// What a vocabulary remembers within one session: the screenshot space it fixed, and
+/// a press a model made that waits for its release (nothing stays held between two
+/// actions, so `left_mouse_down` … `left_mouse_up` becomes one drag or click).
+#[derive(Debug, Default)]
+pub struct VendorSession {
+    displays: HashMap<&'static str, Display>,
+    pressed: HashMap<&'static str, Press>,
+}
+
+/// A deferred press: where the button went down, and where the pointer moved since.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub(crate) struct Press {
+    pub at: (i64, i64),
+    pub moved_to: Option<(i64, i64)>,
+}
+
+/// What a translation may read and keep.
+pub(crate) struct Context {
+    pub display: Display,
+    pub pressed: Option<Press>,
+}
+
+/// One vendor call, translated: our tool calls, run in order as one batch.
+#[derive(Debug, Default)]
+pub(crate) struct Plan {
+    pub steps: Vec<(&'static str, Value)>,
+    /// `screen.capture` arguments, run last, when the answer carries the screen.
+    pub capture: Option<Value>,
+    /// Why a person must confirm it whatever the gate says (a vendor's safety check).
+    pub confirm: Option<String>,
+    /// The deferred press after this call, when it changes.
+    pub press: Option<PressChange>,
+    /// A press whose position comes from the named step's `position` result.
+    pub press_from_step: Option<usize>,
+}
+
+/// How a call changes the deferred press.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub(crate) enum PressChange {
+    Set(Press),
+    Clear,
+}
+
+/// `screen.capture` arguments for the whole screen in `display`'s space.
+pub(crate) fn full_capture(display: &Display) -> Value {
+    json!({"scale": display.scale()})
+}
+
+/// `screen.capture` arguments for a canvas rectangle, at the canvas's resolution or
+/// less, to fit `display` with its aspect kept (a zoom).
+pub(crate) fn region_capture(display: &Display, x0: i64, y0: i64, x1: i64, y1: i64) -> Value {
+    let (w, h) = ((x1 - x0).max(1) as f64, (y1 - y0).max(1) as f64);
+    let fit = (f64::from(display.width) / w)
+        .min(f64::from(display.height) / h)
+        .clamp(0.1, 1.0);
+    json!({"region": {"x": x0, "y": y0, "width": x1 - x0, "height": y1 - y0}, "scale": fit})
+}

@@ -1,0 +1,367 @@
+//! OpenAI's `computer` tool (Responses API): a `computer_call` item with a batch of
+//! `actions[]` (or the preview's single `action`) and its `pending_safety_checks`;
+//! the answer is the `computer_call_output` item carrying the screen after the batch.
+//! Points are display pixels of the declared display (`display_width` ×
+//! `display_height`, the preview tool's fields), the whole canvas when none is declared.
+//! Pending safety checks become a confirmation a person answers on the operator
+//! channel; once approved they come back as `acknowledged_safety_checks`.
+
+use cc_protocol::ToolError;
+use serde_json::{Value, json};
+
+use super::input::{Input, Read, Refusal};
+use super::keys::{chord_call, map_key};
+use super::run::Ran;
+use super::scaling::Display;
+use super::{Context, Plan, Size, Vocabulary, full_capture};
+
+pub(super) const VOCABULARY: Vocabulary = Vocabulary {
+    name: "openai.computer",
+    vendor: "openai",
+    summary: "OpenAI's computer tool: a computer_call (actions[] or action, \
+              pending_safety_checks) in, its computer_call_output with the screenshot out; \
+              safety checks are confirmed by a person, never by the model.",
+    schema,
+    examples,
+    translate,
+    answer,
+    failure,
+    declared,
+    default_display: Display::canvas,
+};
+
+const CALL_MEMBERS: &[&str] = &[
+    "type",
+    "id",
+    "call_id",
+    "status",
+    "action",
+    "actions",
+    "pending_safety_checks",
+    "display_width",
+    "display_height",
+];
+
+/// Pixels of wheel travel per notch, as OpenAI's xdotool mapping counts them.
+const PIXELS_PER_NOTCH: f64 = 100.0;
+/// The guide's `wait`.
+const WAIT_MS: u64 = 2000;
+
+fn schema() -> Value {
+    let xy = json!({"type": "integer"});
+    let keys = json!({"type": "array", "items": {"type": "string"}});
+    let action = json!({
+        "type": "object",
+        "properties": {
+            "type": {"type": "string", "enum": ["click", "double_click", "drag", "keypress", "move", "screenshot", "scroll", "type", "wait"]},
+            "x": xy, "y": xy,
+            "button": {"type": "string", "enum": ["left", "right", "wheel", "back", "forward"]},
+            "keys": keys,
+            "path": {"type": "array", "items": {"type": "object", "properties": {"x": xy, "y": xy}, "required": ["x", "y"]}, "minItems": 2},
+            "scroll_x": xy, "scroll_y": xy,
+            "text": {"type": "string"}
+        },
+        "required": ["type"]
+    });
+    let check = json!({"type": "object", "properties": {"id": {"type": "string"}, "code": {"type": "string"}, "message": {"type": "string"}}, "required": ["id"]});
+    json!({
+        "type": "object",
+        "properties": {
+            "type": {"const": "computer_call"},
+            "id": {"type": "string"},
+            "call_id": {"type": "string"},
+            "status": {"type": "string"},
+            "actions": {"type": "array", "items": action, "maxItems": 100},
+            "action": action,
+            "pending_safety_checks": {"type": "array", "items": check},
+            "display_width": {"type": "integer", "minimum": 1, "description": "the declared display; fixed for the session by its first call"},
+            "display_height": {"type": "integer", "minimum": 1}
+        },
+        "additionalProperties": false
+    })
+}
+
+fn examples() -> Vec<Value> {
+    vec![
+        json!({"type": "computer_call", "call_id": "call_1", "actions": [{"type": "screenshot"}]}),
+        json!({"type": "computer_call", "call_id": "call_2", "actions": [
+            {"type": "click", "button": "left", "x": 640, "y": 400},
+            {"type": "type", "text": "hello"},
+            {"type": "keypress", "keys": ["ENTER"]}
+        ]}),
+        json!({"type": "computer_call", "call_id": "call_3",
+               "action": {"type": "scroll", "x": 640, "y": 400, "scroll_x": 0, "scroll_y": 300},
+               "pending_safety_checks": [{"id": "cu_sc_1", "code": "malicious_instructions", "message": "…"}]}),
+    ]
+}
+
+fn declared(v: &Value) -> Result<Option<Size>, Refusal> {
+    let Some(m) = v.as_object() else {
+        return Ok(None);
+    };
+    let dim = |k: &str| -> Result<Option<u32>, Refusal> {
+        match m.get(k).filter(|x| !x.is_null()) {
+            None => Ok(None),
+            Some(x) => x
+                .as_u64()
+                .filter(|n| (1..=16384).contains(n))
+                .map(|n| Some(n as u32))
+                .ok_or_else(|| Refusal::at(k, "must be an integer from 1 to 16384")),
+        }
+    };
+    match (dim("display_width")?, dim("display_height")?) {
+        (Some(w), Some(h)) => Ok(Some((w, h))),
+        (None, None) => Ok(None),
+        _ => Err(Refusal::at(
+            "display_width",
+            "give display_width and display_height together",
+        )),
+    }
+}
+
+fn point(a: &Input<'_>, cx: &Context) -> Read<(i64, i64)> {
+    let x = a.num("x", f64::MIN, f64::MAX)?;
+    let y = a.num("y", f64::MIN, f64::MAX)?;
+    cx.display
+        .point_to_canvas(x, y)
+        .map_err(|m| Refusal::at(a.path("x"), m))
+}
+
+/// `keys` on a pointer action: modifiers held during it, which nothing offers.
+fn no_modifiers(a: &Input<'_>) -> Read<()> {
+    match a.raw("keys").and_then(Value::as_array) {
+        Some(k) if !k.is_empty() => Err(Refusal::at(
+            a.path("keys"),
+            "modifier keys held during a pointer action are not supported",
+        )),
+        _ => Ok(()),
+    }
+}
+
+/// One action → our tool calls.
+fn action(v: &Value, path: &str, cx: &Context, out: &mut Vec<(&'static str, Value)>) -> Read<()> {
+    let kind = v["type"].as_str().unwrap_or_default();
+    let known: &[&str] = match kind {
+        "click" => &["type", "x", "y", "button", "keys"],
+        "double_click" | "move" => &["type", "x", "y", "keys"],
+        "drag" => &["type", "path", "keys"],
+        "keypress" => &["type", "keys"],
+        "scroll" => &["type", "x", "y", "scroll_x", "scroll_y", "keys"],
+        "type" => &["type", "text"],
+        "wait" | "screenshot" => &["type"],
+        "" => return Err(Refusal::at(format!("{path}.type"), "is required")),
+        other => {
+            return Err(Refusal::at(
+                format!("{path}.type"),
+                format!(
+                    "unknown action {other:?} (known: click, double_click, drag, keypress, move, \
+                     screenshot, scroll, type, wait)"
+                ),
+            ));
+        }
+    };
+    let a = Input::new(v, path, known)?;
+    match kind {
+        "click" => {
+            no_modifiers(&a)?;
+            let (x, y) = point(&a, cx)?;
+            let button = match a.opt_str("button")?.unwrap_or("left") {
+                "left" => "left",
+                "right" => "right",
+                "wheel" | "middle" => "middle",
+                other => {
+                    return Err(Refusal::at(
+                        a.path("button"),
+                        format!("the {other} button is not supported (left, right, wheel)"),
+                    ));
+                }
+            };
+            out.push(("pointer.click", json!({"x": x, "y": y, "button": button})));
+        }
+        "double_click" => {
+            no_modifiers(&a)?;
+            let (x, y) = point(&a, cx)?;
+            out.push(("pointer.click", json!({"x": x, "y": y, "times": 2})));
+        }
+        "move" => {
+            no_modifiers(&a)?;
+            let (x, y) = point(&a, cx)?;
+            out.push(("pointer.move", json!({"x": x, "y": y})));
+        }
+        "drag" => {
+            no_modifiers(&a)?;
+            let pts = a
+                .raw("path")
+                .and_then(Value::as_array)
+                .filter(|p| p.len() >= 2)
+                .ok_or_else(|| {
+                    Refusal::at(a.path("path"), "must list at least two {x, y} points")
+                })?;
+            let mut canvas = Vec::with_capacity(pts.len());
+            for (n, p) in pts.iter().enumerate() {
+                let pi = Input::new(p, &format!("{}[{n}]", a.path("path")), &["x", "y"])?;
+                canvas.push(point(&pi, cx)?);
+            }
+            // Our drag is one press, a straight glide and one release: from the first
+            // point to the last (the points between are not visited).
+            let (from, to) = (canvas[0], canvas[canvas.len() - 1]);
+            out.push((
+                "pointer.drag",
+                json!({"from": {"x": from.0, "y": from.1}, "to": {"x": to.0, "y": to.1}}),
+            ));
+        }
+        "keypress" => {
+            let names = a
+                .raw("keys")
+                .and_then(Value::as_array)
+                .filter(|k| !k.is_empty())
+                .ok_or_else(|| Refusal::at(a.path("keys"), "must list at least one key"))?;
+            let mut keys = Vec::with_capacity(names.len());
+            for (n, k) in names.iter().enumerate() {
+                let name = k.as_str().ok_or_else(|| {
+                    Refusal::at(format!("{}[{n}]", a.path("keys")), "must be a string")
+                })?;
+                keys.push(
+                    map_key(name)
+                        .map_err(|m| Refusal::at(format!("{}[{n}]", a.path("keys")), m))?,
+                );
+            }
+            // The SDK calls `keys` a combination: pressed together, released in reverse.
+            out.push(chord_call(keys));
+        }
+        "scroll" => {
+            no_modifiers(&a)?;
+            let (x, y) = point(&a, cx)?;
+            let dx = a.opt_num("scroll_x", -1e6, 1e6)?.unwrap_or(0.0);
+            let dy = a.opt_num("scroll_y", -1e6, 1e6)?.unwrap_or(0.0);
+            // Per axis, max(1, |round(d/100)|) notches; positive y scrolls down, and our
+            // positive amount scrolls up.
+            let notches = |d: f64| ((d / PIXELS_PER_NOTCH).round().abs()).clamp(1.0, 100.0);
+            if dy != 0.0 {
+                let amount = -dy.signum() * notches(dy);
+                out.push((
+                    "pointer.scroll",
+                    json!({"x": x, "y": y, "axis": "vertical", "amount": amount}),
+                ));
+            }
+            if dx != 0.0 {
+                let amount = dx.signum() * notches(dx);
+                out.push((
+                    "pointer.scroll",
+                    json!({"x": x, "y": y, "axis": "horizontal", "amount": amount}),
+                ));
+            }
+        }
+        "type" => {
+            out.push(("keyboard.type", json!({"text": a.str("text")?})));
+        }
+        "wait" => out.push(("wait.pause", json!({"ms": WAIT_MS}))),
+        _ => {} // screenshot: the capture closes every call
+    }
+    Ok(())
+}
+
+/// `pending_safety_checks` as given (each needs an `id`).
+fn checks(v: &Value) -> Read<Vec<Value>> {
+    let Some(list) = v.get("pending_safety_checks").filter(|x| !x.is_null()) else {
+        return Ok(Vec::new());
+    };
+    let list = list
+        .as_array()
+        .ok_or_else(|| Refusal::at("pending_safety_checks", "must be a list"))?;
+    list.iter()
+        .enumerate()
+        .map(|(n, c)| {
+            let path = format!("pending_safety_checks[{n}]");
+            let i = Input::new(c, &path, &["id", "code", "message"])?;
+            i.str("id")?;
+            i.opt_str("code")?;
+            i.opt_str("message")?;
+            Ok(c.clone())
+        })
+        .collect()
+}
+
+fn translate(v: &Value, cx: &mut Context) -> Result<Plan, Refusal> {
+    let call = Input::new(v, "", CALL_MEMBERS)?;
+    if let Some(t) = call.opt_str("type")?
+        && t != "computer_call"
+    {
+        return Err(Refusal::at("type", "must be computer_call"));
+    }
+    call.opt_str("call_id")?;
+    let actions: Vec<(String, &Value)> = match (call.raw("actions"), call.raw("action")) {
+        (Some(_), Some(_)) => {
+            return Err(Refusal::at("action", "give actions or action, not both"));
+        }
+        (Some(list), None) => list
+            .as_array()
+            .filter(|l| !l.is_empty() && l.len() <= 100)
+            .ok_or_else(|| Refusal::at("actions", "must list 1 to 100 actions"))?
+            .iter()
+            .enumerate()
+            .map(|(n, a)| (format!("actions[{n}]"), a))
+            .collect(),
+        (None, Some(a)) => vec![("action".to_string(), a)],
+        (None, None) => return Err(Refusal::at("actions", "is required (or action)")),
+    };
+    let mut steps = Vec::new();
+    for (path, a) in &actions {
+        if !a.is_object() {
+            return Err(Refusal::at(path.clone(), "must be an object"));
+        }
+        action(a, path, cx, &mut steps)?;
+    }
+    let pending = checks(v)?;
+    let confirm = (!pending.is_empty()).then(|| {
+        let said: Vec<String> = pending
+            .iter()
+            .map(|c| {
+                format!(
+                    "{}: {}",
+                    c["code"].as_str().unwrap_or("safety_check"),
+                    c["message"].as_str().unwrap_or("(no message)")
+                )
+            })
+            .collect();
+        format!(
+            "OpenAI flagged this computer call; a person must acknowledge: {}",
+            said.join("; ")
+        )
+    });
+    Ok(Plan {
+        steps,
+        capture: Some(full_capture(&cx.display)),
+        confirm,
+        ..Plan::default()
+    })
+}
+
+/// The `computer_call_output` item: the screen after the batch and the checks the
+/// person acknowledged.
+fn answer(v: &Value, _: &Plan, ran: &Ran, _: &Display) -> Value {
+    let url = ran
+        .shot
+        .as_ref()
+        .map(|s| s.data_url.clone())
+        .unwrap_or_default();
+    let mut out = json!({
+        "type": "computer_call_output",
+        "output": {"type": "computer_screenshot", "image_url": url},
+    });
+    if let Some(id) = v.get("call_id").filter(|x| x.is_string()) {
+        out["call_id"] = id.clone();
+    }
+    if let Ok(pending) = checks(v)
+        && !pending.is_empty()
+    {
+        out["acknowledged_safety_checks"] = Value::Array(pending);
+    }
+    out
+}
+
+/// The Responses API has no failure item for a computer call: the envelope error is
+/// the answer.
+fn failure(_: &Value, _: &ToolError) -> Option<Value> {
+    None
+}
