@@ -1,14 +1,14 @@
 //! Command-line interface (PROTOCOL §1).
 
 use std::process::ExitCode;
-use std::sync::Arc;
 
 use anyhow::Context;
-use clap::{Parser, Subcommand, ValueEnum};
+use clap::{Parser, Subcommand};
 use serde_json::{Value, json};
 
 use cc_engine::config::{ConfigStack, config_json_schema, load_file};
 
+use crate::compose::Transport;
 use crate::{check, manifest, platform, transports};
 
 /// Governed desktop automation for AI agents: observe and act on a desktop through a
@@ -43,14 +43,6 @@ enum Command {
     Manifest,
     /// Print the JSON Schema of the configuration.
     ConfigSchema,
-}
-
-#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
-enum Transport {
-    Stdio,
-    Http,
-    Mcp,
-    McpHttp,
 }
 
 #[derive(Debug, clap::Args)]
@@ -95,16 +87,6 @@ pub struct CommonArgs {
     /// has no other channel on which a person can approve a `confirm` action.
     #[arg(long, value_name = "HOST:PORT")]
     operator_listen: Option<transports::http::operator::Listen>,
-}
-
-/// The journal path: `governance.journal` (the flag already applied over it), else the
-/// XDG state directory (created if needed).
-fn journal_path(configured: &str) -> anyhow::Result<std::path::PathBuf> {
-    let path = default_journal(configured)?;
-    if let Some(dir) = path.parent().filter(|_| configured.is_empty()) {
-        std::fs::create_dir_all(dir).with_context(|| format!("create {}", dir.display()))?;
-    }
-    Ok(path)
 }
 
 /// Where the journal is, without creating anything: `configured` if set, else
@@ -165,67 +147,16 @@ fn print_json(v: &Value) -> anyhow::Result<()> {
     Ok(())
 }
 
-/// Serves until the client goes: the desktop the config picks, behind the engine's
-/// safety gate, on the chosen transport.
+/// `serve` as the command line asked for it.
 fn serve(a: ServeArgs) -> anyhow::Result<ExitCode> {
-    if a.common.operator_listen.is_some()
-        && !matches!(a.transport, Transport::Mcp | Transport::McpHttp)
-    {
-        anyhow::bail!(
-            "--operator-listen is for --transport mcp or mcp-http: --transport http \
-             already serves the operator console on its own port, and stdio JSON-RPC \
-             confirms through session.confirm"
-        );
-    }
     let base = base_config(&a.common)?;
-    if base.config().platform.name != "virtual" {
-        crate::session::adopt();
-    }
-    let governance = base.config().governance.clone();
-    let driver = platform::select(&base)?;
-    #[cfg(feature = "fault-injection")]
-    let driver = crate::fault_driver::wrap(driver)?;
-    let engine = cc_engine::Engine::new(driver, base);
-    if a.transport == Transport::Stdio {
-        transports::stdio::serve(engine)?;
-        return Ok(ExitCode::SUCCESS);
-    }
-    // One governed kernel per process, shared by every MCP endpoint.
-    let journal = journal_path(&governance.journal)?;
-    let kernels = Arc::new(transports::mcp::Kernels::open(
-        engine.clone(),
-        &journal,
-        &governance.principal_id,
-    )?);
-    let server = transports::mcp::McpServer::new(engine.clone(), kernels.clone());
-    match a.transport {
-        Transport::Mcp => {
-            let operator = a
-                .common
-                .operator_listen
-                .map(|listen| transports::mcp::StdioOperator {
-                    engine: engine.clone(),
-                    kernels: kernels.clone(),
-                    listen,
-                });
-            transports::mcp::serve_stdio(server, operator)?
-        }
-        Transport::McpHttp | Transport::Http | Transport::Stdio => {
-            let mcp = if a.transport == Transport::McpHttp {
-                transports::http::Mcp::Only(server)
-            } else {
-                transports::http::Mcp::Mounted(server)
-            };
-            let opts = transports::http::Options {
-                host: a.host.clone(),
-                port: a.port,
-                mcp,
-                kernels: kernels.clone(),
-                operator: a.common.operator_listen,
-            };
-            transports::http::serve(engine, opts)?
-        }
-    }
+    crate::compose::serve(crate::compose::Plan {
+        transport: a.transport,
+        host: a.host,
+        port: a.port,
+        operator: a.common.operator_listen,
+        base,
+    })?;
     Ok(ExitCode::SUCCESS)
 }
 

@@ -4,6 +4,7 @@
 
 pub mod check;
 pub mod cli;
+pub mod compose;
 #[cfg(feature = "fault-injection")]
 mod fault_driver;
 pub mod manifest;

@@ -14,14 +14,14 @@ use rusqlite::{Connection, Transaction, params};
 use serde_json::{Map, Value, json};
 
 use crate::args::ActionArgs;
-use crate::error::{GovResult, db, fail, fail_with, invalid};
+use crate::error::{GovResult, fail, fail_with, invalid};
 use crate::failpoint::{self, Failpoint};
 use crate::grants;
 use crate::kernel::{Governance, in_tx, in_tx_keep};
 use crate::leases;
 use crate::preview::Prepared;
 use crate::sessions::{load_owned, require_running};
-use crate::store::{append_event, get_one, to_json};
+use crate::store::{append_event, get_one, save_receipt};
 use crate::util::{new_id, ts};
 
 /// What performing the action through the engine came to.
@@ -113,16 +113,6 @@ fn load_receipt(
         "SELECT data FROM receipts WHERE session_id = ?1 AND action_id = ?2",
         params![session_id, action_id],
     )
-}
-
-pub(crate) fn save_receipt(tx: &Transaction<'_>, r: &ExecutionReceipt) -> GovResult<()> {
-    tx.execute(
-        "INSERT INTO receipts (session_id, action_id, data) VALUES (?1, ?2, ?3)
-         ON CONFLICT(session_id, action_id) DO UPDATE SET data = excluded.data",
-        params![r.session_id, r.action_id, to_json(r)?],
-    )
-    .map_err(db)?;
-    Ok(())
 }
 
 /// The error a blocker turns into at execute time.

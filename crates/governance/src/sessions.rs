@@ -308,7 +308,7 @@ impl Governance {
                           unknown and it is never retried"
                     .into(),
             });
-            crate::execute::save_receipt(tx, &receipt)?;
+            store::save_receipt(tx, &receipt)?;
             append_event(
                 tx,
                 &receipt.session_id,

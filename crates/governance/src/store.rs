@@ -11,7 +11,7 @@
 use std::path::Path;
 
 use cc_contract::digest::GENESIS_HASH;
-use cc_contract::{EventIntegrity, EventSchemaVersion, SessionEvent, event_hash};
+use cc_contract::{EventIntegrity, EventSchemaVersion, ExecutionReceipt, SessionEvent, event_hash};
 use rusqlite::{Connection, OptionalExtension, Transaction, params};
 use serde::Serialize;
 use serde::de::DeserializeOwned;
@@ -238,6 +238,18 @@ pub fn verify_chain(events: &[SessionEvent]) -> Result<(), u64> {
         }
         previous = integrity.hash.clone();
     }
+    Ok(())
+}
+
+/// Writes a receipt (a new one, or its next status), whoever settles it: execute, or
+/// recovery after a restart.
+pub(crate) fn save_receipt(tx: &Transaction<'_>, r: &ExecutionReceipt) -> GovResult<()> {
+    tx.execute(
+        "INSERT INTO receipts (session_id, action_id, data) VALUES (?1, ?2, ?3)
+         ON CONFLICT(session_id, action_id) DO UPDATE SET data = excluded.data",
+        params![r.session_id, r.action_id, to_json(r)?],
+    )
+    .map_err(db)?;
     Ok(())
 }
 

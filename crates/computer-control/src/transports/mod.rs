@@ -3,6 +3,7 @@
 
 pub mod fifo;
 pub mod http;
+pub mod identity;
 pub mod jsonrpc;
 pub mod mcp;
 pub mod pool;

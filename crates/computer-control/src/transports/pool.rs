@@ -3,7 +3,7 @@
 
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::mpsc::{Receiver, RecvTimeoutError, Sender, channel};
-use std::sync::{Arc, Mutex};
+use std::sync::{Arc, Condvar, Mutex};
 use std::time::Duration;
 
 type Job = Box<dyn FnOnce() + Send + 'static>;
@@ -13,7 +13,39 @@ pub struct Pool {
     tx: Sender<Job>,
     rx: Arc<Mutex<Receiver<Job>>>,
     idle: Arc<AtomicUsize>,
-    running: Arc<AtomicUsize>,
+    running: Arc<Running>,
+}
+
+/// Jobs submitted and not finished, with a condition to wait for none.
+#[derive(Default)]
+struct Running {
+    count: Mutex<usize>,
+    none: Condvar,
+}
+
+impl Running {
+    fn add(&self) {
+        *self.count.lock().unwrap_or_else(|p| p.into_inner()) += 1;
+    }
+
+    fn done(&self) {
+        let mut n = self.count.lock().unwrap_or_else(|p| p.into_inner());
+        *n = n.saturating_sub(1);
+        if *n == 0 {
+            self.none.notify_all();
+        }
+    }
+
+    fn get(&self) -> usize {
+        *self.count.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    fn wait_none(&self) {
+        let mut n = self.count.lock().unwrap_or_else(|p| p.into_inner());
+        while *n > 0 {
+            n = self.none.wait(n).unwrap_or_else(|p| p.into_inner());
+        }
+    }
 }
 
 const IDLE_EXIT: Duration = Duration::from_secs(30);
@@ -26,13 +58,13 @@ impl Pool {
             tx,
             rx: Arc::new(Mutex::new(rx)),
             idle: Arc::new(AtomicUsize::new(0)),
-            running: Arc::new(AtomicUsize::new(0)),
+            running: Arc::new(Running::default()),
         }
     }
 
     /// Runs `job` on a pool thread, at once.
     pub fn execute(&self, job: impl FnOnce() + Send + 'static) {
-        self.running.fetch_add(1, Ordering::SeqCst);
+        self.running.add();
         let mut job: Job = Box::new(job);
         let reserved = self
             .idle
@@ -50,7 +82,7 @@ impl Pool {
             .name("cc-rpc".into())
             .spawn(move || {
                 first();
-                running.fetch_sub(1, Ordering::SeqCst);
+                running.done();
                 loop {
                     idle.fetch_add(1, Ordering::SeqCst);
                     let next = {
@@ -60,7 +92,7 @@ impl Pool {
                     match next {
                         Ok(job) => {
                             job();
-                            running.fetch_sub(1, Ordering::SeqCst);
+                            running.done();
                         }
                         Err(RecvTimeoutError::Timeout) => {
                             // Leave only if nobody reserved this thread meanwhile.
@@ -79,13 +111,18 @@ impl Pool {
             });
         if let Err(e) = spawned {
             tracing::error!("cannot start a request thread: {e}");
-            self.running.fetch_sub(1, Ordering::SeqCst);
+            self.running.done();
         }
     }
 
     /// Jobs submitted and not finished yet.
     pub fn running(&self) -> usize {
-        self.running.load(Ordering::SeqCst)
+        self.running.get()
+    }
+
+    /// Blocks until every job submitted so far has finished.
+    pub fn wait_idle(&self) {
+        self.running.wait_none();
     }
 }
 
@@ -119,6 +156,9 @@ mod tests {
             .collect();
         got.sort();
         assert_eq!(got, vec![0, 1, 2, 3, 4]);
+        assert_eq!(pool.running(), 1, "the blocked job still runs");
         gate_tx.send(()).unwrap();
+        pool.wait_idle();
+        assert_eq!(pool.running(), 0);
     }
 }

@@ -2,6 +2,8 @@
 //! and event notifications one per line on stdout, logs only on stderr.
 
 use std::io::{BufRead, BufReader, Read, Write};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::mpsc::RecvTimeoutError;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
@@ -12,6 +14,10 @@ use cc_engine::Engine;
 use super::fifo::Fifo;
 use super::jsonrpc::{self, INVALID_REQUEST, PARSE_ERROR};
 use super::pool::Pool;
+
+/// How often the event thread looks whether the session has ended while no event
+/// comes (it blocks on the queue in between).
+const EVENT_POLL: Duration = Duration::from_millis(50);
 
 /// The largest accepted line (PROTOCOL §1: 10 MiB, as the HTTP body limit).
 pub const MAX_LINE: usize = 10 * 1024 * 1024;
@@ -117,11 +123,21 @@ pub fn serve_io(
     let last = engine.bus_stats().last_seq;
     let (_, sub) = engine.subscribe(65_536, Some(last));
     let ew = writer.clone();
-    std::thread::Builder::new()
+    // Set once the session has ended: the thread then writes what is queued and exits.
+    let ended = Arc::new(AtomicBool::new(false));
+    let done = ended.clone();
+    let events = std::thread::Builder::new()
         .name("cc-events".into())
         .spawn(move || {
-            while let Ok(ev) = sub.rx.recv() {
-                ew.send(&json!({"jsonrpc": "2.0", "method": "event", "params": ev}));
+            loop {
+                match sub.rx.recv_timeout(EVENT_POLL) {
+                    Ok(ev) => {
+                        ew.send(&json!({"jsonrpc": "2.0", "method": "event", "params": ev}));
+                    }
+                    Err(RecvTimeoutError::Timeout) if done.load(Ordering::SeqCst) => break,
+                    Err(RecvTimeoutError::Timeout) => {}
+                    Err(RecvTimeoutError::Disconnected) => break,
+                }
             }
         })?;
     // Three lanes. Control methods run inline on this thread, so an emergency stop or
@@ -202,15 +218,15 @@ pub fn serve_io(
     }
     lane.close();
     let _ = fifo.join();
-    while pool.running() > 0 {
-        std::thread::sleep(Duration::from_millis(5));
-    }
+    pool.wait_idle();
     let stop = engine.stop();
     if !stop.ok {
         tracing::warn!("session.stop at shutdown failed: {:?}", stop.error);
     }
-    // Let the event thread write what the stop emitted.
-    std::thread::sleep(Duration::from_millis(20));
+    // What the stop emitted is queued already (events are emitted before a call
+    // returns): the event thread writes it and exits.
+    ended.store(true, Ordering::SeqCst);
+    let _ = events.join();
     Ok(())
 }
 

@@ -31,7 +31,7 @@ use std::sync::Arc;
 
 use super::roles::Role;
 use super::{AppState, json_response};
-use crate::transports::mcp::kernels::Caller;
+use cc_governance::Caller;
 
 fn refuse(status: StatusCode, error: &str, message: impl Into<String>) -> Response {
     json_response(status, &json!({"error": error, "message": message.into()}))

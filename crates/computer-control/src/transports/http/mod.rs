@@ -15,7 +15,6 @@ mod approvals;
 pub mod auth;
 mod console;
 mod health;
-mod identity;
 pub mod operator;
 mod roles;
 pub mod routes;
@@ -37,12 +36,13 @@ use serde_json::Value;
 
 use cc_engine::Engine;
 
+pub use crate::transports::identity::{Identity, Role};
 pub use auth::Tokens;
-pub use identity::Identity;
-pub use roles::Role;
 use routes::Listener;
 
-use super::mcp::{Kernels, McpServer, streamable};
+use cc_governance::Kernels;
+
+use super::mcp::{McpServer, streamable};
 
 /// Where to listen.
 #[derive(Clone)]

@@ -22,7 +22,7 @@ use cc_engine::Engine;
 
 use super::auth::{self, Authorities, Tokens, Urls};
 use super::{AppState, Routes, bind, router, serve_until, sse};
-use crate::transports::mcp::Kernels;
+use cc_governance::Kernels;
 
 /// Where the operator channel listens: `--operator-listen HOST:PORT`, `[IPv6]:PORT`,
 /// or a bare `PORT` on 127.0.0.1 (loopback unless another address is named).

@@ -7,26 +7,9 @@
 //! the stop is fine for an agent, releasing it is not.
 
 use cc_engine::config;
+
+pub use crate::transports::identity::Role;
 use serde_json::Value;
-
-/// Who a token belongs to.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Role {
-    /// `http.token`: `/rpc`, events, frames; no operator method.
-    Agent,
-    /// `http.operator_token`: everything.
-    Operator,
-}
-
-impl Role {
-    /// The wire name.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Role::Agent => "agent",
-            Role::Operator => "operator",
-        }
-    }
-}
 
 /// A refused message: which method, and why.
 #[derive(Debug, Clone, PartialEq, Eq)]

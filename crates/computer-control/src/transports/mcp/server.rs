@@ -26,9 +26,9 @@ use cc_engine::{Engine, vocabularies};
 use cc_governance::{GOVERNED_TOOLS, mcp_tool_name, resolve_tool};
 use cc_protocol::{Envelope, ErrorCode};
 
-use super::kernels::{Caller, Kernels};
 use super::{check_tool, outputs, results, schemas};
-use crate::transports::http::Identity;
+use crate::transports::identity::Identity;
+use cc_governance::{Caller, Kernels};
 
 /// The MCP server: the engine and the governed kernels over it. Cloning is cheap, so
 /// the Streamable HTTP service can hand one to each MCP session.
@@ -207,7 +207,7 @@ impl ServerHandler for McpServer {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::transports::http::Role;
+    use crate::transports::identity::Role;
 
     fn parts(identity: Option<Identity>) -> Parts {
         let mut req = axum::http::Request::new(());

@@ -1,4 +1,5 @@
-//! The governed kernel of the process, for whichever principal a caller is.
+//! The governed kernels of a process, for whichever principal a caller is: what every
+//! transport of one server shares, so an approval given on one is found on another.
 //!
 //! GOVERNANCE.md: the principal comes from the host — the configured
 //! `governance.principal_id` over stdio, the identity of the HTTP token over HTTP —
@@ -12,7 +13,9 @@ use std::sync::{Arc, Mutex};
 
 use cc_contract::ContractError;
 use cc_engine::Engine;
-use cc_governance::Governance;
+
+use crate::kernel::Governance;
+use crate::sessions::Recovery;
 
 /// Who a governed call acts for.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -32,21 +35,19 @@ pub struct Kernels {
 impl Kernels {
     /// Opens the journal for the host's principal and recovers what a previous server
     /// left running (paused sessions, revoked leases; nothing is deleted) before any
-    /// client can act.
-    pub fn open(engine: Engine, journal: &Path, principal: &str) -> anyhow::Result<Kernels> {
-        let host = Governance::open(engine, journal, principal).map_err(|e| {
-            anyhow::anyhow!("governance journal {}: {}", journal.display(), e.message)
-        })?;
-        let recovery = host
-            .recover()
-            .map_err(|e| anyhow::anyhow!("governance recovery: {}", e.message))?;
-        if !recovery.paused_session_ids.is_empty() || !recovery.revoked_lease_ids.is_empty() {
-            tracing::warn!(?recovery, "recovered governed sessions from the journal");
-        }
-        Ok(Kernels {
+    /// client can act. Returns what was recovered, for the server's log.
+    pub fn open(
+        engine: Engine,
+        journal: &Path,
+        principal: &str,
+    ) -> Result<(Kernels, Recovery), ContractError> {
+        let host = Governance::open(engine, journal, principal)?;
+        let recovery = host.recover()?;
+        let kernels = Kernels {
             host: Arc::new(host),
             others: Mutex::new(HashMap::new()),
-        })
+        };
+        Ok((kernels, recovery))
     }
 
     /// The kernel acting for `caller`.
