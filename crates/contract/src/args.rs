@@ -22,6 +22,7 @@ use crate::types::{
 
 /// `start_session`.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(deny_unknown_fields)]
 pub struct StartSession {
     /// What the session is for, shown to the operator.
@@ -34,6 +35,7 @@ pub struct StartSession {
 
 /// `get_session`, `pause_session`, `resume_session`, `stop_session`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(deny_unknown_fields)]
 pub struct SessionRef {
     /// The session.
@@ -45,6 +47,7 @@ pub struct SessionRef {
 
 /// `get_session_events`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(deny_unknown_fields)]
 pub struct GetEvents {
     /// The session.
@@ -54,11 +57,13 @@ pub struct GetEvents {
     pub after_sequence: u64,
     /// Largest page, 1..=1000.
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "schema", schemars(range(min = 1, max = 1000)))]
     pub limit: Option<u32>,
 }
 
 /// `get_execution_capabilities`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(deny_unknown_fields)]
 pub struct GetCapabilities {
     /// A plain tool, or an upstream observation name.
@@ -70,6 +75,7 @@ pub struct GetCapabilities {
 
 /// `acquire_control_lease`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(deny_unknown_fields)]
 pub struct AcquireLease {
     /// The session.
@@ -82,8 +88,10 @@ pub struct AcquireLease {
     /// The mode the lease authorizes.
     pub mode: ExecutionMode,
     /// Lifetime, 1..=300000 ms.
+    #[cfg_attr(feature = "schema", schemars(range(min = 1, max = 300_000)))]
     pub ttl_ms: u64,
     /// Actions it covers, 1..=10000; the lease is revoked once they are spent.
+    #[cfg_attr(feature = "schema", schemars(range(min = 1, max = 10_000)))]
     pub action_budget: u32,
     /// Applications it is bounded to (empty: any).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
@@ -98,6 +106,7 @@ pub struct AcquireLease {
 
 /// `release_control_lease`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(deny_unknown_fields)]
 pub struct ReleaseLease {
     /// The session.
@@ -108,6 +117,7 @@ pub struct ReleaseLease {
 
 /// `reserve_target`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(deny_unknown_fields)]
 pub struct ReserveTarget {
     /// The session.
@@ -126,11 +136,13 @@ pub struct ReserveTarget {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub window_id: Option<WindowId>,
     /// Lifetime, 1..=300000 ms.
+    #[cfg_attr(feature = "schema", schemars(range(min = 1, max = 300_000)))]
     pub ttl_ms: u64,
 }
 
 /// `release_target_reservation`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(deny_unknown_fields)]
 pub struct ReleaseReservation {
     /// The session.
@@ -141,6 +153,7 @@ pub struct ReleaseReservation {
 
 /// `emergency_stop`.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(deny_unknown_fields)]
 pub struct EmergencyStop {
     /// Why, journaled.
@@ -150,6 +163,7 @@ pub struct EmergencyStop {
 
 /// `get_follow_ups`: a page of the session's steering instructions after a cursor.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(deny_unknown_fields)]
 pub struct GetFollowUps {
     /// The session.
@@ -159,47 +173,57 @@ pub struct GetFollowUps {
     pub after_sequence: u64,
     /// Largest page, 1..=1000.
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "schema", schemars(range(min = 1, max = 1000)))]
     pub limit: Option<u32>,
 }
 
 /// `submit_follow_up`: one steering instruction for a session.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(deny_unknown_fields)]
 pub struct SubmitFollowUp {
     /// The session.
     pub session_id: String,
     /// The instruction, 1..=10000 characters.
+    #[cfg_attr(feature = "schema", schemars(length(min = 1, max = 10_000)))]
     pub instruction: String,
 }
 
 /// `delete_session`: removes a terminal session's journal. `confirm` must be `true`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(deny_unknown_fields)]
 pub struct DeleteSession {
     /// The session (stopped, or otherwise terminal).
     pub session_id: String,
     /// Must be `true`: deletion cannot be undone.
     #[serde(default)]
+    #[cfg_attr(feature = "schema", schemars(extend("const" = true)))]
     pub confirm: bool,
 }
 
 /// `prune_sessions`: deletes the caller's terminal sessions last updated before a time.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(deny_unknown_fields)]
 pub struct PruneSessions {
     /// RFC 3339 time: sessions last updated before it are deleted.
+    #[cfg_attr(feature = "schema", schemars(extend("format" = "date-time")))]
     pub older_than: String,
     /// At most this many, 1..=1000 (default 100).
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "schema", schemars(range(min = 1, max = 1000)))]
     pub limit: Option<u32>,
     /// Must be `true`: deletion cannot be undone.
     #[serde(default)]
+    #[cfg_attr(feature = "schema", schemars(extend("const" = true)))]
     pub confirm: bool,
 }
 
 /// `preview_action` and `execute_action`. Execute requires `action_id`, and `lease_id`
 /// unless the mode is `shadow` (an observation needs no lease and can change nothing).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(deny_unknown_fields)]
 pub struct ActionArgs {
     /// The session.
@@ -209,6 +233,7 @@ pub struct ActionArgs {
     pub action_id: Option<String>,
     /// The client's attempt number, recorded in the receipt.
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "schema", schemars(range(min = 1)))]
     pub attempt: Option<u32>,
     /// The group of cooperating agents.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -233,6 +258,7 @@ pub struct ActionArgs {
         serialize_with = "snake_case_form::serialize",
         deserialize_with = "snake_case_form::deserialize"
     )]
+    #[cfg_attr(feature = "schema", schemars(with = "Option<Map<String, Value>>"))]
     pub target: Option<TargetEvidence>,
     /// The expected state afterwards, snake_case (camelCase accepted).
     #[serde(
@@ -241,6 +267,7 @@ pub struct ActionArgs {
         serialize_with = "snake_case_form::serialize",
         deserialize_with = "snake_case_form::deserialize"
     )]
+    #[cfg_attr(feature = "schema", schemars(with = "Option<Map<String, Value>>"))]
     pub postcondition: Option<ActionPostcondition>,
     /// Data sensitivity labels.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
@@ -252,9 +279,11 @@ pub struct ActionArgs {
         serialize_with = "snake_case_form::serialize",
         deserialize_with = "snake_case_form::deserialize"
     )]
+    #[cfg_attr(feature = "schema", schemars(with = "Option<Map<String, Value>>"))]
     pub provenance: Option<ActionProvenance>,
     /// Envelope lifetime, 1..=300000 ms (default 60000).
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "schema", schemars(range(min = 1, max = 300_000)))]
     pub expires_in_ms: Option<u64>,
     /// The operator's grant for a `confirm` decision (found by digest when absent).
     #[serde(default, skip_serializing_if = "Option::is_none")]

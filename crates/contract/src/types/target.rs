@@ -11,6 +11,7 @@ use super::number::js_f64;
 /// (`"HWND:0x1A2B"`), and clients may send either for the same window, so comparisons go
 /// through [`WindowId::same_window`] (`42` and `"42"` are the same window).
 #[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(untagged)]
 pub enum WindowId {
     /// A numeric id.

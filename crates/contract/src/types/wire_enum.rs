@@ -26,6 +26,7 @@ macro_rules! wire_enum {
             Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord,
             serde::Serialize, serde::Deserialize,
         )]
+        #[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
         $vis enum $name {
             $( $(#[$vmeta])* #[serde(rename = $wire)] $variant, )+
         }

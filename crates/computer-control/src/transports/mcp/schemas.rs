@@ -1,61 +1,46 @@
-//! Input schemas of the governed tools (GOVERNANCE.md Part A). Arguments are
+//! Input schemas of the governed tools (GOVERNANCE.md Part A), derived from the typed
+//! arguments in `cc_contract::args` — the one definition the server decodes and the
+//! client library sends — so a schema cannot drift from either. Arguments are
 //! snake_case; the nested evidence objects (`target`, `postcondition`, `provenance`)
-//! are the contract's camelCase objects, passed back as received.
+//! are objects whose members the server reads in either case.
 
+use schemars::JsonSchema;
+use schemars::generate::SchemaSettings;
 use serde_json::{Value, json};
 
-fn obj(props: Value, required: &[&str]) -> Value {
-    json!({"type": "object", "properties": props, "required": required, "additionalProperties": false})
-}
+use cc_contract::args::{
+    AcquireLease, ActionArgs, DeleteSession, EmergencyStop, GetCapabilities, GetEvents,
+    GetFollowUps, PruneSessions, ReleaseLease, ReleaseReservation, ReserveTarget, SessionRef,
+    StartSession, SubmitFollowUp,
+};
 
-fn s() -> Value {
-    json!({"type": "string"})
-}
-
-fn strings() -> Value {
-    json!({"type": "array", "items": {"type": "string"}})
-}
-
-fn mode() -> Value {
-    json!({"type": "string", "enum": ["shadow", "background", "foreground"]})
-}
-
-fn ttl() -> Value {
-    json!({"type": "integer", "minimum": 1, "maximum": 300_000})
-}
-
-fn session_only() -> Value {
-    obj(json!({"session_id": s()}), &["session_id"])
-}
-
-/// `preview_action` / `execute_action` arguments (`execute` requires `action_id` and
-/// `lease_id`).
-fn action(execute: bool) -> Value {
-    let props = json!({
-        "session_id": s(),
-        "action_id": s(),
-        "attempt": {"type": "integer", "minimum": 1},
-        "execution_group_id": s(),
-        "agent_id": s(),
-        "tool": {"type": "string", "description": "a plain tool (pointer.click or pointer_click, …) or an upstream observation: snapshot, get_ui_tree, list_windows"},
-        "operation": s(),
-        "arguments": {"type": "object"},
-        "mode": mode(),
-        "target": {"type": "object", "description": "TargetEvidence, snake_case members (camelCase accepted)"},
-        "postcondition": {"type": "object", "description": "ActionPostcondition, tagged by kind, snake_case members (camelCase accepted)"},
-        "data_labels": {"type": "array", "items": {"type": "string",
-            "enum": ["public", "private", "credential", "payment", "health", "unknown"]}},
-        "provenance": {"type": "object"},
-        "expires_in_ms": ttl(),
-        "approval_grant_id": s(),
-        "lease_id": s(),
-    });
-    if execute {
-        // `lease_id` is required unless the mode is `shadow`.
-        obj(props, &["session_id", "action_id", "tool", "mode"])
-    } else {
-        obj(props, &["session_id", "tool", "mode"])
+/// The JSON Schema of `T`, self-contained (every subschema inlined: some hosts do not
+/// resolve `$ref`), without the draft marker and the Rust type's name.
+fn schema_of<T: JsonSchema>() -> Value {
+    let schema = SchemaSettings::draft2020_12()
+        .with(|s| s.inline_subschemas = true)
+        .into_generator()
+        .into_root_schema_for::<T>();
+    let mut v = schema.to_value();
+    if let Some(m) = v.as_object_mut() {
+        m.remove("$schema");
+        m.remove("title");
     }
+    v
+}
+
+/// `T`'s schema with `members` required beyond what the type requires.
+fn requiring<T: JsonSchema>(members: &[&str]) -> Value {
+    let mut v = schema_of::<T>();
+    let required = v["required"].as_array().cloned().unwrap_or_default();
+    let mut required: Vec<Value> = required;
+    for m in members {
+        if !required.iter().any(|r| r == m) {
+            required.push(json!(m));
+        }
+    }
+    v["required"] = Value::Array(required);
+    v
 }
 
 /// `(name, description, input schema)` of every governed tool.
@@ -64,128 +49,103 @@ pub fn governed_tools() -> Vec<(&'static str, &'static str, Value)> {
         (
             "start_session",
             "Start a governed session for the host's principal.",
-            obj(json!({"objective": s(), "execution_group_id": s()}), &[]),
+            schema_of::<StartSession>(),
         ),
         ("get_session", "Read a session.", session_only()),
         (
             "pause_session",
             "Pause a running session; the reason is journaled.",
-            obj(json!({"session_id": s(), "reason": s()}), &["session_id"]),
+            schema_of::<SessionRef>(),
         ),
         ("resume_session", "Resume a paused session.", session_only()),
         (
             "stop_session",
             "Stop a session; its leases are revoked, its reservations cancelled.",
-            obj(json!({"session_id": s(), "reason": s()}), &["session_id"]),
+            schema_of::<SessionRef>(),
         ),
         (
             "get_session_events",
             "Export the session's hash-chained journal.",
-            obj(
-                json!({"session_id": s(), "after_sequence": {"type": "integer", "minimum": 0},
-                       "limit": {"type": "integer", "minimum": 1, "maximum": 1000}}),
-                &["session_id"],
-            ),
+            schema_of::<GetEvents>(),
         ),
         (
             "get_execution_capabilities",
             "What a plain tool can do on this backend.",
-            obj(json!({"tool": s(), "app_id": s()}), &["tool"]),
+            schema_of::<GetCapabilities>(),
         ),
         (
             "preview_action",
             "Preview a governed action: envelope, capability, policy, blocker.",
-            action(false),
+            schema_of::<ActionArgs>(),
         ),
         (
             "execute_action",
             "Execute a governed action under a control lease; answers its receipt.",
-            action(true),
+            // `lease_id` is required too unless the mode is `shadow`: the server says so.
+            requiring::<ActionArgs>(&["action_id"]),
         ),
         (
             "acquire_control_lease",
             "Acquire a control lease (budget, TTL, boundaries).",
-            obj(
-                json!({"session_id": s(), "agent_id": s(),
-                       "kind": {"type": "string", "enum": ["cooperative", "exclusive"]},
-                       "mode": mode(), "ttl_ms": ttl(),
-                       "action_budget": {"type": "integer", "minimum": 1, "maximum": 10_000},
-                       "app_ids": strings(), "window_ids": {"type": "array"}, "display_ids": strings()}),
-                &["session_id", "kind", "mode", "ttl_ms", "action_budget"],
-            ),
+            schema_of::<AcquireLease>(),
         ),
         (
             "release_control_lease",
             "Release a control lease.",
-            obj(
-                json!({"session_id": s(), "lease_id": s()}),
-                &["session_id", "lease_id"],
-            ),
+            schema_of::<ReleaseLease>(),
         ),
         (
             "reserve_target",
             "Reserve a target (advisory; never authorizes a mutation).",
-            obj(
-                json!({"session_id": s(), "intent_id": s(), "execution_group_id": s(),
-                       "agent_id": s(), "app_id": s(), "window_id": {}, "ttl_ms": ttl()}),
-                &["session_id", "intent_id", "app_id", "ttl_ms"],
-            ),
+            schema_of::<ReserveTarget>(),
         ),
         (
             "release_target_reservation",
             "Release a target reservation.",
-            obj(
-                json!({"session_id": s(), "reservation_id": s()}),
-                &["session_id", "reservation_id"],
-            ),
+            schema_of::<ReleaseReservation>(),
         ),
         (
             "get_follow_ups",
             "Read the session's follow-up instructions after a cursor.",
-            obj(
-                json!({"session_id": s(), "after_sequence": {"type": "integer", "minimum": 0},
-                       "limit": {"type": "integer", "minimum": 1, "maximum": 1000}}),
-                &["session_id"],
-            ),
+            schema_of::<GetFollowUps>(),
         ),
         (
             "submit_follow_up",
             "Add a follow-up instruction to a live session.",
-            obj(
-                json!({"session_id": s(), "instruction": {"type": "string", "minLength": 1, "maxLength": 10_000}}),
-                &["session_id", "instruction"],
-            ),
+            schema_of::<SubmitFollowUp>(),
         ),
         (
             "delete_session",
             "Delete a terminal session's journal (confirm must be true).",
-            obj(
-                json!({"session_id": s(), "confirm": {"type": "boolean", "const": true}}),
-                &["session_id", "confirm"],
-            ),
+            // `confirm` defaults to false, which the server refuses: required here.
+            requiring::<DeleteSession>(&["confirm"]),
         ),
         (
             "prune_sessions",
             "Delete the caller's terminal sessions last updated before a time (confirm must be true).",
-            obj(
-                json!({"older_than": {"type": "string", "format": "date-time"},
-                       "limit": {"type": "integer", "minimum": 1, "maximum": 1000},
-                       "confirm": {"type": "boolean", "const": true}}),
-                &["older_than", "confirm"],
-            ),
+            requiring::<PruneSessions>(&["confirm"]),
         ),
         (
             "emergency_stop",
             "Engage the panic and revoke every active lease.",
-            obj(json!({"reason": s()}), &[]),
+            schema_of::<EmergencyStop>(),
         ),
     ]
+}
+
+/// `get_session` and `resume_session` take only the session (a reason would be
+/// refused by neither, but means nothing to them).
+fn session_only() -> Value {
+    let mut v = schema_of::<SessionRef>();
+    if let Some(props) = v["properties"].as_object_mut() {
+        props.remove("reason");
+    }
+    v
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use cc_contract::args::*;
     use cc_contract::{ExecutionMode, LeaseKind, WindowId};
     use serde::Serialize;
 
@@ -204,6 +164,87 @@ mod tests {
 
     fn some() -> Option<String> {
         Some("x".into())
+    }
+
+    fn schema(tool: &str) -> Value {
+        governed_tools()
+            .into_iter()
+            .find(|(name, _, _)| *name == tool)
+            .map(|(_, _, s)| s)
+            .unwrap_or_else(|| panic!("no schema for {tool}"))
+    }
+
+    /// The bounds the server enforces are the bounds the schemas publish, each
+    /// self-contained (no `$ref` a host would have to resolve) and closed.
+    #[test]
+    fn schemas_carry_the_contracts_bounds_inlined_and_closed() {
+        for (name, _, s) in governed_tools() {
+            let text = s.to_string();
+            assert!(!text.contains("$ref"), "{name}: {text}");
+            assert_eq!(s["type"], "object", "{name}");
+            assert_eq!(s["additionalProperties"], false, "{name}");
+        }
+        let lease = schema("acquire_control_lease");
+        assert_eq!(lease["properties"]["ttl_ms"]["minimum"], 1);
+        assert_eq!(lease["properties"]["ttl_ms"]["maximum"], 300_000);
+        assert_eq!(lease["properties"]["action_budget"]["maximum"], 10_000);
+        let kinds = lease["properties"]["kind"].to_string();
+        assert!(
+            kinds.contains("cooperative") && kinds.contains("exclusive"),
+            "{kinds}"
+        );
+        let modes = lease["properties"]["mode"].to_string();
+        for m in ["shadow", "background", "foreground"] {
+            assert!(modes.contains(m), "{modes}");
+        }
+        assert_eq!(
+            schema("get_session_events")["properties"]["limit"]["maximum"],
+            1000
+        );
+        let follow = schema("submit_follow_up");
+        assert_eq!(follow["properties"]["instruction"]["minLength"], 1);
+        assert_eq!(follow["properties"]["instruction"]["maxLength"], 10_000);
+        for tool in ["delete_session", "prune_sessions"] {
+            let s = schema(tool);
+            assert_eq!(s["properties"]["confirm"]["const"], true, "{tool}");
+            assert!(
+                s["required"]
+                    .as_array()
+                    .unwrap()
+                    .contains(&json!("confirm"))
+            );
+        }
+        assert_eq!(
+            schema("prune_sessions")["properties"]["older_than"]["format"],
+            "date-time"
+        );
+        let required = |tool: &str| -> Vec<String> {
+            let mut r: Vec<String> = schema(tool)["required"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|v| v.as_str().unwrap().to_string())
+                .collect();
+            r.sort();
+            r
+        };
+        assert_eq!(required("preview_action"), ["mode", "session_id", "tool"]);
+        assert_eq!(
+            required("execute_action"),
+            ["action_id", "mode", "session_id", "tool"]
+        );
+        assert_eq!(
+            required("acquire_control_lease"),
+            ["action_budget", "kind", "mode", "session_id", "ttl_ms"]
+        );
+        // Documentation travels with the type: a member's doc comment is its description.
+        let preview = schema("preview_action");
+        assert!(
+            preview["properties"]["target"]["description"]
+                .as_str()
+                .is_some_and(|d| d.contains("snake_case")),
+            "{preview}"
+        );
     }
 
     /// Every governed tool's published schema names exactly the members of its typed
