@@ -574,3 +574,25 @@ fn a_changed_screen_is_refused_until_a_new_session() {
     s.start_session(json!({}));
     s.ok(A, json!({"action": "screenshot"}));
 }
+
+/// Idle standby refuses vendor calls like plain ones, until a person resumes.
+#[test]
+fn idle_standby_refuses_vendor_calls() {
+    let mut s = session(json!({"safety": {"idle_timeout_s": 0.3}}));
+    s.wait_event("session.idle");
+    let e = fails(
+        &mut s,
+        G,
+        json!({"name": "take_screenshot"}),
+        "safety_standby",
+    );
+    assert_eq!(e["data"]["vendor_result"]["name"], "take_screenshot");
+    fails(
+        &mut s,
+        O,
+        json!({"actions": [{"type": "screenshot"}]}),
+        "safety_standby",
+    );
+    s.method_ok("session.resume", json!({}));
+    s.ok(A, json!({"action": "screenshot"}));
+}
