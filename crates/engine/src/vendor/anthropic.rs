@@ -8,7 +8,7 @@
 use cc_protocol::ToolError;
 use serde_json::{Value, json};
 
-use super::input::{Input, Read, Refusal};
+use super::input::{Input, Read, Refusal, declared_size};
 use super::keys::{chord_call, map_chord};
 use super::run::Ran;
 use super::scaling::Display;
@@ -99,27 +99,7 @@ fn examples() -> Vec<Value> {
 }
 
 fn declared(v: &Value) -> Result<Option<Size>, Refusal> {
-    let Some(m) = v.as_object() else {
-        return Ok(None);
-    };
-    let dim = |k: &str| -> Result<Option<u32>, Refusal> {
-        match m.get(k).filter(|x| !x.is_null()) {
-            None => Ok(None),
-            Some(x) => x
-                .as_u64()
-                .filter(|n| (1..=16384).contains(n))
-                .map(|n| Some(n as u32))
-                .ok_or_else(|| Refusal::at(k, "must be an integer from 1 to 16384")),
-        }
-    };
-    match (dim("display_width_px")?, dim("display_height_px")?) {
-        (Some(w), Some(h)) => Ok(Some((w, h))),
-        (None, None) => Ok(None),
-        _ => Err(Refusal::at(
-            "display_width_px",
-            "give display_width_px and display_height_px together",
-        )),
-    }
+    declared_size(v, "display_width_px", "display_height_px")
 }
 
 /// A screenshot point → canvas.

@@ -9,7 +9,7 @@
 use cc_protocol::ToolError;
 use serde_json::{Value, json};
 
-use super::input::{Input, Read, Refusal};
+use super::input::{Input, Read, Refusal, declared_size};
 use super::keys::{chord_call, map_key};
 use super::run::Ran;
 use super::scaling::Display;
@@ -96,27 +96,7 @@ fn examples() -> Vec<Value> {
 }
 
 fn declared(v: &Value) -> Result<Option<Size>, Refusal> {
-    let Some(m) = v.as_object() else {
-        return Ok(None);
-    };
-    let dim = |k: &str| -> Result<Option<u32>, Refusal> {
-        match m.get(k).filter(|x| !x.is_null()) {
-            None => Ok(None),
-            Some(x) => x
-                .as_u64()
-                .filter(|n| (1..=16384).contains(n))
-                .map(|n| Some(n as u32))
-                .ok_or_else(|| Refusal::at(k, "must be an integer from 1 to 16384")),
-        }
-    };
-    match (dim("display_width")?, dim("display_height")?) {
-        (Some(w), Some(h)) => Ok(Some((w, h))),
-        (None, None) => Ok(None),
-        _ => Err(Refusal::at(
-            "display_width",
-            "give display_width and display_height together",
-        )),
-    }
+    declared_size(v, "display_width", "display_height")
 }
 
 fn point(a: &Input<'_>, cx: &Context) -> Read<(i64, i64)> {
