@@ -33,7 +33,7 @@ enum Command {
     /// Print the snippet that adds this server to an MCP host (Claude Desktop, Claude
     /// Code, Codex, Cursor, the MCP Inspector, any stdio client).
     Setup(crate::setup::SetupArgs),
-    /// List the declared tools and events.
+    /// List the declared tools, vendor vocabularies and events.
     List {
         /// Print JSON instead of text.
         #[arg(long)]
@@ -185,7 +185,9 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         Command::List { json } => {
             let m = manifest::manifest();
             if json {
-                print_json(&json!({"tools": m["tools"], "events": m["events"]}))?;
+                print_json(
+                    &json!({"tools": m["tools"], "vocabularies": m["vocabularies"], "events": m["events"]}),
+                )?;
             } else {
                 println!("tools:");
                 for t in m["tools"].as_array().into_iter().flatten() {
@@ -194,6 +196,15 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
                         t["name"].as_str().unwrap_or_default(),
                         t["risk"].as_str().unwrap_or_default(),
                         t["summary"].as_str().unwrap_or_default()
+                    );
+                }
+                println!("vocabularies:");
+                for v in m["vocabularies"].as_array().into_iter().flatten() {
+                    println!(
+                        "  {:<18} {:<9} {}",
+                        v["name"].as_str().unwrap_or_default(),
+                        v["vendor"].as_str().unwrap_or_default(),
+                        v["summary"].as_str().unwrap_or_default()
                     );
                 }
                 println!("events:");

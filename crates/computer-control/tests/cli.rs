@@ -126,6 +126,19 @@ fn list_text_and_json() {
         .map(|t| t["name"].as_str().unwrap())
         .collect();
     assert_eq!(tools, SPEC_TOOLS);
+    let vocabularies: Vec<&str> = v["vocabularies"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| t["name"].as_str().unwrap())
+        .collect();
+    assert_eq!(
+        vocabularies,
+        ["anthropic.computer", "openai.computer", "gemini.computer"]
+    );
+    for name in &vocabularies {
+        assert!(text.contains(name), "list lacks {name}");
+    }
     let events: Vec<&str> = v["events"]
         .as_array()
         .unwrap()

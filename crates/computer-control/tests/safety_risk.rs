@@ -76,6 +76,30 @@ fn combos_escalate_to_high_with_every_alias() {
     let (id, r) = parked(&mut s, "keyboard.press", json!({"key": "lwin"}));
     assert_eq!(r["risk"], "high");
     confirm(&mut s, &id, false);
+    // So are shell keys held during a pointer action; shift or ctrl alone are not.
+    for (tool, args) in [
+        (
+            "pointer.click",
+            json!({"x": 5, "y": 5, "modifiers": ["super"]}),
+        ),
+        (
+            "pointer.scroll",
+            json!({"amount": 1, "modifiers": "ctrl+alt"}),
+        ),
+        (
+            "pointer.drag",
+            json!({"from": {"x": 5, "y": 5}, "to": {"x": 9, "y": 9}, "modifiers": ["win"]}),
+        ),
+    ] {
+        let (id, r) = parked(&mut s, tool, args.clone());
+        assert_eq!(r["risk"], "high", "{tool} {args}: {r}");
+        confirm(&mut s, &id, false);
+    }
+    s.ok(
+        "pointer.click",
+        json!({"x": 5, "y": 5, "modifiers": ["shift"]}),
+    );
+    s.ok("pointer.scroll", json!({"amount": -1, "modifiers": "ctrl"}));
     assert_nothing_held(&mut s);
 }
 

@@ -21,6 +21,15 @@ fn run(desk: &mut Desk, vocabulary: &str, steps: Vec<Step>) {
     }
 }
 
+/// The list's selection label says `label`.
+fn selected(d: &mut Desk, label: &str) {
+    let snap = d.plain("a11y.snapshot", json!({"level": "full"}));
+    assert!(
+        common::find_node(&snap["tree"], "text", label).is_some(),
+        "no {label:?}"
+    );
+}
+
 fn near(a: (i64, i64), b: (f64, f64), tolerance: f64) -> bool {
     (a.0 as f64 - b.0).abs() <= tolerance && (a.1 as f64 - b.1).abs() <= tolerance
 }
@@ -51,6 +60,7 @@ fn anthropic_steps(desk: &mut Desk) -> Vec<Step> {
     let name = centre(&desk.node("edit", "Name"));
     let check = centre(&desk.node("checkbox", "Remember me"));
     let list = centre(&desk.node("list", "Items"));
+    let item = centre(&desk.node("listitem", "Item 2"));
     let (ix, iy) = desk.window_rect("Items");
     let (sx, sy) = desk.window_rect("Sign in");
     let full = |_: &mut Desk, a: &Value| assert_eq!(anthropic_image(a), (1366, 768));
@@ -113,6 +123,22 @@ fn anthropic_steps(desk: &mut Desk) -> Vec<Step> {
             json!({"action": "right_click", "coordinate": shown(check)}),
             Box::new(|d, _| {
                 assert!(!states(&d.node("checkbox", "Remember me")).contains(&"checked".into()))
+            }),
+        ),
+        (
+            json!({"action": "left_click", "coordinate": shown(item)}),
+            Box::new(|d, _| selected(d, "Selected: Item 2")),
+        ),
+        (
+            // Modifiers held for the click, as the docs put them in `text`.
+            json!({"action": "left_click", "coordinate": shown(item), "text": "ctrl"}),
+            Box::new(|d, _| selected(d, "Selected: none")),
+        ),
+        (
+            json!({"action": "scroll", "coordinate": shown(list), "scroll_direction": "down", "scroll_amount": 2, "text": "shift"}),
+            Box::new(|d, _| {
+                assert_ne!(d.node("scrollbar", "Horizontal")["value"], "0");
+                assert_eq!(d.node("scrollbar", "Vertical")["value"], "0");
             }),
         ),
         (
@@ -205,6 +231,7 @@ fn openai_steps(desk: &mut Desk) -> Vec<Step> {
     let (nx, ny) = px(name);
     let (cx, cy) = px(check);
     let (lx, ly) = px(list);
+    let (tx, ty) = px(centre(&desk.node("listitem", "Item 3")));
     vec![
         (
             call("call_1", json!([{"type": "screenshot"}])),
@@ -251,6 +278,29 @@ fn openai_steps(desk: &mut Desk) -> Vec<Step> {
                 json!([{"type": "scroll", "x": lx, "y": ly, "scroll_x": 0, "scroll_y": 300}]),
             ),
             Box::new(|d, _| assert_ne!(d.node("scrollbar", "Vertical")["value"], "0")),
+        ),
+        (
+            call(
+                "call_5b",
+                json!([
+                    {"type": "scroll", "x": lx, "y": ly, "scroll_x": 0, "scroll_y": -1000},
+                    {"type": "click", "button": "left", "x": tx, "y": ty}
+                ]),
+            ),
+            Box::new(|d, _| selected(d, "Selected: Item 3")),
+        ),
+        (
+            call(
+                "call_5c",
+                json!([
+                    {"type": "click", "button": "left", "x": tx, "y": ty, "keys": ["CTRL"]},
+                    {"type": "scroll", "x": lx, "y": ly, "scroll_x": 0, "scroll_y": 200, "keys": ["SHIFT"]}
+                ]),
+            ),
+            Box::new(|d, _| {
+                selected(d, "Selected: none");
+                assert_ne!(d.node("scrollbar", "Horizontal")["value"], "0");
+            }),
         ),
         (
             call(

@@ -33,9 +33,11 @@ fn name_points(s: &mut Server) -> (Value, (i64, i64)) {
     (shown, (x, y))
 }
 
-/// Whether any action (anything but the tests' own read-backs) started.
-fn acted(s: &Server) -> bool {
-    s.events.iter().any(|e| {
+/// Whether any action (anything but the tests' own read-backs) started among `events`.
+/// Events reach the test on their own path, possibly after the answer they belong to, so
+/// a read-back's events may come late: they are not actions.
+fn acted(events: &[Value]) -> bool {
+    events.iter().any(|e| {
         e["type"] == "action.started"
             && !["a11y.snapshot", "pointer.position"]
                 .contains(&e["payload"]["tool"].as_str().unwrap_or(""))
@@ -85,9 +87,7 @@ fn the_emergency_stop_refuses_every_vocabulary_and_nothing_runs() {
             .starts_with("safety_stopped")
     );
     assert!(
-        s.events[stopped_at..]
-            .iter()
-            .all(|e| e["type"] != "action.started"),
+        !acted(&s.events[stopped_at..]),
         "nothing started while stopped"
     );
     s.method_ok("control.panic", json!({"on": false}));
@@ -190,7 +190,7 @@ fn openai_safety_checks_need_a_person_and_come_back_acknowledged() {
         "{reason}"
     );
     // Nothing runs before the answer (the vendor call holds the FIFO lane meanwhile).
-    assert!(!acted(&s), "{:?}", s.event_types());
+    assert!(!acted(&s.events), "{:?}", s.event_types());
     s.confirm(asked["payload"]["request_id"].as_str().unwrap(), true);
     let env = s.response(id)["result"].clone();
     assert_eq!(env["ok"], true, "{env}");
@@ -280,9 +280,15 @@ fn bad_vendor_input_is_refused_by_member_and_nothing_runs() {
         ),
         (
             A,
-            json!({"action": "left_click", "coordinate": [10, 10], "text": "shift"}),
+            json!({"action": "left_click", "coordinate": [10, 10], "text": "shift+nosuchkey"}),
             "text",
-            "modifier keys",
+            "unknown key name",
+        ),
+        (
+            A,
+            json!({"action": "left_click", "text": "shift", "key": "ctrl"}),
+            "key",
+            "not both",
         ),
         (A, json!({"action": "type"}), "text", "is required"),
         (
@@ -355,9 +361,15 @@ fn bad_vendor_input_is_refused_by_member_and_nothing_runs() {
         ),
         (
             O,
-            json!({"actions": [{"type": "click", "x": 5, "y": 5, "keys": ["SHIFT"]}]}),
+            json!({"actions": [{"type": "click", "x": 5, "y": 5, "keys": ["HYPER"]}]}),
+            "actions[0].keys[0]",
+            "unknown key name",
+        ),
+        (
+            O,
+            json!({"actions": [{"type": "move", "x": 5, "y": 5, "keys": ["SHIFT"]}]}),
             "actions[0].keys",
-            "modifier keys",
+            "move",
         ),
         (
             O,
@@ -471,7 +483,7 @@ fn bad_vendor_input_is_refused_by_member_and_nothing_runs() {
     );
     assert_eq!(s.ok("pointer.position", json!({})), before);
     assert_eq!(name_value(&mut s), "");
-    assert!(!acted(&s), "nothing ran");
+    assert!(!acted(&s.events), "nothing ran");
 }
 
 #[test]
@@ -560,5 +572,27 @@ fn a_changed_screen_is_refused_until_a_new_session() {
     s.ok(G, json!({"name": "take_screenshot", "args": {}}));
     s.method_ok("session.stop", json!({}));
     s.start_session(json!({}));
+    s.ok(A, json!({"action": "screenshot"}));
+}
+
+/// Idle standby refuses vendor calls like plain ones, until a person resumes.
+#[test]
+fn idle_standby_refuses_vendor_calls() {
+    let mut s = session(json!({"safety": {"idle_timeout_s": 0.3}}));
+    s.wait_event("session.idle");
+    let e = fails(
+        &mut s,
+        G,
+        json!({"name": "take_screenshot"}),
+        "safety_standby",
+    );
+    assert_eq!(e["data"]["vendor_result"]["name"], "take_screenshot");
+    fails(
+        &mut s,
+        O,
+        json!({"actions": [{"type": "screenshot"}]}),
+        "safety_standby",
+    );
+    s.method_ok("session.resume", json!({}));
     s.ok(A, json!({"action": "screenshot"}));
 }

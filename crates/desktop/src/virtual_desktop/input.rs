@@ -177,7 +177,10 @@ impl Input {
             Button::Left => {
                 scene.pressed = None;
                 match press.hit {
-                    Hit::Widget(w, id) if scene.hit(x, y) == press.hit => click(scene, w, id),
+                    Hit::Widget(w, id) if scene.hit(x, y) == press.hit => {
+                        let ctrl = self.family_held(ModifierFamily::Ctrl);
+                        click(scene, w, id, ctrl)
+                    }
                     _ => {}
                 }
             }
@@ -202,8 +205,14 @@ impl Input {
                 WidgetId::List | WidgetId::Item(_) | WidgetId::VScroll | WidgetId::HScroll
             )
         );
+        // Shift turns the wheel sideways, as toolkits do: down scrolls right.
+        let sideways = axis == Axis::Vertical && self.family_held(ModifierFamily::Shift);
         if over_list {
-            scene.scroll_list(axis == Axis::Vertical, positive);
+            if sideways {
+                scene.scroll_list(false, !positive);
+            } else {
+                scene.scroll_list(axis == Axis::Vertical, positive);
+            }
         }
     }
 
@@ -307,7 +316,9 @@ fn pressable(id: WidgetId) -> bool {
 }
 
 /// A completed left click on a widget.
-fn click(scene: &mut Scene, window: u64, id: WidgetId) {
+/// A left click's effect; with ctrl held, a click on the selected row unselects it (as
+/// a single-selection list does in GTK and Qt).
+fn click(scene: &mut Scene, window: u64, id: WidgetId, ctrl: bool) {
     match id {
         WidgetId::Name | WidgetId::Password => {
             scene.set_focus(window, id);
@@ -323,7 +334,11 @@ fn click(scene: &mut Scene, window: u64, id: WidgetId) {
         }
         WidgetId::Item(i) => {
             scene.set_focus(window, WidgetId::List);
-            scene.select_item(i);
+            if ctrl && scene.list.selected == Some(i) {
+                scene.list.selected = None;
+            } else {
+                scene.select_item(i);
+            }
         }
         WidgetId::List | WidgetId::VScroll | WidgetId::HScroll => {
             scene.set_focus(window, WidgetId::List);
@@ -636,6 +651,39 @@ mod tests {
         // Scrolling elsewhere does nothing.
         d.pointer_move(5, 5).unwrap();
         d.scroll(Axis::Vertical, false).unwrap();
+        assert_eq!(
+            value_of(&mut d, Role::Scrollbar, "Vertical").as_deref(),
+            Some("0")
+        );
+    }
+
+    #[test]
+    fn ctrl_click_unselects_and_shift_scrolls_sideways() {
+        let mut d = desk();
+        click_on(&mut d, Role::Listitem, "Item 2");
+        let item = find(&mut d, Role::Listitem, "Item 2");
+        let (x, y) = center(item.rect.expect("rect"));
+        d.key(cc_protocol::Key::parse("ctrl").unwrap(), true)
+            .unwrap();
+        click_with(&mut d, Button::Left, x, y);
+        d.key(cc_protocol::Key::parse("ctrl").unwrap(), false)
+            .unwrap();
+        assert_eq!(find(&mut d, Role::Text, "Selected: none").role, Role::Text);
+        // Without ctrl the click selects again.
+        click_with(&mut d, Button::Left, x, y);
+        assert_eq!(
+            find(&mut d, Role::Text, "Selected: Item 2").role,
+            Role::Text
+        );
+        d.key(cc_protocol::Key::parse("shift").unwrap(), true)
+            .unwrap();
+        d.scroll(Axis::Vertical, false).unwrap();
+        d.key(cc_protocol::Key::parse("shift").unwrap(), false)
+            .unwrap();
+        assert_ne!(
+            value_of(&mut d, Role::Scrollbar, "Horizontal").as_deref(),
+            Some("0")
+        );
         assert_eq!(
             value_of(&mut d, Role::Scrollbar, "Vertical").as_deref(),
             Some("0")

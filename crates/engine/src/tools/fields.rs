@@ -68,6 +68,24 @@ pub(crate) fn hold() -> Field {
     )
 }
 
+/// Keys held down for the whole of a pointer action (shift-click, ctrl-scroll).
+pub(crate) fn modifiers() -> Field {
+    Field::opt(
+        "modifiers",
+        Ty::KeyCombo,
+        "keys held down during the action, pressed in order and released in reverse, e.g. [\"shift\"] or \"ctrl+shift\"",
+    )
+}
+
+/// `modifiers` after validation (canonical names), as keys; none when absent.
+pub(crate) fn held_keys<'de, D: Deserializer<'de>>(d: D) -> Result<Vec<Key>, D::Error> {
+    Option::<Vec<String>>::deserialize(d)?
+        .unwrap_or_default()
+        .iter()
+        .map(|n| Key::parse(n).map_err(serde::de::Error::custom))
+        .collect()
+}
+
 /// A window id of `window.list`.
 pub(crate) fn window_id() -> Ty {
     Ty::int(0, (1i64 << 53) - 1)

@@ -6,7 +6,11 @@ use serde_json::{Value, json};
 
 use super::def::{Lands, Nature, Needs, Runs, Target, TextEntry, Tool, ToolDef};
 use super::exec::{Exec, pointer};
-use super::fields::{At, ButtonArg, button, frame, hold, point_fields, x_with_y};
+use super::fields::{
+    At, ButtonArg, button, frame, held_keys, hold, modifiers, point_fields, x_with_y,
+};
+use super::keyboard_combo::reaches_shell;
+use cc_protocol::Key;
 use crate::spec::{Field, Ty};
 
 #[derive(Debug, Deserialize)]
@@ -17,6 +21,8 @@ pub(crate) struct Args {
     times: u64,
     hold_ms: u64,
     frame: Option<u64>,
+    #[serde(default, deserialize_with = "held_keys")]
+    modifiers: Vec<Key>,
 }
 
 struct PointerClick;
@@ -24,8 +30,8 @@ struct PointerClick;
 impl Tool for PointerClick {
     type Args = Args;
 
-    fn escalates(&self, _: &Args) -> bool {
-        false
+    fn escalates(&self, a: &Args) -> bool {
+        reaches_shell(&a.modifiers)
     }
 
     fn target(&self, a: &Args) -> Target {
@@ -36,9 +42,9 @@ impl Tool for PointerClick {
         ex.frames.check(a.frame)?;
         a.at.go(ex)?;
         let times = a.times.max(1);
-        for _ in 0..times {
-            pointer::press(ex, a.button.button(), a.hold_ms)?;
-        }
+        pointer::holding(ex, &a.modifiers, |ex| {
+            (0..times).try_for_each(|_| pointer::press(ex, a.button.button(), a.hold_ms))
+        })?;
         Ok(
             json!({"button": a.button.name(), "times": times, "position": pointer::position(ex)?}),
         )
@@ -57,6 +63,7 @@ pub(crate) fn def() -> ToolDef {
         ),
         hold(),
         frame(),
+        modifiers(),
     ]);
     ToolDef {
         name: "pointer.click",
@@ -76,6 +83,7 @@ pub(crate) fn def() -> ToolDef {
         examples: vec![
             json!({"x": 640, "y": 400}),
             json!({"x": 10, "y": 10, "button": "right"}),
+            json!({"x": 640, "y": 400, "modifiers": ["shift"]}),
         ],
         check: x_with_y,
         runs: Runs::Alone(&PointerClick),

@@ -6,7 +6,9 @@ use serde_json::{Value, json};
 
 use super::def::{Lands, Nature, Needs, Runs, Target, TextEntry, Tool, ToolDef, no_check};
 use super::exec::{Exec, drv, pointer};
-use super::fields::{ButtonArg, Point, button, frame, hold, point};
+use super::fields::{ButtonArg, Point, button, frame, held_keys, hold, modifiers, point};
+use super::keyboard_combo::reaches_shell;
+use cc_protocol::Key;
 use crate::spec::{Field, Ty};
 
 #[derive(Debug, Deserialize)]
@@ -17,6 +19,8 @@ pub(crate) struct Args {
     steps: u64,
     hold_ms: u64,
     frame: Option<u64>,
+    #[serde(default, deserialize_with = "held_keys")]
+    modifiers: Vec<Key>,
 }
 
 struct PointerDrag;
@@ -24,8 +28,8 @@ struct PointerDrag;
 impl Tool for PointerDrag {
     type Args = Args;
 
-    fn escalates(&self, _: &Args) -> bool {
-        false
+    fn escalates(&self, a: &Args) -> bool {
+        reaches_shell(&a.modifiers)
     }
 
     fn target(&self, a: &Args) -> Target {
@@ -38,13 +42,19 @@ impl Tool for PointerDrag {
         let to = ex.canvas.to_physical(a.to.x, a.to.y);
         let b = a.button.button();
         pointer::glide(ex, from, 1)?;
-        ex.check_stop()?;
-        drv(ex.driver.button(b, true))?;
-        if a.hold_ms > 0 {
-            ex.sleep_ms(a.hold_ms)?;
-        }
-        pointer::glide(ex, to, a.steps)?;
-        drv(ex.driver.button(b, false))?;
+        pointer::holding(ex, &a.modifiers, |ex| {
+            ex.check_stop()?;
+            drv(ex.driver.button(b, true))?;
+            let moved = (if a.hold_ms > 0 {
+                ex.sleep_ms(a.hold_ms)
+            } else {
+                Ok(())
+            })
+            .and_then(|_| pointer::glide(ex, to, a.steps));
+            // The button comes up even when the glide was stopped.
+            let up = drv(ex.driver.button(b, false));
+            moved.and(up)
+        })?;
         let (fcx, fcy) = ex.canvas.clamp(a.from.x, a.from.y);
         let (tcx, tcy) = ex.canvas.clamp(a.to.x, a.to.y);
         Ok(json!({"from": {"x": fcx, "y": fcy}, "to": {"x": tcx, "y": tcy}}))
@@ -69,6 +79,7 @@ pub(crate) fn def() -> ToolDef {
             Field::def("steps", Ty::int(1, 400), json!(24), "intermediate moves"),
             hold(),
             frame(),
+            modifiers(),
         ]),
         examples: vec![json!({"from": {"x": 100, "y": 100}, "to": {"x": 400, "y": 300}})],
         check: no_check,

@@ -7,7 +7,10 @@ use serde_json::{Value, json};
 
 use super::def::{Lands, Nature, Needs, Runs, Target, TextEntry, Tool, ToolDef};
 use super::exec::{Exec, drv};
-use super::fields::{At, frame, point_fields, x_with_y};
+use super::exec::pointer;
+use super::fields::{At, frame, held_keys, modifiers, point_fields, x_with_y};
+use super::keyboard_combo::reaches_shell;
+use cc_protocol::Key;
 use crate::spec::{Field, Ty};
 
 #[derive(Debug, Clone, Copy, Deserialize)]
@@ -24,6 +27,8 @@ pub(crate) struct Args {
     #[serde(flatten)]
     at: At,
     frame: Option<u64>,
+    #[serde(default, deserialize_with = "held_keys")]
+    modifiers: Vec<Key>,
 }
 
 struct PointerScroll;
@@ -31,8 +36,8 @@ struct PointerScroll;
 impl Tool for PointerScroll {
     type Args = Args;
 
-    fn escalates(&self, _: &Args) -> bool {
-        false
+    fn escalates(&self, a: &Args) -> bool {
+        reaches_shell(&a.modifiers)
     }
 
     fn target(&self, a: &Args) -> Target {
@@ -46,10 +51,12 @@ impl Tool for PointerScroll {
             AxisArg::Vertical => (Axis::Vertical, "vertical"),
             AxisArg::Horizontal => (Axis::Horizontal, "horizontal"),
         };
-        for _ in 0..a.amount.unsigned_abs() {
-            ex.check_stop()?;
-            drv(ex.driver.scroll(axis, a.amount > 0))?;
-        }
+        pointer::holding(ex, &a.modifiers, |ex| {
+            (0..a.amount.unsigned_abs()).try_for_each(|_| {
+                ex.check_stop()?;
+                drv(ex.driver.scroll(axis, a.amount > 0))
+            })
+        })?;
         Ok(json!({"axis": name, "amount": a.amount}))
     }
 }
@@ -70,6 +77,7 @@ pub(crate) fn def() -> ToolDef {
     ];
     params.extend(point_fields(false));
     params.push(frame());
+    params.push(modifiers());
     ToolDef {
         name: "pointer.scroll",
         summary: "Scroll by notches, at a canvas point or where the pointer is.",

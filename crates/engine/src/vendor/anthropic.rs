@@ -8,7 +8,7 @@
 use cc_protocol::ToolError;
 use serde_json::{Value, json};
 
-use super::input::{Input, Read, Refusal};
+use super::input::{Input, Read, Refusal, declared_size};
 use super::keys::{chord_call, map_chord};
 use super::run::Ran;
 use super::scaling::Display;
@@ -72,13 +72,13 @@ fn schema() -> Value {
             "action": {"type": "string", "enum": ACTIONS},
             "coordinate": point,
             "start_coordinate": point,
-            "text": {"type": "string", "description": "type: the text; key and hold_key: xdotool key names such as ctrl+s or Return"},
+            "text": {"type": "string", "description": "type: the text; key and hold_key: xdotool key names such as ctrl+s or Return; clicks, drags and scrolls: modifiers held during them (shift, ctrl+shift)"},
             "repeat": {"type": "integer", "minimum": 1, "maximum": 100},
             "scroll_direction": {"type": "string", "enum": ["up", "down", "left", "right"]},
             "scroll_amount": {"type": "integer", "minimum": 0, "maximum": 100},
             "duration": {"type": "number", "minimum": 0, "maximum": 300},
             "region": {"type": "array", "items": {"type": "integer", "minimum": 0}, "minItems": 4, "maxItems": 4},
-            "key": {"type": "string", "description": "the reference demo's modifier member on clicks (not supported)"},
+            "key": {"type": "string", "description": "modifiers held during a click, as the 20250124 demo reads them (the docs use text)"},
             "display_width_px": {"type": "integer", "minimum": 1, "description": "the tool definition's width; fixed for the session by its first call"},
             "display_height_px": {"type": "integer", "minimum": 1}
         },
@@ -99,27 +99,7 @@ fn examples() -> Vec<Value> {
 }
 
 fn declared(v: &Value) -> Result<Option<Size>, Refusal> {
-    let Some(m) = v.as_object() else {
-        return Ok(None);
-    };
-    let dim = |k: &str| -> Result<Option<u32>, Refusal> {
-        match m.get(k).filter(|x| !x.is_null()) {
-            None => Ok(None),
-            Some(x) => x
-                .as_u64()
-                .filter(|n| (1..=16384).contains(n))
-                .map(|n| Some(n as u32))
-                .ok_or_else(|| Refusal::at(k, "must be an integer from 1 to 16384")),
-        }
-    };
-    match (dim("display_width_px")?, dim("display_height_px")?) {
-        (Some(w), Some(h)) => Ok(Some((w, h))),
-        (None, None) => Ok(None),
-        _ => Err(Refusal::at(
-            "display_width_px",
-            "give display_width_px and display_height_px together",
-        )),
-    }
+    declared_size(v, "display_width_px", "display_height_px")
 }
 
 /// A screenshot point → canvas.
@@ -138,21 +118,31 @@ fn required_point(i: &Input<'_>, cx: &Context, name: &str) -> Read<(i64, i64)> {
     point(i, cx, name)?.ok_or_else(|| Refusal::at(i.path(name), "is required"))
 }
 
-/// Modifiers held for one click or scroll are not offered: nothing holds a key across
-/// our tools' steps, so it is refused rather than dropped.
-fn no_modifiers(i: &Input<'_>, action: &str) -> Read<()> {
-    for name in ["text", "key"] {
-        if i.has(name) {
+/// Keys held for one click, drag or scroll: `text` as the docs put them (`shift`,
+/// `ctrl+shift`), or `key` as the 20250124 demo reads them on clicks.
+fn modifiers(i: &Input<'_>) -> Read<Option<Vec<String>>> {
+    let chord = match (i.opt_str("text")?, i.opt_str("key")?) {
+        (Some(_), Some(_)) => {
             return Err(Refusal::at(
-                i.path(name),
-                format!(
-                    "{action} with modifier keys held is not supported; press the chord with \
-                     the key action, or click without modifiers"
-                ),
+                i.path("key"),
+                "give the modifiers in text or key, not both",
             ));
         }
+        (Some(t), None) => ("text", t),
+        (None, Some(k)) => ("key", k),
+        (None, None) => return Ok(None),
+    };
+    map_chord(chord.1)
+        .map(Some)
+        .map_err(|m| Refusal::at(i.path(chord.0), m))
+}
+
+/// A tool call's arguments with `modifiers` added when there are any.
+fn with_modifiers(mut args: Value, keys: Option<Vec<String>>) -> Value {
+    if let Some(k) = keys {
+        args["modifiers"] = json!(k);
     }
-    Ok(())
+    args
 }
 
 /// Members an action does not take are refused by name.
@@ -262,7 +252,7 @@ fn translate(v: &Value, cx: &mut Context) -> Result<Plan, Refusal> {
         }
         "left_click" | "right_click" | "middle_click" | "double_click" | "triple_click" => {
             only(&i, action, &["coordinate", "text", "key"])?;
-            no_modifiers(&i, action)?;
+            let held = modifiers(&i)?;
             let at = point(&i, cx, "coordinate")?;
             let (button, times) = match action {
                 "right_click" => ("right", 1),
@@ -271,11 +261,12 @@ fn translate(v: &Value, cx: &mut Context) -> Result<Plan, Refusal> {
                 "triple_click" => ("left", 3),
                 _ => ("left", 1),
             };
-            plan.steps.push(click(button, times, at));
+            let (tool, args) = click(button, times, at);
+            plan.steps.push((tool, with_modifiers(args, held)));
         }
         "left_click_drag" => {
             only(&i, action, &["start_coordinate", "coordinate", "text"])?;
-            no_modifiers(&i, action)?;
+            let held = modifiers(&i)?;
             let Some(from) = point(&i, cx, "start_coordinate")? else {
                 return Err(Refusal::at(
                     "start_coordinate",
@@ -285,7 +276,10 @@ fn translate(v: &Value, cx: &mut Context) -> Result<Plan, Refusal> {
             let to = required_point(&i, cx, "coordinate")?;
             plan.steps.push((
                 "pointer.drag",
-                json!({"from": {"x": from.0, "y": from.1}, "to": {"x": to.0, "y": to.1}}),
+                with_modifiers(
+                    json!({"from": {"x": from.0, "y": from.1}, "to": {"x": to.0, "y": to.1}}),
+                    held,
+                ),
             ));
         }
         "left_mouse_down" => {
@@ -324,7 +318,7 @@ fn translate(v: &Value, cx: &mut Context) -> Result<Plan, Refusal> {
                 action,
                 &["coordinate", "scroll_direction", "scroll_amount", "text"],
             )?;
-            no_modifiers(&i, action)?;
+            let held = modifiers(&i)?;
             let at = point(&i, cx, "coordinate")?;
             let n = i.num("scroll_amount", 0.0, 100.0)?;
             if n.fract() != 0.0 {
@@ -350,7 +344,8 @@ fn translate(v: &Value, cx: &mut Context) -> Result<Plan, Refusal> {
                 args["x"] = json!(x);
                 args["y"] = json!(y);
             }
-            plan.steps.push(("pointer.scroll", args));
+            plan.steps
+                .push(("pointer.scroll", with_modifiers(args, held)));
         }
         "wait" => {
             only(&i, action, &["duration"])?;

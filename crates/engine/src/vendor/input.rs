@@ -157,3 +157,30 @@ impl<'a> Input<'a> {
         }
     }
 }
+
+/// A display size the caller declares in two members (a vendor tool definition's
+/// `display_width_px`/`display_height_px`, or the preview's `display_width`/
+/// `display_height`): both or neither.
+pub(crate) fn declared_size(v: &Value, width: &str, height: &str) -> Read<Option<(u32, u32)>> {
+    let Some(m) = v.as_object() else {
+        return Ok(None);
+    };
+    let dim = |k: &str| -> Read<Option<u32>> {
+        match m.get(k).filter(|x| !x.is_null()) {
+            None => Ok(None),
+            Some(x) => x
+                .as_u64()
+                .filter(|n| (1..=16384).contains(n))
+                .map(|n| Some(n as u32))
+                .ok_or_else(|| Refusal::at(k, "must be an integer from 1 to 16384")),
+        }
+    };
+    match (dim(width)?, dim(height)?) {
+        (Some(w), Some(h)) => Ok(Some((w, h))),
+        (None, None) => Ok(None),
+        _ => Err(Refusal::at(
+            width,
+            format!("give {width} and {height} together"),
+        )),
+    }
+}

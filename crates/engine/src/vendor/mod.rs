@@ -135,3 +135,125 @@ pub(crate) fn region_capture(display: &Display, x0: i64, y0: i64, x1: i64, y1: i
         .clamp(0.1, 1.0);
     json!({"region": {"x": x0, "y": y0, "width": x1 - x0, "height": y1 - y0}, "scale": fit})
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Hostile shapes in every member a vocabulary reads: each is translated or refused
+    /// by member, never a panic.
+    #[test]
+    fn hostile_vendor_input_is_refused_never_a_panic() {
+        let odd = [
+            json!(null),
+            json!(true),
+            json!(-1),
+            json!(1e308),
+            json!("NaN"),
+            json!("Infinity"),
+            json!(""),
+            json!("\u{0}"),
+            json!([]),
+            json!([null, null]),
+            json!([1e308, -1e308]),
+            json!([1, 2, 3, 4, 5]),
+            json!({}),
+            json!({"x": "a", "y": []}),
+            json!([{"x": null}]),
+            json!("ctrl+"),
+            json!("+"),
+            json!("x".repeat(10_000)),
+        ];
+        let members = [
+            "action",
+            "coordinate",
+            "start_coordinate",
+            "text",
+            "key",
+            "repeat",
+            "scroll_direction",
+            "scroll_amount",
+            "duration",
+            "region",
+            "actions",
+            "action",
+            "pending_safety_checks",
+            "call_id",
+            "type",
+            "name",
+            "args",
+            "id",
+            "display_width_px",
+            "display_height_px",
+            "display_width",
+            "display_height",
+        ];
+        let seeds = [
+            json!({"action": "left_click"}),
+            json!({"action": "zoom"}),
+            json!({"action": "key"}),
+            json!({"action": "scroll"}),
+            json!({"actions": [{"type": "click"}]}),
+            json!({"actions": [{"type": "drag"}]}),
+            json!({"name": "click_at", "args": {}}),
+            json!({"name": "type_text_at", "args": {}}),
+            json!({"name": "scroll_at", "args": {}}),
+        ];
+        let canvas = (1920, 1080);
+        for voc in vocabularies() {
+            for seed in &seeds {
+                for m in members {
+                    for v in &odd {
+                        let mut call = seed.clone();
+                        call[m] = v.clone();
+                        for nested in ["args", "actions"] {
+                            if let Some(a) = call.get_mut(nested) {
+                                if let Some(o) = a.as_object_mut() {
+                                    o.insert("x".into(), v.clone());
+                                }
+                                if let Some(first) = a.get_mut(0).and_then(Value::as_object_mut) {
+                                    first.insert("x".into(), v.clone());
+                                }
+                            }
+                        }
+                        let _ = (voc.declared)(&call);
+                        let mut cx = Context {
+                            display: (voc.default_display)(canvas),
+                            pressed: Some(Press {
+                                at: (1, 1),
+                                moved_to: None,
+                            }),
+                        };
+                        if let Err(r) = (voc.translate)(&call, &mut cx) {
+                            assert!(!r.message.is_empty(), "{} {call}", voc.name);
+                        }
+                    }
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn every_vocabulary_translates_its_own_examples() {
+        for voc in vocabularies() {
+            let display = (voc.default_display)((1920, 1080));
+            for ex in (voc.examples)() {
+                let mut cx = Context {
+                    display,
+                    pressed: None,
+                };
+                let plan = (voc.translate)(&ex, &mut cx)
+                    .unwrap_or_else(|r| panic!("{} {ex}: {r:?}", voc.name));
+                assert!(plan.capture.is_some(), "{} {ex}", voc.name);
+                // Every step is a valid call of a plain tool.
+                let config = crate::config::ConfigStack::new();
+                let capture = plan.capture.iter().map(|c| ("screen.capture", c.clone()));
+                for (tool, args) in plan.steps.iter().cloned().chain(capture) {
+                    let def = crate::tools::find(tool).unwrap_or_else(|| panic!("{tool}"));
+                    crate::tools::validate_args(def, &args, config.value())
+                        .unwrap_or_else(|i| panic!("{} {ex}: {tool} {args}: {i:?}", voc.name));
+                }
+            }
+        }
+    }
+}

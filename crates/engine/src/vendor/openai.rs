@@ -9,7 +9,7 @@
 use cc_protocol::ToolError;
 use serde_json::{Value, json};
 
-use super::input::{Input, Read, Refusal};
+use super::input::{Input, Read, Refusal, declared_size};
 use super::keys::{chord_call, map_key};
 use super::run::Ran;
 use super::scaling::Display;
@@ -96,27 +96,7 @@ fn examples() -> Vec<Value> {
 }
 
 fn declared(v: &Value) -> Result<Option<Size>, Refusal> {
-    let Some(m) = v.as_object() else {
-        return Ok(None);
-    };
-    let dim = |k: &str| -> Result<Option<u32>, Refusal> {
-        match m.get(k).filter(|x| !x.is_null()) {
-            None => Ok(None),
-            Some(x) => x
-                .as_u64()
-                .filter(|n| (1..=16384).contains(n))
-                .map(|n| Some(n as u32))
-                .ok_or_else(|| Refusal::at(k, "must be an integer from 1 to 16384")),
-        }
-    };
-    match (dim("display_width")?, dim("display_height")?) {
-        (Some(w), Some(h)) => Ok(Some((w, h))),
-        (None, None) => Ok(None),
-        _ => Err(Refusal::at(
-            "display_width",
-            "give display_width and display_height together",
-        )),
-    }
+    declared_size(v, "display_width", "display_height")
 }
 
 fn point(a: &Input<'_>, cx: &Context) -> Read<(i64, i64)> {
@@ -127,15 +107,35 @@ fn point(a: &Input<'_>, cx: &Context) -> Read<(i64, i64)> {
         .map_err(|m| Refusal::at(a.path("x"), m))
 }
 
-/// `keys` on a pointer action: modifiers held during it, which nothing offers.
-fn no_modifiers(a: &Input<'_>) -> Read<()> {
-    match a.raw("keys").and_then(Value::as_array) {
-        Some(k) if !k.is_empty() => Err(Refusal::at(
-            a.path("keys"),
-            "modifier keys held during a pointer action are not supported",
-        )),
-        _ => Ok(()),
+/// `keys` of a key press, or the modifiers held during a pointer action.
+fn key_list(a: &Input<'_>, required: bool) -> Read<Vec<String>> {
+    let list = match a.raw("keys") {
+        None if !required => return Ok(Vec::new()),
+        None => return Err(Refusal::at(a.path("keys"), "must list at least one key")),
+        Some(v) => v
+            .as_array()
+            .filter(|k| !(required && k.is_empty()))
+            .ok_or_else(|| Refusal::at(a.path("keys"), "must list at least one key"))?,
+    };
+    list.iter()
+        .enumerate()
+        .map(|(n, k)| {
+            let at = format!("{}[{n}]", a.path("keys"));
+            let name = k
+                .as_str()
+                .ok_or_else(|| Refusal::at(at.clone(), "must be a string"))?;
+            map_key(name).map_err(|m| Refusal::at(at, m))
+        })
+        .collect()
+}
+
+/// A pointer tool's arguments with the `keys` the model holds during it.
+fn held(a: &Input<'_>, mut args: Value) -> Read<Value> {
+    let keys = key_list(a, false)?;
+    if !keys.is_empty() {
+        args["modifiers"] = json!(keys);
     }
+    Ok(args)
 }
 
 /// One action → our tool calls.
@@ -163,7 +163,6 @@ fn action(v: &Value, path: &str, cx: &Context, out: &mut Vec<(&'static str, Valu
     let a = Input::new(v, path, known)?;
     match kind {
         "click" => {
-            no_modifiers(&a)?;
             let (x, y) = point(&a, cx)?;
             let button = match a.opt_str("button")?.unwrap_or("left") {
                 "left" => "left",
@@ -176,20 +175,25 @@ fn action(v: &Value, path: &str, cx: &Context, out: &mut Vec<(&'static str, Valu
                     ));
                 }
             };
-            out.push(("pointer.click", json!({"x": x, "y": y, "button": button})));
+            let args = held(&a, json!({"x": x, "y": y, "button": button}))?;
+            out.push(("pointer.click", args));
         }
         "double_click" => {
-            no_modifiers(&a)?;
             let (x, y) = point(&a, cx)?;
-            out.push(("pointer.click", json!({"x": x, "y": y, "times": 2})));
+            let args = held(&a, json!({"x": x, "y": y, "times": 2}))?;
+            out.push(("pointer.click", args));
         }
         "move" => {
-            no_modifiers(&a)?;
+            if !key_list(&a, false)?.is_empty() {
+                return Err(Refusal::at(
+                    a.path("keys"),
+                    "keys held during a move are not supported (a move presses nothing)",
+                ));
+            }
             let (x, y) = point(&a, cx)?;
             out.push(("pointer.move", json!({"x": x, "y": y})));
         }
         "drag" => {
-            no_modifiers(&a)?;
             let pts = a
                 .raw("path")
                 .and_then(Value::as_array)
@@ -205,32 +209,17 @@ fn action(v: &Value, path: &str, cx: &Context, out: &mut Vec<(&'static str, Valu
             // Our drag is one press, a straight glide and one release: from the first
             // point to the last (the points between are not visited).
             let (from, to) = (canvas[0], canvas[canvas.len() - 1]);
-            out.push((
-                "pointer.drag",
+            let args = held(
+                &a,
                 json!({"from": {"x": from.0, "y": from.1}, "to": {"x": to.0, "y": to.1}}),
-            ));
+            )?;
+            out.push(("pointer.drag", args));
         }
         "keypress" => {
-            let names = a
-                .raw("keys")
-                .and_then(Value::as_array)
-                .filter(|k| !k.is_empty())
-                .ok_or_else(|| Refusal::at(a.path("keys"), "must list at least one key"))?;
-            let mut keys = Vec::with_capacity(names.len());
-            for (n, k) in names.iter().enumerate() {
-                let name = k.as_str().ok_or_else(|| {
-                    Refusal::at(format!("{}[{n}]", a.path("keys")), "must be a string")
-                })?;
-                keys.push(
-                    map_key(name)
-                        .map_err(|m| Refusal::at(format!("{}[{n}]", a.path("keys")), m))?,
-                );
-            }
             // The SDK calls `keys` a combination: pressed together, released in reverse.
-            out.push(chord_call(keys));
+            out.push(chord_call(key_list(&a, true)?));
         }
         "scroll" => {
-            no_modifiers(&a)?;
             let (x, y) = point(&a, cx)?;
             let dx = a.opt_num("scroll_x", -1e6, 1e6)?.unwrap_or(0.0);
             let dy = a.opt_num("scroll_y", -1e6, 1e6)?.unwrap_or(0.0);
@@ -239,17 +228,13 @@ fn action(v: &Value, path: &str, cx: &Context, out: &mut Vec<(&'static str, Valu
             let notches = |d: f64| ((d / PIXELS_PER_NOTCH).round().abs()).clamp(1.0, 100.0);
             if dy != 0.0 {
                 let amount = -dy.signum() * notches(dy);
-                out.push((
-                    "pointer.scroll",
-                    json!({"x": x, "y": y, "axis": "vertical", "amount": amount}),
-                ));
+                let args = json!({"x": x, "y": y, "axis": "vertical", "amount": amount});
+                out.push(("pointer.scroll", held(&a, args)?));
             }
             if dx != 0.0 {
                 let amount = dx.signum() * notches(dx);
-                out.push((
-                    "pointer.scroll",
-                    json!({"x": x, "y": y, "axis": "horizontal", "amount": amount}),
-                ));
+                let args = json!({"x": x, "y": y, "axis": "horizontal", "amount": amount});
+                out.push(("pointer.scroll", held(&a, args)?));
             }
         }
         "type" => {

@@ -131,10 +131,20 @@ impl Engine {
         let mut cx = Context { display, pressed };
         let plan = (voc.translate)(args, &mut cx).map_err(refused)?;
         if !fixed {
-            // The first valid call fixes the space for the session.
+            // The first valid call fixes the space for the session; a call that raced it
+            // with another size was read in a space that is not the session's.
             let mut g = self.core.lock();
             if let Some(s) = g.session.as_mut() {
-                s.vendor.displays.entry(voc.name).or_insert(display);
+                let kept = *s.vendor.displays.entry(voc.name).or_insert(display);
+                if kept != display {
+                    return Err(refused(Refusal::at(
+                        "display",
+                        format!(
+                            "this session's display was just fixed at {}x{} by another call",
+                            kept.width, kept.height
+                        ),
+                    )));
+                }
             }
         }
         let ran = self.run_plan(&plan, &config)?;

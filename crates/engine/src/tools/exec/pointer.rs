@@ -1,7 +1,7 @@
 //! Pointer steps the pointer tools share, each pre-emptible.
 
 use cc_desktop::Button;
-use cc_protocol::ToolError;
+use cc_protocol::{Key, ToolError};
 use serde_json::{Value, json};
 
 use super::{Exec, drv};
@@ -39,4 +39,31 @@ pub(crate) fn press(ex: &mut Exec<'_>, b: Button, hold_ms: u64) -> Result<(), To
         ex.sleep_ms(hold_ms)?;
     }
     drv(ex.driver.button(b, false))
+}
+
+/// Runs `act` with `keys` held: pressed in order before it, released in reverse after
+/// it, even when a press or the action fails.
+pub(crate) fn holding<'a, T>(
+    ex: &mut Exec<'a>,
+    keys: &[Key],
+    act: impl FnOnce(&mut Exec<'a>) -> Result<T, ToolError>,
+) -> Result<T, ToolError> {
+    let mut down: Vec<Key> = Vec::with_capacity(keys.len());
+    let mut out = Ok(());
+    for k in keys {
+        out = ex.check_stop().and_then(|_| drv(ex.driver.key(*k, true)));
+        if out.is_err() {
+            break;
+        }
+        down.push(*k);
+    }
+    let result = out.and_then(|_| act(ex));
+    let mut released = Ok(());
+    for k in down.iter().rev() {
+        if let Err(e) = drv(ex.driver.key(*k, false)) {
+            released = released.and(Err(e));
+        }
+    }
+    let value = result?;
+    released.map(|_| value)
 }
