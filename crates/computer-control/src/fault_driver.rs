@@ -240,6 +240,12 @@ impl Driver for FaultDriver {
     fn set_hotkey(&mut self, keys: &[Key]) -> Result<(), DriverError> {
         self.inner.set_hotkey(keys)
     }
+    fn watch_changes(&mut self, on: bool) -> cc_desktop::Watching {
+        self.inner.watch_changes(on)
+    }
+    fn wait_changes(&mut self, timeout: Duration) -> cc_desktop::Changes {
+        self.inner.wait_changes(timeout)
+    }
 }
 
 #[cfg(test)]

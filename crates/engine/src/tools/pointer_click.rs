@@ -76,6 +76,7 @@ pub(crate) fn def() -> ToolDef {
         examples: vec![
             json!({"x": 640, "y": 400}),
             json!({"x": 10, "y": 10, "button": "right"}),
+            json!({"x": 640, "y": 400, "observe": {"capture": {"scale": 0.5}, "snapshot": {"diff": true}}}),
         ],
         check: x_with_y,
         runs: Runs::Alone(&PointerClick),

@@ -10,7 +10,12 @@ use super::def::ToolDef;
 /// Every tool, in the order of the spec.
 pub fn tools() -> &'static [ToolDef] {
     static TOOLS: OnceLock<Vec<ToolDef>> = OnceLock::new();
-    TOOLS.get_or_init(|| TABLE.iter().map(|def| def()).collect())
+    TOOLS.get_or_init(|| {
+        TABLE
+            .iter()
+            .map(|def| super::observe::extend(def()))
+            .collect()
+    })
 }
 
 /// Looks a tool up by name.
@@ -41,8 +46,8 @@ mod tests {
     use cc_protocol::Risk;
 
     #[test]
-    fn fifteen_tools_and_no_confirmation_tool() {
-        assert_eq!(tools().len(), 15);
+    fn sixteen_tools_and_no_confirmation_tool() {
+        assert_eq!(tools().len(), 16);
         assert!(tools().iter().all(|t| !t.name.contains("confirm")));
     }
 
@@ -87,7 +92,7 @@ mod tests {
                     (t.lands, &target),
                     (Lands::Pointer, Target::Points(_))
                         | (Lands::Window, Target::Window(_))
-                        | (Lands::Element, Target::Element { .. })
+                        | (Lands::Element, Target::Element(_))
                         | (Lands::Focused, Target::Focused)
                 );
                 assert!(fits, "{}: {target:?} vs {:?}", t.name, t.lands);

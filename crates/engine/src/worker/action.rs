@@ -70,7 +70,7 @@ impl Worker {
                 started,
                 json!({"status": "awaiting_confirmation", "request_id": request_id, "risk": risk, "reason": reason}),
             ),
-            Decision::Run => self.perform(def, args, &assessed.shown, approved, started),
+            Decision::Run => self.perform(def, args, &assessed.shown, approved, started, epoch),
         }
     }
 
@@ -136,6 +136,7 @@ impl Worker {
         shown: &Value,
         approved: Option<&Approval>,
         started: Instant,
+        epoch: u64,
     ) -> Envelope {
         let tool = def.name;
         self.core
@@ -161,6 +162,13 @@ impl Worker {
                 exec::run(def, args, &mut ex)
             }
         };
+        // What the caller asked to see after the action, answered with it.
+        let result = result.map(|mut v| {
+            if let (Some(seen), Some(m)) = (self.observe(args, epoch), v.as_object_mut()) {
+                m.insert("observation".into(), seen);
+            }
+            v
+        });
         self.publish_held();
         self.core
             .frame

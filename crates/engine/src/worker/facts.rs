@@ -8,7 +8,8 @@ use super::Worker;
 use crate::assess::Facts;
 use crate::coords::Canvas;
 use crate::rules::Landing;
-use crate::tools::{Target, TextEntry, ToolDef};
+use crate::tools::{ElementTarget, Target, TextEntry, ToolDef};
+use cc_protocol::StateFlag;
 
 impl Worker {
     /// Reads the desktop facts of one call. Reads only: the latest snapshot stays the
@@ -59,16 +60,38 @@ impl Worker {
         out
     }
 
-    /// The snapshot entry an element target names, if it is still the latest.
-    fn entry(&self, target: &Target) -> Option<&crate::snapshot::Entry> {
-        let Target::Element {
-            snapshot_id,
-            node_id,
-        } = target
-        else {
+    /// The element a target names, as the desktop shows it now: a node of the latest
+    /// snapshot, a remembered reference, or the single match of a selector in the live
+    /// tree. Reads only: no reference is remembered and the latest snapshot stays.
+    fn entry(&mut self, target: &Target) -> Option<crate::snapshot::Entry> {
+        let Target::Element(el) = target else {
             return None;
         };
-        self.snapshots.entry(snapshot_id, *node_id).ok()
+        match el {
+            ElementTarget::Node {
+                snapshot_id,
+                node_id,
+            } => self.snapshots.entry(snapshot_id, *node_id).ok().cloned(),
+            ElementTarget::Ref(r) => self.snapshots.by_ref(r).ok().cloned(),
+            ElementTarget::Select(sel) => {
+                let cap = self
+                    .core
+                    .lock()
+                    .session
+                    .as_ref()
+                    .map_or(5000, |s| s.config.config().a11y.hard_walk_cap);
+                let roots = self.driver.a11y_tree(sel.window, cap).ok()?;
+                let found = sel.pick(&roots).ok()?;
+                Some(crate::snapshot::Entry {
+                    handle: found.node.handle.clone(),
+                    role: found.node.role,
+                    name: found.node.name.clone(),
+                    window_id: found.window_id,
+                    password: found.node.states.contains(&StateFlag::Password),
+                    element_ref: crate::snapshot::element_ref(&found.node.handle),
+                })
+            }
+        }
     }
 
     /// Canvas points a pointer action touches (clamped): its target, both ends of a
@@ -110,7 +133,7 @@ impl Worker {
                     .collect()
             }
             Target::Window(id) => by_id(*id).into_iter().collect(),
-            Target::Element { .. } => self
+            Target::Element(_) => self
                 .entry(target)
                 .and_then(|e| e.window_id)
                 .and_then(by_id)
