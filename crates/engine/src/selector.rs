@@ -8,7 +8,7 @@ use serde::Deserialize;
 use serde_json::{Value, json};
 
 use crate::coords::Canvas;
-use crate::snapshot::element_ref;
+use crate::snapshot::{Entry, element_ref};
 use crate::spec::{Field, Ty};
 
 /// What an element must be to match. Every given member must hold.
@@ -177,6 +177,20 @@ impl Selector {
             Some(_) => Err(all),
             None if all.len() == 1 => Ok(all.swap_remove(0)),
             None => Err(all),
+        }
+    }
+}
+
+impl Found<'_> {
+    /// What the session remembers of it, so its ref can name it later.
+    pub(crate) fn entry(&self) -> Entry {
+        Entry {
+            handle: self.node.handle.clone(),
+            role: self.node.role,
+            name: self.node.name.clone(),
+            window_id: self.window_id,
+            password: self.node.states.contains(&StateFlag::Password),
+            element_ref: element_ref(&self.node.handle),
         }
     }
 }

@@ -9,7 +9,6 @@ use crate::assess::Facts;
 use crate::coords::Canvas;
 use crate::rules::Landing;
 use crate::tools::{ElementTarget, Target, TextEntry, ToolDef};
-use cc_protocol::StateFlag;
 
 impl Worker {
     /// Reads the desktop facts of one call. Reads only: the latest snapshot stays the
@@ -81,15 +80,7 @@ impl Worker {
                     .as_ref()
                     .map_or(5000, |s| s.config.config().a11y.hard_walk_cap);
                 let roots = self.driver.a11y_tree(sel.window, cap).ok()?;
-                let found = sel.pick(&roots).ok()?;
-                Some(crate::snapshot::Entry {
-                    handle: found.node.handle.clone(),
-                    role: found.node.role,
-                    name: found.node.name.clone(),
-                    window_id: found.window_id,
-                    password: found.node.states.contains(&StateFlag::Password),
-                    element_ref: crate::snapshot::element_ref(&found.node.handle),
-                })
+                sel.pick(&roots).ok().map(|f| f.entry())
             }
         }
     }

@@ -2,7 +2,7 @@
 //! snapshot and after re-checking the element's identity.
 
 use cc_desktop::{ElementInfo, SemanticAction};
-use cc_protocol::{ErrorCode, Role, StateFlag, ToolError};
+use cc_protocol::{ErrorCode, Role, ToolError};
 use serde_json::{Value, json};
 
 use super::{Exec, drv};
@@ -141,17 +141,7 @@ fn resolve_selector(sel: &Selector, ex: &mut Exec<'_>) -> Result<(Entry, Element
         .driver
         .a11y_tree(sel.window, ex.config.a11y.hard_walk_cap))?;
     let entry = match sel.pick(&roots) {
-        Ok(found) => {
-            let raw = found.node;
-            Entry {
-                handle: raw.handle.clone(),
-                role: raw.role,
-                name: raw.name.clone(),
-                window_id: found.window_id,
-                password: raw.states.contains(&StateFlag::Password),
-                element_ref: crate::snapshot::element_ref(&raw.handle),
-            }
-        }
+        Ok(found) => found.entry(),
         Err(all) if all.is_empty() => {
             return Err(ToolError::with_data(
                 ErrorCode::ElementNotFound,
@@ -160,10 +150,14 @@ fn resolve_selector(sel: &Selector, ex: &mut Exec<'_>) -> Result<(Entry, Element
             ));
         }
         Err(all) => {
+            // Each listed candidate's ref works in the next call.
             let candidates: Vec<Value> = all
                 .iter()
                 .take(MAX_CANDIDATES)
-                .map(|f| selector::describe(f, ex.canvas))
+                .map(|f| {
+                    ex.snapshots.remember(&f.entry());
+                    selector::describe(f, ex.canvas)
+                })
                 .collect();
             let msg = match sel.index {
                 Some(i) => format!("index {i} is past the {} matches", all.len()),

@@ -196,10 +196,14 @@ fn elements_now(el: &Element, ex: &mut Exec<'_>) -> Result<(usize, Vec<Value>), 
                 .driver
                 .a11y_tree(sel.window, ex.config.a11y.hard_walk_cap))?;
             let all = sel.find(&roots);
+            // What the wait shows can be named by its ref next.
             let shown = all
                 .iter()
                 .take(5)
-                .map(|f| selector::describe(f, ex.canvas))
+                .map(|f| {
+                    ex.snapshots.remember(&f.entry());
+                    selector::describe(f, ex.canvas)
+                })
                 .collect();
             Ok((all.len(), shown))
         }
