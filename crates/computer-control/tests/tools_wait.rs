@@ -160,6 +160,12 @@ fn each_condition_takes_what_it_needs_and_nothing_else() {
         let e = s.fails("wait.for", args.clone(), "invalid_arguments");
         assert_eq!(issue_paths(&e), paths, "{args}");
     }
+    let e = s.fails(
+        "wait.for",
+        json!({"condition": "changes", "region": {"x": 5000, "y": 0, "width": 10, "height": 10}}),
+        "invalid_arguments",
+    );
+    assert_eq!(issue_paths(&e), ["region"]);
     // A ref the session never issued is stale before any waiting.
     s.fails(
         "wait.for",

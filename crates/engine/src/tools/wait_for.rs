@@ -4,7 +4,7 @@
 
 use std::time::Duration;
 
-use cc_protocol::{Rect, Risk, ToolError};
+use cc_protocol::{ErrorCode, Rect, Risk, ToolError};
 use serde::Deserialize;
 use serde_json::{Value, json};
 
@@ -59,6 +59,21 @@ impl Args {
         }
     }
 
+    /// The region, refused when it lies wholly outside the canvas.
+    fn area(&self, ex: &Exec<'_>) -> Result<Rect, ToolError> {
+        let r = self.region(ex);
+        let p = ex.canvas.rect_to_physical(&r);
+        if p.width == 0 || p.height == 0 {
+            let msg = "region lies outside the canvas";
+            return Err(ToolError::with_data(
+                ErrorCode::InvalidArguments,
+                msg,
+                json!({"issues": [{"path": "region", "message": msg}]}),
+            ));
+        }
+        Ok(r)
+    }
+
     /// The condition (validation ensured the members it needs are there).
     fn cond(&self, ex: &Exec<'_>) -> Result<Cond, ToolError> {
         let element = || -> Result<Option<Element>, ToolError> {
@@ -78,10 +93,8 @@ impl Args {
                 None => Cond::WindowGone(window),
             },
             Condition::TitleChanges => Cond::TitleChanges(window),
-            Condition::Changes => Cond::RegionChanges(self.region(ex)),
-            Condition::Stable => {
-                Cond::Stable(self.region(ex), Duration::from_millis(self.stable_ms))
-            }
+            Condition::Changes => Cond::RegionChanges(self.area(ex)?),
+            Condition::Stable => Cond::Stable(self.area(ex)?, Duration::from_millis(self.stable_ms)),
         })
     }
 }

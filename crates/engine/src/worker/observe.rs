@@ -58,8 +58,9 @@ impl Worker {
         Some(Value::Object(out))
     }
 
-    /// Waits until the screen has been still for `settle_ms` (bounded by
-    /// `settle_timeout_ms`); says whether it was and how long it took.
+    /// Waits until the screen (the captured region, when the capture names one) has
+    /// been still for `settle_ms`, bounded by `settle_timeout_ms`; says whether it was
+    /// and how long it took.
     fn settle(&mut self, obs: &Observe, config: &Arc<ConfigStack>) -> Value {
         if obs.settle_ms == 0 {
             return json!({"stable": true, "waited_ms": 0});
@@ -67,14 +68,21 @@ impl Worker {
         let Some(canvas) = self.canvas.as_ref() else {
             return json!({"stable": false, "waited_ms": 0});
         };
+        // The region the capture shows, else the whole canvas: an animation elsewhere
+        // does not hold up a capture of a part.
         let s = &canvas.surface;
-        let whole = Rect {
-            x: 0,
-            y: 0,
-            width: s.display_width_px as i32,
-            height: s.display_height_px as i32,
-        };
-        let cond = Cond::Stable(whole, Duration::from_millis(obs.settle_ms));
+        let region = obs
+            .capture
+            .as_ref()
+            .and_then(|c| c.get("region"))
+            .and_then(|r| serde_json::from_value::<Rect>(r.clone()).ok())
+            .unwrap_or(Rect {
+                x: 0,
+                y: 0,
+                width: s.display_width_px as i32,
+                height: s.display_height_px as i32,
+            });
+        let cond = Cond::Stable(region, Duration::from_millis(obs.settle_ms));
         let mut ex = Exec {
             driver: self.driver.as_mut(),
             canvas,

@@ -109,6 +109,9 @@ fn poll_interval(k: Kind) -> Duration {
 const HEARTBEAT: Duration = Duration::from_secs(1);
 /// The longest the wait blocks between two checks of the emergency stop.
 const SLICE: Duration = Duration::from_millis(10);
+/// However busy the events, two looks are at least this far apart (a repaint storm
+/// elsewhere must not turn the wait into a busy loop).
+const MIN_GAP: Duration = Duration::from_millis(25);
 
 /// What the pixel conditions remember between looks.
 #[derive(Default)]
@@ -378,35 +381,51 @@ fn run(
         Cond::RegionChanges(r) | Cond::Stable(r, _) => Some(physical(ex, r)),
         _ => None,
     };
-    // Stability with damage events needs no pixels: quiet is the absence of damage.
+    // Stability with damage events: the pixels are looked at only when something was
+    // repainted in the region (a repaint may leave them as they were).
     if let (Cond::Stable(r, ms), true) = (cond, events) {
         if watching.still {
-            return Ok(done(
-                true,
-                json!({"region": r, "stable_ms": ms.as_millis() as u64, "still": true}),
-                0,
-            ));
+            let saw = json!({"region": r, "stable_ms": ms.as_millis() as u64, "still": true});
+            return Ok(done(true, saw, 0));
         }
+        let area = physical(ex, r);
+        let mut looks = 1;
+        ex.check_stop()?;
+        let mut last_hash = hash(&drv(ex.driver.capture(area))?);
         let mut quiet_since = Instant::now();
+        let mut last_capture = quiet_since;
+        let mut due = false;
         loop {
             ex.driver.pump();
             ex.check_stop()?;
             let now = Instant::now();
-            if now - quiet_since >= *ms {
-                let quiet = (now - quiet_since).as_millis() as u64;
-                return Ok(done(true, json!({"region": r, "stable_ms": quiet}), 0));
+            if due && now - last_capture >= MIN_GAP {
+                due = false;
+                last_capture = now;
+                looks += 1;
+                let h = hash(&drv(ex.driver.capture(area))?);
+                if h != last_hash {
+                    last_hash = h;
+                    quiet_since = now;
+                }
+            }
+            let quiet = now - quiet_since;
+            let saw = json!({"region": r, "stable_ms": quiet.as_millis() as u64});
+            // A repaint not looked at yet may have changed the pixels.
+            if quiet >= *ms && !due {
+                return Ok(done(true, saw, looks));
             }
             if now - started >= timeout {
-                let quiet = (now - quiet_since).as_millis() as u64;
-                return Ok(done(false, json!({"region": r, "stable_ms": quiet}), 0));
+                return Ok(done(false, saw, looks));
             }
-            let wait = (*ms - (now - quiet_since))
-                .min(timeout - (now - started))
-                .min(SLICE);
+            let until = if due {
+                MIN_GAP.saturating_sub(now - last_capture)
+            } else {
+                ms.saturating_sub(quiet)
+            };
+            let wait = until.min(timeout - (now - started)).min(SLICE);
             let ch = ex.driver.wait_changes(wait);
-            if relevant(cond, &ch, region.as_ref()) {
-                quiet_since = Instant::now();
-            }
+            due |= relevant(cond, &ch, region.as_ref());
         }
     }
     let mut looks = 1;
@@ -428,7 +447,8 @@ fn run(
             poll_interval(kind)
         };
         // A still desktop cannot change while nothing acts on it: no need to look.
-        let look_now = !watching.still && (due || now - last_look >= interval);
+        let gap = now - last_look;
+        let look_now = !watching.still && ((due && gap >= MIN_GAP) || gap >= interval);
         if look_now {
             due = false;
             last_look = now;
@@ -438,7 +458,8 @@ fn run(
             }
             continue;
         }
-        let next = (last_look + interval).saturating_duration_since(now);
+        let next =
+            (last_look + if due { MIN_GAP } else { interval }).saturating_duration_since(now);
         let wait = next.min(timeout - (now - started)).min(SLICE);
         let ch = ex.driver.wait_changes(wait);
         if events && relevant(cond, &ch, region.as_ref()) {
@@ -459,4 +480,202 @@ pub(crate) fn timed_out(what: &str, w: &Waited) -> ToolError {
         format!("{what}: not met within {} ms", w.waited_ms),
         json!({"met": false, "waited_ms": w.waited_ms, "last_seen": w.saw, "driven_by": w.driven_by, "looks": w.looks}),
     )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::config::ConfigStack;
+    use crate::coords::Canvas;
+    use crate::frames::Frames;
+    use crate::snapshot::Snapshots;
+    use cc_desktop::{Driver, VirtualDesktop};
+    use std::sync::atomic::AtomicBool;
+
+    /// The virtual desktop, changed by "another client" (a click on the checkbox)
+    /// during the engine's third wait slice; it reports that change as an event or,
+    /// like a desktop without events, not at all.
+    struct Outside {
+        desk: VirtualDesktop,
+        events: bool,
+        slices: u32,
+        click_at: (i32, i32),
+    }
+
+    impl Outside {
+        fn new(events: bool) -> Outside {
+            let mut desk = VirtualDesktop::default();
+            let roots = desk.a11y_tree(None, 5000).unwrap();
+            let sel: Selector =
+                serde_json::from_value(json!({"role": "checkbox", "name": "Remember me"})).unwrap();
+            let r = sel.pick(&roots).unwrap().node.rect.unwrap();
+            Outside {
+                desk,
+                events,
+                slices: 0,
+                click_at: (r.x + r.width as i32 / 2, r.y + r.height as i32 / 2),
+            }
+        }
+    }
+
+    macro_rules! forward {
+        ($($name:ident($($a:ident: $t:ty),*) -> $r:ty;)*) => {
+            $(fn $name(&mut self, $($a: $t),*) -> $r { self.desk.$name($($a),*) })*
+        };
+    }
+
+    impl Driver for Outside {
+        fn platform(&self) -> &'static str {
+            "outside"
+        }
+        fn capabilities(&self) -> cc_desktop::Capabilities {
+            self.desk.capabilities()
+        }
+        forward! {
+            layout() -> Result<cc_desktop::Layout, cc_desktop::DriverError>;
+            capture(r: PhysicalRect) -> Result<RgbImage, cc_desktop::DriverError>;
+            pointer_position() -> Result<(i32, i32), cc_desktop::DriverError>;
+            pointer_move(x: i32, y: i32) -> Result<(), cc_desktop::DriverError>;
+            button(b: cc_desktop::Button, d: bool) -> Result<(), cc_desktop::DriverError>;
+            scroll(a: cc_desktop::Axis, p: bool) -> Result<(), cc_desktop::DriverError>;
+            key(k: cc_protocol::Key, d: bool) -> Result<(), cc_desktop::DriverError>;
+            type_char(c: char) -> Result<(), cc_desktop::DriverError>;
+            release_all() -> Result<(), cc_desktop::DriverError>;
+            held_inputs() -> cc_desktop::HeldInputs;
+            windows() -> Result<Vec<cc_desktop::WindowInfo>, cc_desktop::DriverError>;
+            focus_window(id: u64) -> Result<(), cc_desktop::DriverError>;
+            focused_is_password() -> Result<bool, cc_desktop::DriverError>;
+            a11y_tree(w: Option<u64>, n: usize) -> Result<Vec<cc_desktop::RawNode>, cc_desktop::DriverError>;
+            poll_events() -> Vec<cc_desktop::DriverEvent>;
+        }
+        fn a11y_element(
+            &mut self,
+            h: &cc_desktop::ElementHandle,
+        ) -> Result<Option<cc_desktop::ElementInfo>, cc_desktop::DriverError> {
+            self.desk.a11y_element(h)
+        }
+        fn a11y_perform(
+            &mut self,
+            h: &cc_desktop::ElementHandle,
+            a: cc_desktop::SemanticAction,
+        ) -> Result<(), cc_desktop::DriverError> {
+            self.desk.a11y_perform(h, a)
+        }
+        fn a11y_set_text(
+            &mut self,
+            h: &cc_desktop::ElementHandle,
+            t: &str,
+        ) -> Result<(), cc_desktop::DriverError> {
+            self.desk.a11y_set_text(h, t)
+        }
+        fn watch_changes(&mut self, _on: bool) -> Watching {
+            Watching {
+                a11y: self.events,
+                pixels: self.events,
+                windows: self.events,
+                still: false,
+            }
+        }
+        fn wait_changes(&mut self, timeout: Duration) -> Changes {
+            std::thread::sleep(timeout);
+            self.slices += 1;
+            if self.slices != 3 {
+                return Changes::default();
+            }
+            let (x, y) = self.click_at;
+            self.desk.pointer_move(x, y).unwrap();
+            self.desk.button(cc_desktop::Button::Left, true).unwrap();
+            self.desk.button(cc_desktop::Button::Left, false).unwrap();
+            if !self.events {
+                return Changes::default();
+            }
+            Changes {
+                damaged: vec![PhysicalRect {
+                    x: x - 5,
+                    y: y - 5,
+                    width: 10,
+                    height: 10,
+                }],
+                a11y: true,
+                windows: false,
+            }
+        }
+    }
+
+    fn wait(
+        events: bool,
+        cond: impl Fn(&Exec<'_>) -> Cond,
+        stop: bool,
+    ) -> Result<Waited, ToolError> {
+        let mut d = Outside::new(events);
+        let canvas = Canvas::new(&d.layout().unwrap(), 1920);
+        let config = ConfigStack::new();
+        let stop = AtomicBool::new(stop);
+        let mut frames = Frames::default();
+        let mut snapshots = Snapshots::default();
+        let mut ex = Exec {
+            driver: &mut d,
+            canvas: &canvas,
+            config: config.config(),
+            stop: &stop,
+            frames: &mut frames,
+            snapshots: &mut snapshots,
+        };
+        let c = cond(&ex);
+        until(&mut ex, &c, Duration::from_secs(5))
+    }
+
+    fn checked() -> Cond {
+        Cond::ElementAppears(Element::Select(
+            serde_json::from_value(json!({"role": "checkbox", "states": ["checked"]})).unwrap(),
+        ))
+    }
+
+    #[test]
+    fn a_change_from_elsewhere_ends_the_wait_by_event_or_by_polling() {
+        for events in [true, false] {
+            let w = wait(events, |_| checked(), false).unwrap();
+            assert!(w.met, "{events}: {w:?}");
+            assert_eq!(w.saw["element"]["name"], "Remember me");
+            assert_eq!(w.driven_by, if events { "events" } else { "polling" });
+            // By event: looked at once more, right after the change, well before the
+            // once-a-second heartbeat.
+            if events {
+                assert_eq!(w.looks, 2, "{w:?}");
+                assert!(w.waited_ms < 500, "{w:?}");
+            }
+        }
+    }
+
+    #[test]
+    fn pixels_change_and_settle_by_event_or_by_polling() {
+        for events in [true, false] {
+            let whole = |ex: &Exec<'_>| {
+                let s = &ex.canvas.surface;
+                Rect {
+                    x: 0,
+                    y: 0,
+                    width: s.display_width_px as i32,
+                    height: s.display_height_px as i32,
+                }
+            };
+            let w = wait(events, |ex| Cond::RegionChanges(whole(ex)), false).unwrap();
+            assert!(w.met, "{events}: {w:?}");
+            let b = w.saw["changed"].as_array().unwrap();
+            assert!(b[2].as_i64().unwrap() > b[0].as_i64().unwrap(), "{w:?}");
+            let stable = |ex: &Exec<'_>| Cond::Stable(whole(ex), Duration::from_millis(150));
+            let w = wait(events, stable, false).unwrap();
+            assert!(w.met, "{events}: {w:?}");
+            assert!(w.waited_ms >= 150, "{w:?}");
+        }
+    }
+
+    #[test]
+    fn the_stop_ends_a_wait_at_once() {
+        let e = wait(true, |_| checked(), true).unwrap_err();
+        assert_eq!(e.code, ErrorCode::SafetyStopped);
+        let e = wait(false, |_| Cond::WindowAppears(WindowMatch::default()), true);
+        // Met at the first look (every window matches), before any slice.
+        assert!(e.is_ok_and(|w| w.met));
+    }
 }
