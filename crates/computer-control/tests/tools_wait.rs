@@ -29,9 +29,19 @@ fn met_conditions_answer_what_they_saw() {
     let el = &r["saw"]["element"];
     assert_eq!(el["name"], "Submit");
     assert!(el["rect"].is_array());
-    // The ref it saw names the element in the next call.
+    // The ref it saw names the element in the next call, and a wait on it.
     let act = s.ok("a11y.activate", json!({"ref": el["ref"]}));
     assert_eq!(act["name"], "Submit");
+    let r = s.ok(
+        "wait.for",
+        json!({"condition": "appears", "ref": el["ref"], "element": {"states": ["enabled"]}}),
+    );
+    assert_eq!(r["saw"]["element"]["name"], "Submit");
+    s.fails(
+        "wait.for",
+        json!({"condition": "appears", "ref": el["ref"], "element": {"states": ["checked"]}, "timeout_ms": 10}),
+        "timeout",
+    );
     // A list row scrolled out of view is not there to see.
     let gone = s.ok(
         "wait.for",
@@ -136,6 +146,10 @@ fn each_condition_takes_what_it_needs_and_nothing_else() {
         (json!({"condition": "appears"}), vec!["element"]),
         (
             json!({"condition": "appears", "ref": "e1", "window": {"id": 1}}),
+            vec!["element"],
+        ),
+        (
+            json!({"condition": "appears", "element": {"role": "button"}, "window": {"id": 1}}),
             vec!["element"],
         ),
         (

@@ -95,7 +95,28 @@ fn waits_follow_the_desktops_events_and_refs_outlive_snapshots() {
         json!({"condition": "appears", "element": {"role": "checkbox", "window": window, "states": ["enabled"]}, "timeout_ms": 60000}),
     );
     eprintln!("element appears: {r}");
-    assert_eq!(r["driven_by"], "events", "{r}");
+    // The first waits may poll while the accessibility registry is still starting
+    // (it then says so); a later one hears its events (below).
+    assert!(r["saw"]["matches"].as_u64().unwrap() >= 1, "{r}");
+
+    // A selector that several GTK checkboxes match is refused, listing them with refs
+    // that work.
+    let e = s.tool(
+        "a11y.activate",
+        json!({"selector": {"role": "checkbox", "window": window}, "method": "pattern"}),
+    );
+    assert_eq!(e["error"]["code"], "ambiguous_element", "{e}");
+    let candidates = e["error"]["data"]["candidates"].as_array().unwrap().clone();
+    assert!(candidates.len() >= 2, "{e}");
+    let picked = s.ok(
+        "a11y.activate",
+        json!({"ref": candidates[1]["ref"], "method": "pattern"}),
+    );
+    assert_eq!(picked["ref"], candidates[1]["ref"]);
+    s.ok(
+        "a11y.activate",
+        json!({"ref": candidates[1]["ref"], "method": "pattern"}),
+    );
 
     // The widget factory animates (a spinner): the whole screen never settles, and
     // the timeout says how long it was last quiet.
@@ -149,6 +170,33 @@ fn waits_follow_the_desktops_events_and_refs_outlive_snapshots() {
         changed[0].as_i64().unwrap() >= l && changed[2].as_i64().unwrap() <= rr,
         "{r}"
     );
+
+    // A checkbox state changes because another client clicks it: the AT-SPI state
+    // event ends the wait.
+    let want = if has_state(&checkbox(&mut s, &window), "checked") {
+        json!({"not_states": ["checked"]})
+    } else {
+        json!({"states": ["checked"]})
+    };
+    let before = s.fails(
+        "wait.for",
+        json!({"condition": "appears", "ref": eref, "element": want.clone(), "timeout_ms": 100}),
+        "timeout",
+    );
+    assert_eq!(before["data"]["last_seen"]["matches"], 0);
+    let id = start_wait(
+        &mut s,
+        json!({"condition": "appears", "ref": eref, "element": want, "timeout_ms": 20000}),
+    );
+    let out = desk.run(
+        "xdotool",
+        &["mousemove", &x.to_string(), &y.to_string(), "click", "1"],
+    );
+    assert!(out.status.success());
+    let r = met(&mut s, id);
+    eprintln!("state appears: {r}");
+    assert_eq!(r["driven_by"], "events", "{r}");
+    assert_eq!(r["saw"]["element"]["ref"], eref, "{r}");
 
     // The element the ref names is there (met at once).
     let r = s.ok(

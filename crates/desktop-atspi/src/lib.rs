@@ -46,6 +46,8 @@ struct Memo {
     pids: HashMap<String, Option<u32>>,
     /// What the latest snapshot of each scope asked the applications for.
     recent: snapshot::Recent,
+    /// The applications were asked for object and window events (kept once asked).
+    registered: bool,
 }
 
 /// A driver's connection to the accessibility bus and what it remembers between
@@ -156,8 +158,10 @@ impl A11y {
         };
         let r = rt.block_on(timeout(op(bus, &mut self.memo)));
         if let Err(DriverError::Unavailable(_)) = &r {
-            // The bus went away (session ended): join again next time.
+            // The bus went away (session ended): join again next time, and ask the
+            // new bus's applications for events again.
             self.bus = None;
+            self.memo.registered = false;
         }
         r
     }
@@ -205,12 +209,9 @@ impl A11y {
     /// a wait on a condition. True when events will arrive.
     pub fn watch(&mut self, on: bool) -> bool {
         if !on {
-            if let (Some(ev), Some(rt), Some(bus)) =
-                (self.events.take(), self.rt.as_ref(), self.bus.as_ref())
-            {
-                rt.block_on(async {
-                    let _ = tokio::time::timeout(OP_TIMEOUT, ev.stop(bus)).await;
-                });
+            // The match rules go with the streams; the registrations stay.
+            if let (Some(ev), Some(rt)) = (self.events.take(), self.rt.as_ref()) {
+                rt.block_on(async { drop(ev) });
             }
             return false;
         }
@@ -223,12 +224,17 @@ impl A11y {
         let (Some(rt), Some(bus)) = (self.rt.as_ref(), self.bus.as_ref()) else {
             return false;
         };
-        self.events = rt.block_on(async {
-            tokio::time::timeout(OP_TIMEOUT, events::Events::start(bus))
+        let registered = self.memo.registered;
+        let (registered, started) = rt.block_on(async {
+            let registered = registered || events::Events::register(bus).await;
+            let started = tokio::time::timeout(OP_TIMEOUT, events::Events::start(bus))
                 .await
-                .ok()
-                .flatten()
+                .unwrap_or_else(|_| Err("the bus did not answer in time".into()));
+            (registered, started)
         });
+        self.memo.registered = registered;
+        // Without the registrations the applications emit nothing: the wait polls.
+        self.events = started.ok().filter(|_| registered);
         self.events.is_some()
     }
 

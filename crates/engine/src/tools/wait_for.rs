@@ -78,7 +78,7 @@ impl Args {
     fn cond(&self, ex: &Exec<'_>) -> Result<Cond, ToolError> {
         let element = || -> Result<Option<Element>, ToolError> {
             if let Some(r) = &self.element_ref {
-                return watch::element_by_ref(r, ex).map(Some);
+                return watch::element_by_ref(r, self.element.clone(), ex).map(Some);
             }
             Ok(self.element.clone().map(Element::Select))
         };
@@ -161,8 +161,12 @@ fn check(c: &mut Checked<'_>) {
     match cond.as_deref() {
         Some(k @ ("appears" | "disappears")) => {
             only(c, &["element", "ref", "window"], k);
-            if [el, r, win].iter().filter(|g| **g).count() != 1 {
-                c.issue("element", format!("{k} needs one of element, ref or window"));
+            // A ref with a selector: that element, matching it.
+            if [el || r, win].iter().filter(|g| **g).count() != 1 {
+                c.issue(
+                    "element",
+                    format!("{k} needs an element (selector, ref, or both) or a window"),
+                );
             }
         }
         Some("title_changes") => {
@@ -244,7 +248,7 @@ pub(crate) fn def() -> ToolDef {
                     max_chars: Some(64),
                     non_empty: true,
                 },
-                "one element by its ref (appears/disappears)",
+                "one element by its ref (appears/disappears); with element, that element matching it (e.g. its states)",
             ),
             Field::opt("window", window, "the window (appears/disappears/title_changes)"),
             Field::opt("region", region, "canvas rectangle (changes/stable; default the whole canvas)"),

@@ -41,11 +41,12 @@ impl WindowMatch {
 }
 
 /// An element a condition is about: a selector over the live tree, or one element by
-/// its reference.
+/// its reference (which, with a selector, must also match it: "this checkbox,
+/// checked").
 #[derive(Debug, Clone)]
 pub(crate) enum Element {
     Select(Selector),
-    Ref(Entry),
+    Ref(Entry, Option<Selector>),
 }
 
 /// What to wait for.
@@ -166,8 +167,12 @@ fn changed_box(a: &RgbImage, b: &RgbImage, area: &PhysicalRect, ex: &Exec<'_>) -
 }
 
 /// Reads the element of a reference: its current description, or `None` when it is
-/// gone, hidden, or no longer the element it named.
-fn ref_now(e: &Entry, ex: &mut Exec<'_>) -> Result<Option<Value>, ToolError> {
+/// gone, hidden, no longer the element it named, or does not match `also`.
+fn ref_now(
+    e: &Entry,
+    also: Option<&Selector>,
+    ex: &mut Exec<'_>,
+) -> Result<Option<Value>, ToolError> {
     let Some(info) = drv(ex.driver.a11y_element(&e.handle))? else {
         return Ok(None);
     };
@@ -176,6 +181,21 @@ fn ref_now(e: &Entry, ex: &mut Exec<'_>) -> Result<Option<Value>, ToolError> {
         || !info.states.contains(&StateFlag::Visible)
     {
         return Ok(None);
+    }
+    if let Some(sel) = also {
+        let node = cc_desktop::RawNode {
+            handle: e.handle.clone(),
+            role: info.role,
+            name: info.name.clone(),
+            value: info.value.clone(),
+            states: info.states.clone(),
+            rect: info.rect,
+            window_id: info.window_id,
+            children: Vec::new(),
+        };
+        if !sel.matches(&node) {
+            return Ok(None);
+        }
     }
     let mut states = info.states.clone();
     states.sort();
@@ -190,7 +210,7 @@ fn ref_now(e: &Entry, ex: &mut Exec<'_>) -> Result<Option<Value>, ToolError> {
 /// The elements that match now (at most 5 described) and how many.
 fn elements_now(el: &Element, ex: &mut Exec<'_>) -> Result<(usize, Vec<Value>), ToolError> {
     match el {
-        Element::Ref(e) => Ok(match ref_now(e, ex)? {
+        Element::Ref(e, also) => Ok(match ref_now(e, also.as_ref(), ex)? {
             Some(v) => (1, vec![v]),
             None => (0, Vec::new()),
         }),
@@ -468,9 +488,14 @@ fn run(
     }
 }
 
-/// An element reference for a condition: what the session remembers of it.
-pub(crate) fn element_by_ref(r: &str, ex: &Exec<'_>) -> Result<Element, ToolError> {
-    Ok(Element::Ref(ex.snapshots.by_ref(r)?.clone()))
+/// An element reference for a condition (what the session remembers of it), with a
+/// selector it must also match.
+pub(crate) fn element_by_ref(
+    r: &str,
+    also: Option<Selector>,
+    ex: &Exec<'_>,
+) -> Result<Element, ToolError> {
+    Ok(Element::Ref(ex.snapshots.by_ref(r)?.clone(), also))
 }
 
 /// The error a wait that timed out answers: what it waited for and last saw.
