@@ -202,3 +202,63 @@ fn a_password_field_named_by_selector_or_ref_is_high_risk() {
     let snap = s.snapshot(json!({"level": "full"}));
     assert!(!snap.to_string().contains(secret));
 }
+
+/// `pointer.click` aimed at an element clicks its centre; the gate judges the point it
+/// resolves to, so a rule about the element's window applies as it would to x and y.
+#[test]
+fn a_click_aimed_at_an_element_is_judged_where_it_lands() {
+    let mut s = Server::start();
+    s.start_session(json!({"safety": {"rules": [
+        {"match": {"tool": "pointer.*", "window": {"app": "cc-list"}}, "effect": "deny"},
+    ]}}));
+    let r = s.ok(
+        "pointer.click",
+        json!({"element": {"selector": {"role": "checkbox", "name": "Remember me"}}}),
+    );
+    assert_eq!(r["element"]["name"], "Remember me", "{r}");
+    let cb = s.node("checkbox", "Remember me");
+    assert!(
+        cb["states"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|x| x == "checked")
+    );
+    assert_eq!(r["element"]["ref"], cb["ref"]);
+    let (x, y) = common::center(&cb);
+    assert_eq!(r["position"], json!({"x": x, "y": y}));
+    // By ref, twice.
+    s.ok("pointer.click", json!({"element": {"ref": cb["ref"]}}));
+    s.ok(
+        "pointer.click",
+        json!({"element": {"ref": cb["ref"]}, "times": 1}),
+    );
+    assert!(
+        s.node("checkbox", "Remember me")["states"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|x| x == "checked")
+    );
+    // A list row lies in the denied window: refused, nothing clicked.
+    let e = s.fails(
+        "pointer.click",
+        json!({"element": {"selector": {"role": "listitem", "name": "Item 3"}}}),
+        "policy_denied",
+    );
+    assert_eq!(e["data"]["rule"]["index"], 0, "{e}");
+    // Refusals of the element and of its arguments.
+    s.fails(
+        "pointer.click",
+        json!({"element": {"selector": {"role": "dialog"}}}),
+        "element_not_found",
+    );
+    let e = s.fails(
+        "pointer.click",
+        json!({"x": 1, "y": 1, "element": {"ref": cb["ref"]}}),
+        "invalid_arguments",
+    );
+    assert_eq!(common::issue_paths(&e), ["element"]);
+    let e = s.fails("pointer.click", json!({"element": {}}), "invalid_arguments");
+    assert_eq!(common::issue_paths(&e), ["element.ref"]);
+}

@@ -75,6 +75,9 @@ pub enum Target {
     Window(u64),
     /// An element, however it was named.
     Element(ElementTarget),
+    /// The centre of an element's rectangle, under the pointer (a pointer tool aimed
+    /// at an element): judged like the point it resolves to.
+    ElementPoint(ElementTarget),
 }
 
 /// How a call names its element.

@@ -118,3 +118,55 @@ pub(crate) fn examples() -> Vec<serde_json::Value> {
         json!({"selector": {"role": "button", "name": "OK"}}),
     ]
 }
+
+/// `element` of a pointer tool: the element to aim at, named one of the three ways.
+pub(crate) fn field() -> Field {
+    Field::opt(
+        "element",
+        Ty::Object(fields()),
+        "aim at the centre of an element instead of x and y: {ref}, {selector}, or {snapshot_id, node_id}",
+    )
+}
+
+/// The rules of [`check`] for the `element` object of a pointer tool, which replaces
+/// its point.
+pub(crate) fn check_nested(c: &mut Checked<'_>) {
+    let el = c
+        .out
+        .as_ref()
+        .and_then(|o| o.get("element"))
+        .or_else(|| c.raw.get("element"))
+        .filter(|v| !v.is_null())
+        .cloned();
+    let Some(el) = el else { return };
+    if c.given("x") || c.given("y") {
+        c.issue("element", "aim at an element or at x and y, not both");
+    }
+    let given = |k: &str| el.get(k).is_some_and(|v| !v.is_null());
+    let node = given("snapshot_id") || given("node_id");
+    match [node, given("ref"), given("selector")]
+        .iter()
+        .filter(|w| **w)
+        .count()
+    {
+        0 => c.issue(
+            "element.ref",
+            "name the element: ref, selector, or snapshot_id with node_id",
+        ),
+        1 => {}
+        _ => c.issue("element.selector", "name the element one way only"),
+    }
+    if node && given("snapshot_id") != given("node_id") {
+        c.issue("element.node_id", "snapshot_id and node_id go together");
+    }
+    let empty = el
+        .get("selector")
+        .and_then(|s| serde_json::from_value::<Selector>(s.clone()).ok())
+        .is_some_and(|s| s.is_empty());
+    if empty {
+        c.issue(
+            "element.selector",
+            "a selector needs a role, name, name_contains, text or states",
+        );
+    }
+}

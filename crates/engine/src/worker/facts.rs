@@ -63,7 +63,7 @@ impl Worker {
     /// snapshot, a remembered reference, or the single match of a selector in the live
     /// tree. Reads only: no reference is remembered and the latest snapshot stays.
     fn entry(&mut self, target: &Target) -> Option<crate::snapshot::Entry> {
-        let Target::Element(el) = target else {
+        let (Target::Element(el) | Target::ElementPoint(el)) = target else {
             return None;
         };
         match el {
@@ -86,8 +86,21 @@ impl Worker {
     }
 
     /// Canvas points a pointer action touches (clamped): its target, both ends of a
-    /// drag, or the pointer's position when no point is given.
+    /// drag, the centre of the element it aims at, or the pointer's position when no
+    /// point is given.
     fn points(&mut self, target: &Target) -> Vec<(i32, i32)> {
+        if let Target::ElementPoint(_) = target {
+            let handle = self.entry(target).map(|e| e.handle);
+            let rect = handle
+                .and_then(|h| self.driver.a11y_element(&h).ok().flatten())
+                .and_then(|i| i.rect);
+            return match (&self.canvas, rect) {
+                (Some(canvas), Some(r)) => {
+                    vec![canvas.to_canvas(r.x + r.width as i32 / 2, r.y + r.height as i32 / 2)]
+                }
+                _ => Vec::new(),
+            };
+        }
         let (Some(canvas), Target::Points(points)) = (&self.canvas, target) else {
             return Vec::new();
         };
@@ -111,7 +124,7 @@ impl Worker {
         let by_id = |id: u64| windows.iter().find(|w| w.id == id).map(name);
         let focused = || windows.iter().find(|w| w.focused).map(name);
         match target {
-            Target::Points(_) => {
+            Target::Points(_) | Target::ElementPoint(_) => {
                 let Some(canvas) = &self.canvas else {
                     return Vec::new();
                 };

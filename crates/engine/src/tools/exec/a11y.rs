@@ -206,6 +206,15 @@ pub(crate) fn resolve(
     }
 }
 
+/// Moves the pointer to the centre of an element (for a pointer tool aimed at it);
+/// answers `{ref, role, name}` of the element.
+pub(crate) fn aim(el: &ElementArg, ex: &mut Exec<'_>) -> Result<Value, ToolError> {
+    let (entry, info) = resolve(el, ex)?;
+    let at = center(&info, &entry.element_ref)?;
+    super::pointer::glide(ex, at, 1)?;
+    Ok(Value::Object(acted(&entry, el.node_id)))
+}
+
 /// What an action on an element answers about it.
 fn acted(entry: &Entry, node: Option<u32>) -> serde_json::Map<String, Value> {
     let mut m = serde_json::Map::new();
