@@ -4,7 +4,7 @@
 //! desktop's own event (a window mapped, an AT-SPI object event, X Damage), answered
 //! as `driven_by: events`. A checkbox's ref outlives snapshots; once its application
 //! is gone the ref is `stale_element`, never another element. An action that observes
-//! settles on X Damage before its capture.
+//! settles on X Damage before its capture. The emergency hotkey pre-empts a wait.
 
 mod common;
 #[path = "../../desktop-x11/tests/x11_support/mod.rs"]
@@ -262,4 +262,19 @@ fn waits_follow_the_desktops_events_and_refs_outlive_snapshots() {
         );
         std::thread::sleep(Duration::from_millis(200));
     }
+
+    // The emergency hotkey, pressed by another client, pre-empts a wait at once.
+    let id = start_wait(
+        &mut s,
+        json!({"condition": "appears", "window": {"title": "never"}, "timeout_ms": 60000}),
+    );
+    let t = Instant::now();
+    assert!(
+        desk.run("xdotool", &["key", "ctrl+alt+F12"])
+            .status
+            .success()
+    );
+    let r = s.response(id);
+    assert_eq!(r["result"]["error"]["code"], "safety_stopped", "{r}");
+    assert!(t.elapsed() < Duration::from_secs(5), "{:?}", t.elapsed());
 }

@@ -248,6 +248,20 @@ struct Looker<'c> {
 }
 
 impl Looker<'_> {
+    /// One look, where a failed platform call (an application or the accessibility
+    /// registry too busy to answer while something starts) is not the end of the
+    /// wait: it is what was seen, and the wait goes on. A missing facility
+    /// (`backend_unavailable`) and the stop end it.
+    fn try_look(&mut self, ex: &mut Exec<'_>) -> Result<Option<Value>, ToolError> {
+        match self.look(ex) {
+            Err(e) if e.code == ErrorCode::DriverFailed => {
+                self.last = json!({"error": {"code": e.code, "message": e.message}});
+                Ok(None)
+            }
+            other => other,
+        }
+    }
+
     fn look(&mut self, ex: &mut Exec<'_>) -> Result<Option<Value>, ToolError> {
         match self.cond {
             Cond::ElementAppears(el) => {
@@ -449,7 +463,7 @@ fn run(
         }
     }
     let mut looks = 1;
-    if let Some(saw) = looker.look(ex)? {
+    if let Some(saw) = looker.try_look(ex)? {
         return Ok(done(true, saw, looks));
     }
     let mut last_look = Instant::now();
@@ -473,7 +487,7 @@ fn run(
             due = false;
             last_look = now;
             looks += 1;
-            if let Some(saw) = looker.look(ex)? {
+            if let Some(saw) = looker.try_look(ex)? {
                 return Ok(done(true, saw, looks));
             }
             continue;
@@ -525,6 +539,10 @@ mod tests {
         events: bool,
         slices: u32,
         click_at: (i32, i32),
+        /// Tree reads that fail (`driver_failed`) before they work again.
+        tree_failures: u32,
+        /// Tree reads fail as `backend_unavailable`.
+        unavailable: bool,
     }
 
     impl Outside {
@@ -539,6 +557,8 @@ mod tests {
                 events,
                 slices: 0,
                 click_at: (r.x + r.width as i32 / 2, r.y + r.height as i32 / 2),
+                tree_failures: 0,
+                unavailable: false,
             }
         }
     }
@@ -570,8 +590,21 @@ mod tests {
             windows() -> Result<Vec<cc_desktop::WindowInfo>, cc_desktop::DriverError>;
             focus_window(id: u64) -> Result<(), cc_desktop::DriverError>;
             focused_is_password() -> Result<bool, cc_desktop::DriverError>;
-            a11y_tree(w: Option<u64>, n: usize) -> Result<Vec<cc_desktop::RawNode>, cc_desktop::DriverError>;
             poll_events() -> Vec<cc_desktop::DriverEvent>;
+        }
+        fn a11y_tree(
+            &mut self,
+            w: Option<u64>,
+            n: usize,
+        ) -> Result<Vec<cc_desktop::RawNode>, cc_desktop::DriverError> {
+            if self.unavailable {
+                return Err(cc_desktop::DriverError::Unavailable("no bus".into()));
+            }
+            if self.tree_failures > 0 {
+                self.tree_failures -= 1;
+                return Err(cc_desktop::DriverError::Failed("timed out".into()));
+            }
+            self.desk.a11y_tree(w, n)
         }
         fn a11y_element(
             &mut self,
@@ -632,7 +665,17 @@ mod tests {
         cond: impl Fn(&Exec<'_>) -> Cond,
         stop: bool,
     ) -> Result<Waited, ToolError> {
+        wait_with(events, cond, stop, |_| {})
+    }
+
+    fn wait_with(
+        events: bool,
+        cond: impl Fn(&Exec<'_>) -> Cond,
+        stop: bool,
+        set: impl FnOnce(&mut Outside),
+    ) -> Result<Waited, ToolError> {
         let mut d = Outside::new(events);
+        set(&mut d);
         let canvas = Canvas::new(&d.layout().unwrap(), 1920);
         let config = ConfigStack::new();
         let stop = AtomicBool::new(stop);
@@ -647,7 +690,7 @@ mod tests {
             snapshots: &mut snapshots,
         };
         let c = cond(&ex);
-        until(&mut ex, &c, Duration::from_secs(5))
+        until(&mut ex, &c, Duration::from_secs(2))
     }
 
     fn checked() -> Cond {
@@ -693,6 +736,30 @@ mod tests {
             assert!(w.met, "{events}: {w:?}");
             assert!(w.waited_ms >= 150, "{w:?}");
         }
+    }
+
+    #[test]
+    fn a_failed_look_is_what_was_seen_and_the_wait_goes_on() {
+        // The tree cannot be read twice (a registry still starting), then the
+        // checkbox is clicked from elsewhere: the wait outlives the failures.
+        let w = wait_with(false, |_| checked(), false, |d| d.tree_failures = 2).unwrap();
+        assert!(w.met, "{w:?}");
+        assert!(w.looks >= 3, "{w:?}");
+        // A timeout after failures says what failed.
+        let w = wait_with(
+            false,
+            |_| checked(),
+            false,
+            |d| {
+                d.tree_failures = u32::MAX;
+            },
+        )
+        .unwrap();
+        assert!(!w.met);
+        assert_eq!(w.saw["error"]["code"], "driver_failed", "{w:?}");
+        // A missing facility ends the wait at once.
+        let e = wait_with(false, |_| checked(), false, |d| d.unavailable = true).unwrap_err();
+        assert_eq!(e.code, ErrorCode::BackendUnavailable);
     }
 
     #[test]
