@@ -3,89 +3,16 @@
 //!
 //! Run: `cargo bench -p computer-control --bench stdio` (prints a markdown table).
 
-use std::io::{BufRead, BufReader, Write};
-use std::process::{Command, Stdio};
+mod bench_client;
+
+use std::process::Command;
 use std::time::{Duration, Instant};
 
+use bench_client::{Client, fmt, stats};
 use cc_desktop::{Driver, VirtualConfig, VirtualDesktop};
 use cc_engine::encode::{Format, Pixels, encode};
 use cc_protocol::PhysicalRect;
-use serde_json::{Value, json};
-
-struct Client {
-    child: std::process::Child,
-    stdin: std::process::ChildStdin,
-    out: BufReader<std::process::ChildStdout>,
-    id: u64,
-}
-
-impl Client {
-    fn start() -> Client {
-        let mut child = Command::new(env!("CARGO_BIN_EXE_computer-control"))
-            .args(["serve", "--platform", "virtual"])
-            .env("COMPUTER_CONTROL_LOG", "error")
-            .env_remove("COMPUTER_CONTROL_CONFIG")
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .spawn()
-            .expect("spawn");
-        let stdin = child.stdin.take().expect("stdin");
-        let out = BufReader::new(child.stdout.take().expect("stdout"));
-        Client {
-            child,
-            stdin,
-            out,
-            id: 0,
-        }
-    }
-
-    /// One request; skips event lines; returns the response.
-    fn call(&mut self, method: &str, params: Value) -> Value {
-        self.id += 1;
-        let mut line = serde_json::to_vec(
-            &json!({"jsonrpc": "2.0", "id": self.id, "method": method, "params": params}),
-        )
-        .expect("json");
-        line.push(b'\n');
-        self.stdin.write_all(&line).expect("write");
-        self.stdin.flush().expect("flush");
-        let mut buf = String::new();
-        loop {
-            buf.clear();
-            self.out.read_line(&mut buf).expect("read");
-            // Cheap check first: events are skipped without a full parse.
-            if buf.contains("\"method\":\"event\"") {
-                continue;
-            }
-            return serde_json::from_str(&buf).expect("response json");
-        }
-    }
-}
-
-impl Drop for Client {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
-}
-
-fn pct(sorted: &[Duration], p: f64) -> Duration {
-    let i = ((sorted.len() as f64 - 1.0) * p).round() as usize;
-    sorted[i.min(sorted.len() - 1)]
-}
-
-fn stats(mut v: Vec<Duration>) -> (Duration, Duration) {
-    v.sort();
-    (pct(&v, 0.5), pct(&v, 0.99))
-}
-
-fn fmt(d: Duration) -> String {
-    if d < Duration::from_millis(1) {
-        format!("{:.1} µs", d.as_secs_f64() * 1e6)
-    } else {
-        format!("{:.2} ms", d.as_secs_f64() * 1e3)
-    }
-}
+use serde_json::json;
 
 fn main() {
     // `cargo bench` passes `--bench`; any other argument is ignored.

@@ -243,6 +243,12 @@ impl Driver for FaultDriver {
     fn set_indicator(&mut self, state: cc_desktop::Indicator) -> Result<(), DriverError> {
         self.inner.set_indicator(state)
     }
+    fn watch_changes(&mut self, on: bool) -> cc_desktop::Watching {
+        self.inner.watch_changes(on)
+    }
+    fn wait_changes(&mut self, timeout: Duration) -> cc_desktop::Changes {
+        self.inner.wait_changes(timeout)
+    }
 }
 
 #[cfg(test)]

@@ -80,6 +80,27 @@ async fn mcp_serves_plain_and_governed_tools() {
     assert_eq!(image.mime_type, "image/png");
     assert!(!image.data.is_empty());
 
+    // An action's observed capture is an image block too, after the action's answer.
+    let clicked = call(
+        &c,
+        "pointer_move",
+        json!({"x": 5, "y": 5, "observe": {"capture": {"format": "jpeg", "scale": 0.25}}}),
+    )
+    .await;
+    assert_ne!(clicked.is_error, Some(true), "{clicked:?}");
+    let meta = clicked.structured_content.as_ref().expect("structured");
+    assert!(
+        meta["observation"]["capture"].get("data_url").is_none(),
+        "{meta}"
+    );
+    assert_eq!(meta["observation"]["capture"]["width"], 480);
+    let image = clicked
+        .content
+        .iter()
+        .find_map(|c| c.as_image())
+        .expect("the observed capture's image block");
+    assert_eq!(image.mime_type, "image/jpeg");
+
     // A plain tool, through the engine.
     let (form, (x, y)) = form(&c).await;
 

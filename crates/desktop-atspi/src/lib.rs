@@ -5,7 +5,8 @@
 //! operation run on the calling thread, so a snapshot's hundred replies wake no other
 //! thread. Between operations nothing reads the connection, and nothing needs to: no
 //! signal is subscribed (the one registered event only turns GTK's cache on), so
-//! nothing accumulates. The bus is joined lazily and re-tried, so an accessibility bus
+//! nothing accumulates. Only during a wait on a condition ([`A11y::watch`]) are
+//! object and window events asked for and heard (`events.rs`). The bus is joined lazily and re-tried, so an accessibility bus
 //! that starts after the driver is still found.
 //!
 //! What a driver supplies is its list of top-level windows ([`Toplevel`]): the
@@ -14,6 +15,7 @@
 
 mod actions;
 mod bus;
+mod events;
 mod matching;
 mod roles;
 mod snapshot;
@@ -44,12 +46,16 @@ struct Memo {
     pids: HashMap<String, Option<u32>>,
     /// What the latest snapshot of each scope asked the applications for.
     recent: snapshot::Recent,
+    /// The applications were asked for object and window events (kept once asked).
+    registered: bool,
 }
 
 /// A driver's connection to the accessibility bus and what it remembers between
 /// operations.
 pub struct A11y {
-    // The bus is declared (so dropped) before the runtime it runs on.
+    // The bus and the event subscription are declared (so dropped) before the runtime
+    // they run on.
+    events: Option<events::Events>,
     bus: Option<Bus>,
     rt: Option<Runtime>,
     tried: Option<Instant>,
@@ -76,6 +82,7 @@ impl A11y {
         let mut a = A11y {
             error: rt.as_ref().err().map(|e| format!("tokio runtime: {e}")),
             rt: rt.ok(),
+            events: None,
             bus: None,
             tried: None,
             memo: Memo::default(),
@@ -151,8 +158,10 @@ impl A11y {
         };
         let r = rt.block_on(timeout(op(bus, &mut self.memo)));
         if let Err(DriverError::Unavailable(_)) = &r {
-            // The bus went away (session ended): join again next time.
+            // The bus went away (session ended): join again next time, and ask the
+            // new bus's applications for events again.
             self.bus = None;
+            self.memo.registered = false;
         }
         r
     }
@@ -194,6 +203,49 @@ impl A11y {
     pub fn set_text(&mut self, handle: &ElementHandle, text: &str) -> Result<(), DriverError> {
         actions::parse_handle(handle)?;
         self.run(async |bus, _| actions::set_text(bus, handle, text).await)
+    }
+
+    /// Starts (`on`) or stops hearing the applications' object and window events, for
+    /// a wait on a condition. True when events will arrive.
+    pub fn watch(&mut self, on: bool) -> bool {
+        if !on {
+            // The match rules go with the streams; the registrations stay.
+            if let (Some(ev), Some(rt)) = (self.events.take(), self.rt.as_ref()) {
+                rt.block_on(async { drop(ev) });
+            }
+            return false;
+        }
+        if self.events.is_some() {
+            return true;
+        }
+        if self.connect().is_err() {
+            return false;
+        }
+        let (Some(rt), Some(bus)) = (self.rt.as_ref(), self.bus.as_ref()) else {
+            return false;
+        };
+        let registered = self.memo.registered;
+        let (registered, started) = rt.block_on(async {
+            let registered = registered || events::Events::register(bus).await;
+            let started = tokio::time::timeout(OP_TIMEOUT, events::Events::start(bus))
+                .await
+                .unwrap_or_else(|_| Err("the bus did not answer in time".into()));
+            (registered, started)
+        });
+        self.memo.registered = registered;
+        // Without the registrations the applications emit nothing: the wait polls.
+        self.events = started.ok().filter(|_| registered);
+        self.events.is_some()
+    }
+
+    /// Waits at most `timeout` for an accessibility event while watching; true when
+    /// one (or more) arrived.
+    pub fn wait_event(&mut self, timeout: Duration) -> bool {
+        let (Some(rt), Some(ev)) = (self.rt.as_ref(), self.events.as_mut()) else {
+            std::thread::sleep(timeout);
+            return false;
+        };
+        rt.block_on(ev.wait(timeout))
     }
 
     /// True when the focused element of the focused window's application is a

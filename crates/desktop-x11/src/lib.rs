@@ -5,6 +5,7 @@
 //! are root-window pixels, which is what the engine calls physical pixels.
 
 mod capture;
+mod changes;
 mod connection;
 mod hotkey;
 mod indicator;
@@ -23,10 +24,12 @@ use x11rb::protocol::xtest::ConnectionExt as _;
 
 pub use capture::CaptureMethod;
 use cc_desktop::{
-    Axis, Button, Capabilities, Driver, DriverError, DriverEvent, ElementHandle, ElementInfo,
-    HeldInputs, Indicator, Layout, RawNode, RgbImage, SemanticAction, WindowInfo,
+    Axis, Button, Capabilities, Changes, Driver, DriverError, DriverEvent, ElementHandle,
+    ElementInfo, HeldInputs, Indicator, Layout, RawNode, RgbImage, SemanticAction, Watching,
+    WindowInfo,
 };
 use cc_desktop_atspi as atspi;
+use std::time::{Duration, Instant};
 
 /// The X11 backend for the binary's platform selection.
 pub const PLATFORM: cc_desktop::Platform = cc_desktop::Platform {
@@ -111,6 +114,15 @@ pub struct X11Desktop {
     hotkey: hotkey::Hotkey,
     a11y: atspi::A11y,
     banners: indicator::Banners,
+    /// Damage and window-list events while the engine waits on a condition.
+    watch: changes::Watch,
+    /// Accessibility events are heard (a wait asked for them and the bus agreed).
+    a11y_watch: bool,
+    /// Desktop events read off the connection during a wait, for `poll_events`.
+    queued: Vec<DriverEvent>,
+    /// A RandR or keyboard mapping event was read during a wait.
+    layout_event: bool,
+    mapping_changed: bool,
 }
 
 fn default_hotkey() -> Vec<Key> {
@@ -176,6 +188,11 @@ impl X11Desktop {
             hotkey,
             a11y: atspi::A11y::new(opts.session_bus, at_spi_bus(&conn), opts.a11y_walk_only),
             banners: indicator::Banners::default(),
+            watch: changes::Watch::default(),
+            a11y_watch: false,
+            queued: Vec::new(),
+            layout_event: false,
+            mapping_changed: false,
             conn,
         })
     }
@@ -393,30 +410,16 @@ impl Driver for X11Desktop {
     }
 
     fn poll_events(&mut self) -> Vec<DriverEvent> {
-        let mut out = Vec::new();
-        let mut layout_event = false;
-        let mut mapping_changed = false;
-        while let Ok(Some(event)) = self.conn.conn.poll_for_event() {
-            if randr::Monitors::is_layout_event(&event) {
-                layout_event = true;
-            }
-            if matches!(
-                event,
-                Event::MappingNotify(_) | Event::XkbMapNotify(_) | Event::XkbNewKeyboardNotify(_)
-            ) {
-                mapping_changed = true;
-            }
-            if self.hotkey.on_event(&event) && !out.contains(&DriverEvent::Hotkey) {
-                out.push(DriverEvent::Hotkey);
-            }
-        }
-        if mapping_changed {
+        self.drain();
+        if std::mem::take(&mut self.mapping_changed) {
             self.keymap.invalidate();
             if self.keymap.refresh_if_stale(&self.conn).is_ok() {
                 self.hotkey
                     .after_mapping_change(&self.conn, &mut self.keymap);
             }
         }
+        let layout_event = std::mem::take(&mut self.layout_event);
+        let mut out = std::mem::take(&mut self.queued);
         if self.monitors.poll(&self.conn, layout_event) {
             out.push(DriverEvent::LayoutChanged);
             // Banners follow the monitors.
@@ -431,6 +434,67 @@ impl Driver for X11Desktop {
         // Spare keycodes bound while typing go back once nothing uses them.
         let _ = self.keymap.restore(&self.conn, false);
         out
+    }
+
+    fn watch_changes(&mut self, on: bool) -> Watching {
+        if !on {
+            self.watch.stop(&self.conn);
+            self.a11y_watch = self.a11y().watch(false);
+            return Watching::default();
+        }
+        let mut w = self.watch.start(&self.conn);
+        self.a11y_watch = self.a11y().watch(true);
+        w.a11y = self.a11y_watch;
+        w
+    }
+
+    fn wait_changes(&mut self, timeout: Duration) -> Changes {
+        let deadline = Instant::now() + timeout;
+        let mut a11y = false;
+        loop {
+            self.drain();
+            let hotkey = self.queued.contains(&DriverEvent::Hotkey);
+            if hotkey || a11y || !self.watch.changes.is_empty() || Instant::now() >= deadline {
+                break;
+            }
+            if self.a11y_watch {
+                // Accessibility events come on D-Bus, the rest on the X connection:
+                // listen to the bus in short turns and look at X between them.
+                let turn = deadline
+                    .saturating_duration_since(Instant::now())
+                    .min(Duration::from_millis(5));
+                a11y = self.a11y.wait_event(turn);
+            } else {
+                changes::Watch::block(&self.conn, deadline);
+            }
+        }
+        let mut out = std::mem::take(&mut self.watch.changes);
+        out.a11y |= a11y;
+        out
+    }
+}
+
+impl X11Desktop {
+    /// Reads every event the connection holds: changes for a wait, the hotkey and
+    /// RandR and keyboard mapping notifications for `poll_events`.
+    fn drain(&mut self) {
+        while let Ok(Some(event)) = self.conn.conn.poll_for_event() {
+            if self.watch.on_event(&self.conn, &event) {
+                continue;
+            }
+            if randr::Monitors::is_layout_event(&event) {
+                self.layout_event = true;
+            }
+            if matches!(
+                event,
+                Event::MappingNotify(_) | Event::XkbMapNotify(_) | Event::XkbNewKeyboardNotify(_)
+            ) {
+                self.mapping_changed = true;
+            }
+            if self.hotkey.on_event(&event) && !self.queued.contains(&DriverEvent::Hotkey) {
+                self.queued.push(DriverEvent::Hotkey);
+            }
+        }
     }
 }
 

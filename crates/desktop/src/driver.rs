@@ -144,6 +144,40 @@ pub enum Indicator {
     Stopped,
 }
 
+/// Which desktop changes a backend reports as events while it watches (the rest the
+/// engine learns by looking again: polling).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Watching {
+    /// Repainted screen areas (X11 Damage).
+    pub pixels: bool,
+    /// Accessibility tree changes (AT-SPI object and window events).
+    pub a11y: bool,
+    /// Top-level windows created, destroyed, renamed or focused.
+    pub windows: bool,
+    /// Nothing changes but through this driver's own calls (the virtual desktop): the
+    /// screen is stable the moment a call returns, and a wait can only time out.
+    pub still: bool,
+}
+
+/// What changed on the desktop while the engine waited. Only the kinds the backend
+/// watches are reported; for the others the engine looks again at every wake-up.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Changes {
+    /// Physical rectangles repainted since the last call.
+    pub damaged: Vec<PhysicalRect>,
+    /// Some accessible object changed (children, name, states) or a window opened.
+    pub a11y: bool,
+    /// The top-level window list, a title or the focus changed.
+    pub windows: bool,
+}
+
+impl Changes {
+    /// True when nothing was reported.
+    pub fn is_empty(&self) -> bool {
+        self.damaged.is_empty() && !self.a11y && !self.windows
+    }
+}
+
 /// A desktop backend. Blocking; owned by one worker thread, so `&mut self` everywhere.
 pub trait Driver: Send {
     /// `"virtual"` or `"x11"`.
@@ -199,6 +233,22 @@ pub trait Driver: Send {
 
     /// Events since the last poll; called between actions and periodically when idle.
     fn poll_events(&mut self) -> Vec<DriverEvent>;
+
+    /// Starts (`on`) or stops watching for desktop changes, for a wait on a condition.
+    /// Returns the kinds that will arrive as events from now on; the default watches
+    /// nothing, so the engine polls.
+    fn watch_changes(&mut self, _on: bool) -> Watching {
+        Watching::default()
+    }
+
+    /// Blocks until a watched change arrives or `timeout` passes, whichever is first,
+    /// and returns what changed since the last call. Desktop events that are not
+    /// changes (the hotkey, a layout change) stay queued for `poll_events`. The default
+    /// has no events: it sleeps the timeout and reports nothing.
+    fn wait_changes(&mut self, timeout: std::time::Duration) -> Changes {
+        std::thread::sleep(timeout);
+        Changes::default()
+    }
 
     /// Gives a wrapper the chance to notice desktop events (the emergency hotkey) while
     /// an action only waits (`wait.pause`, `hold_ms`, `interval_ms`). Events stay

@@ -17,8 +17,9 @@ pub mod platform;
 pub mod virtual_desktop;
 
 pub use driver::{
-    Axis, Button, Capabilities, Driver, DriverError, DriverEvent, ElementHandle, ElementInfo,
-    HeldInputs, Indicator, Layout, PhysicalDisplay, RawNode, SemanticAction, WindowInfo,
+    Axis, Button, Capabilities, Changes, Driver, DriverError, DriverEvent, ElementHandle,
+    ElementInfo, HeldInputs, Indicator, Layout, PhysicalDisplay, RawNode, SemanticAction, Watching,
+    WindowInfo,
 };
 pub use image::RgbImage;
 pub use platform::Platform;

@@ -146,4 +146,13 @@ impl Driver for HotkeyAware {
     fn pump(&mut self) {
         self.poll();
     }
+    fn watch_changes(&mut self, on: bool) -> cc_desktop::Watching {
+        self.inner.watch_changes(on)
+    }
+    fn wait_changes(&mut self, timeout: std::time::Duration) -> cc_desktop::Changes {
+        // A hotkey pressed during a wait on a condition engages the stop at once.
+        let changes = self.inner.wait_changes(timeout);
+        self.poll();
+        changes
+    }
 }

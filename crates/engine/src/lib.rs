@@ -28,6 +28,7 @@ mod hotkey;
 mod latch;
 mod panic_file;
 mod rules;
+mod selector;
 mod session;
 mod snapshot;
 mod spec;

@@ -1,5 +1,7 @@
 //! Accessibility snapshots (PROTOCOL §4.2): levels and caps applied to the driver's
-//! raw tree, canvas rects, and the store that lets only the latest snapshot be acted on.
+//! raw tree, canvas rects, and the store that lets only the latest snapshot's node ids
+//! be acted on, while element references (`ref`) stay valid across snapshots as long
+//! as their element lives.
 
 use std::collections::HashMap;
 
@@ -45,12 +47,34 @@ pub struct Entry {
     /// The owning top-level window.
     pub window_id: Option<u64>,
     pub password: bool,
+    /// The element's stable reference ([`element_ref`]).
+    pub element_ref: String,
 }
 
-/// The latest snapshot of a session.
+/// How many element references a session remembers; past that, the ones not in the
+/// latest snapshot are forgotten (and refused as stale).
+const MAX_REFS: usize = 20_000;
+
+/// The latest snapshot of a session, the element references seen so far, and what
+/// the latest snapshot showed (for the next one's difference).
 #[derive(Debug, Default)]
 pub struct Snapshots {
     latest: Option<(String, HashMap<u32, Entry>)>,
+    refs: HashMap<String, Entry>,
+    shown: Option<(String, HashMap<String, A11yNode>)>,
+}
+
+/// The stable reference of an element: a digest of the driver's handle, which names
+/// the element while it lives (an AT-SPI object path, a virtual widget). Identity is
+/// re-checked before every use, so a reused handle is refused, never retargeted.
+pub fn element_ref(handle: &ElementHandle) -> String {
+    // FNV-1a: stable across builds and processes, unlike the std hasher.
+    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
+    for b in handle.0.as_bytes() {
+        h ^= u64::from(*b);
+        h = h.wrapping_mul(0x0000_0100_0000_01b3);
+    }
+    format!("e{:012x}", h & 0xffff_ffff_ffff)
 }
 
 /// A built snapshot.
@@ -59,6 +83,8 @@ pub struct Built {
     pub tree: A11yNode,
     pub node_count: usize,
     pub truncated: bool,
+    /// What changed since the previous snapshot (none for the session's first).
+    pub diff: Option<serde_json::Value>,
 }
 
 fn truncate(s: &str, n: usize) -> String {
@@ -97,6 +123,7 @@ impl Builder<'_> {
                 name: raw.name.clone(),
                 window_id: window,
                 password,
+                element_ref: element_ref(&raw.handle),
             },
         );
         let mut states = raw.states.clone();
@@ -104,6 +131,7 @@ impl Builder<'_> {
         states.dedup();
         let mut node = A11yNode {
             id,
+            element_ref: Some(element_ref(&raw.handle)),
             role: raw.role,
             name: truncate(&raw.name, self.caps.name_len),
             // Defense in depth: a password value is never returned, whatever the driver did.
@@ -170,6 +198,7 @@ impl Snapshots {
                 let s = &canvas.surface;
                 let mut root = A11yNode {
                     id,
+                    element_ref: None,
                     role: Role::Pane,
                     name: "Desktop".into(),
                     value: None,
@@ -194,13 +223,46 @@ impl Snapshots {
         };
         let snapshot_id = format!("snap-{}", random_hex(8));
         let node_count = b.next_id as usize;
+        if self.refs.len() + b.entries.len() > MAX_REFS {
+            self.refs.clear();
+        }
+        for e in b.entries.values() {
+            self.refs.insert(e.element_ref.clone(), e.clone());
+        }
         self.latest = Some((snapshot_id.clone(), b.entries));
+        let flat = flatten(&tree);
+        let diff = self
+            .shown
+            .as_ref()
+            .map(|(since, before)| diff(since, before, &flat));
+        self.shown = Some((snapshot_id.clone(), flat));
         Built {
             snapshot_id,
             tree,
             node_count,
             truncated: b.truncated,
+            diff,
         }
+    }
+
+    /// The element a reference names, as it was last seen; `stale_element` when this
+    /// session never saw it (or forgot it).
+    pub fn by_ref(&self, r: &str) -> Result<&Entry, ToolError> {
+        self.refs.get(r).ok_or_else(|| {
+            ToolError::with_data(
+                ErrorCode::StaleElement,
+                format!("{r:?} names no element this session has seen; take a fresh a11y.snapshot"),
+                serde_json::json!({"ref": r}),
+            )
+        })
+    }
+
+    /// Remembers an element found by a selector, so its reference works from now on.
+    pub fn remember(&mut self, e: &Entry) {
+        if self.refs.len() >= MAX_REFS {
+            self.refs.clear();
+        }
+        self.refs.insert(e.element_ref.clone(), e.clone());
     }
 
     /// Resolves a node of the latest snapshot; any other snapshot is `stale_snapshot`.
@@ -223,10 +285,83 @@ impl Snapshots {
         }
     }
 
-    /// Forgets the latest snapshot (a new session starts clean).
+    /// Forgets the latest snapshot and every reference (a new session starts clean).
     pub fn clear(&mut self) {
         self.latest = None;
+        self.refs.clear();
+        self.shown = None;
     }
+}
+
+/// Every referenced node of a tree, without its children, by reference.
+fn flatten(tree: &A11yNode) -> HashMap<String, A11yNode> {
+    let mut out = HashMap::new();
+    let mut stack = vec![tree];
+    while let Some(n) = stack.pop() {
+        stack.extend(n.children.iter());
+        if let Some(r) = &n.element_ref {
+            let mut flat = n.clone();
+            flat.children = Vec::new();
+            out.insert(r.clone(), flat);
+        }
+    }
+    out
+}
+
+/// What changed between two snapshots, element by element (by reference): the nodes
+/// added (without their children), the ones removed, and for the others each member
+/// that differs as `[before, after]`. Node ids are those of the new snapshot.
+fn diff(
+    since: &str,
+    before: &HashMap<String, A11yNode>,
+    after: &HashMap<String, A11yNode>,
+) -> serde_json::Value {
+    use serde_json::{Value, json};
+    let mut added: Vec<&A11yNode> = after
+        .iter()
+        .filter(|(r, _)| !before.contains_key(*r))
+        .map(|(_, n)| n)
+        .collect();
+    added.sort_by_key(|n| n.id);
+    let mut removed: Vec<&A11yNode> = before
+        .iter()
+        .filter(|(r, _)| !after.contains_key(*r))
+        .map(|(_, n)| n)
+        .collect();
+    removed.sort_by(|a, b| a.element_ref.cmp(&b.element_ref));
+    let mut changed: Vec<(u32, Value)> = Vec::new();
+    for (r, new) in after {
+        let Some(old) = before.get(r) else { continue };
+        let mut fields = serde_json::Map::new();
+        if old.name != new.name {
+            fields.insert("name".into(), json!([old.name, new.name]));
+        }
+        if old.value != new.value {
+            fields.insert("value".into(), json!([old.value, new.value]));
+        }
+        if old.states != new.states {
+            fields.insert("states".into(), json!([old.states, new.states]));
+        }
+        if old.rect != new.rect {
+            fields.insert("rect".into(), json!([old.rect, new.rect]));
+        }
+        if !fields.is_empty() {
+            changed.push((
+                new.id,
+                json!({"id": new.id, "ref": r, "role": new.role, "name": new.name, "changes": fields}),
+            ));
+        }
+    }
+    changed.sort_by_key(|(id, _)| *id);
+    json!({
+        "since": since,
+        "added": added,
+        "removed": removed
+            .iter()
+            .map(|n| json!({"ref": n.element_ref, "role": n.role, "name": n.name}))
+            .collect::<Vec<_>>(),
+        "changed": changed.into_iter().map(|(_, v)| v).collect::<Vec<_>>(),
+    })
 }
 
 #[cfg(test)]

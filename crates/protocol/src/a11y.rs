@@ -143,6 +143,10 @@ pub enum StateFlag {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct A11yNode {
     pub id: u32,
+    /// A reference to the element that stays valid across snapshots while the element
+    /// lives (absent on the synthetic desktop root).
+    #[serde(rename = "ref", default, skip_serializing_if = "Option::is_none")]
+    pub element_ref: Option<String>,
     pub role: Role,
     pub name: String,
     #[serde(default, skip_serializing_if = "Option::is_none")]

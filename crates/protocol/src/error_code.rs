@@ -19,6 +19,12 @@ pub enum ErrorCode {
     ConfirmationNotFound,
     ConfirmationExpired,
     StaleSnapshot,
+    /// An element reference whose element is gone or became another element.
+    StaleElement,
+    /// A selector that matched no element.
+    ElementNotFound,
+    /// A selector that matched more than one element (the candidates are listed).
+    AmbiguousElement,
     StaleFrame,
     BackendUnavailable,
     DriverFailed,
@@ -27,7 +33,7 @@ pub enum ErrorCode {
 
 impl ErrorCode {
     /// Every code, in the order of the spec's table (for docs and exhaustive tests).
-    pub const ALL: [ErrorCode; 16] = [
+    pub const ALL: [ErrorCode; 19] = [
         ErrorCode::NotStarted,
         ErrorCode::AlreadyStarted,
         ErrorCode::InvalidConfig,
@@ -40,6 +46,9 @@ impl ErrorCode {
         ErrorCode::ConfirmationNotFound,
         ErrorCode::ConfirmationExpired,
         ErrorCode::StaleSnapshot,
+        ErrorCode::StaleElement,
+        ErrorCode::ElementNotFound,
+        ErrorCode::AmbiguousElement,
         ErrorCode::StaleFrame,
         ErrorCode::BackendUnavailable,
         ErrorCode::DriverFailed,
@@ -61,6 +70,9 @@ impl ErrorCode {
             ErrorCode::ConfirmationNotFound => "confirmation_not_found",
             ErrorCode::ConfirmationExpired => "confirmation_expired",
             ErrorCode::StaleSnapshot => "stale_snapshot",
+            ErrorCode::StaleElement => "stale_element",
+            ErrorCode::ElementNotFound => "element_not_found",
+            ErrorCode::AmbiguousElement => "ambiguous_element",
             ErrorCode::StaleFrame => "stale_frame",
             ErrorCode::BackendUnavailable => "backend_unavailable",
             ErrorCode::DriverFailed => "driver_failed",

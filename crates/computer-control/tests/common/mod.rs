@@ -46,6 +46,7 @@ pub const SPEC_TOOLS: [&str; 16] = [
     "keyboard.combo",
     "keyboard.type",
     "wait.pause",
+    "wait.for",
     "a11y.snapshot",
     "a11y.activate",
     "a11y.input",

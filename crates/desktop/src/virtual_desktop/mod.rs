@@ -20,8 +20,9 @@ mod testkit;
 use cc_protocol::{Key, PhysicalRect};
 
 use crate::{
-    Axis, Button, Capabilities, Driver, DriverError, DriverEvent, ElementHandle, ElementInfo,
-    HeldInputs, Layout, PhysicalDisplay, RawNode, SemanticAction, WindowInfo,
+    Axis, Button, Capabilities, Changes, Driver, DriverError, DriverEvent, ElementHandle,
+    ElementInfo, HeldInputs, Layout, PhysicalDisplay, RawNode, SemanticAction, Watching,
+    WindowInfo,
 };
 use input::Input;
 use render::Framebuffer;
@@ -215,6 +216,22 @@ impl Driver for VirtualDesktop {
 
     fn a11y_set_text(&mut self, handle: &ElementHandle, text: &str) -> Result<(), DriverError> {
         a11y::set_text(&mut self.scene, handle, text)
+    }
+
+    fn watch_changes(&mut self, _on: bool) -> Watching {
+        // The scene changes only through this driver's calls, none of which run while
+        // the engine waits: every kind is known without looking again.
+        Watching {
+            pixels: true,
+            a11y: true,
+            windows: true,
+            still: true,
+        }
+    }
+
+    fn wait_changes(&mut self, timeout: std::time::Duration) -> Changes {
+        std::thread::sleep(timeout);
+        Changes::default()
     }
 
     fn poll_events(&mut self) -> Vec<DriverEvent> {

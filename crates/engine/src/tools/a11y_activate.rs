@@ -1,13 +1,13 @@
-//! `a11y.activate`: invoke, toggle or select an element of the latest snapshot, or
-//! click it.
+//! `a11y.activate`: invoke, toggle or select an element (named by reference, selector
+//! or node of the latest snapshot), or click it.
 
 use cc_protocol::{Risk, ToolError};
 use serde::Deserialize;
 use serde_json::{Value, json};
 
-use super::def::{Lands, Nature, Needs, Runs, Target, TextEntry, Tool, ToolDef, no_check};
+use super::def::{Lands, Nature, Needs, Runs, Target, TextEntry, Tool, ToolDef};
+use super::element::{self, ElementArg};
 use super::exec::{Exec, a11y};
-use super::fields::{node_id, snapshot_id};
 use crate::spec::{Field, Ty};
 
 /// How the element may be activated.
@@ -24,8 +24,8 @@ pub(crate) enum Method {
 
 #[derive(Debug, Deserialize)]
 pub(crate) struct Args {
-    pub snapshot_id: String,
-    pub node_id: u32,
+    #[serde(flatten)]
+    pub element: ElementArg,
     pub method: Method,
 }
 
@@ -39,10 +39,7 @@ impl Tool for A11yActivate {
     }
 
     fn target(&self, a: &Args) -> Target {
-        Target::Element {
-            snapshot_id: a.snapshot_id.clone(),
-            node_id: a.node_id,
-        }
+        a.element.target()
     }
 
     fn run(&self, a: Args, ex: &mut Exec<'_>) -> Result<Value, ToolError> {
@@ -53,7 +50,7 @@ impl Tool for A11yActivate {
 pub(crate) fn def() -> ToolDef {
     ToolDef {
         name: "a11y.activate",
-        summary: "Activate an element of the latest snapshot (invoke, toggle, select, or click).",
+        summary: "Activate an element (by ref, selector, or node of the latest snapshot): invoke, toggle, select, or click.",
         risk: Risk::Moderate,
         needs: Needs::Accessibility,
         nature: Nature::Acts,
@@ -61,18 +58,18 @@ pub(crate) fn def() -> ToolDef {
         moves_focus: true,
         lands: Lands::Element,
         outputs: a11y::OUTPUTS,
-        params: Ty::Object(vec![
-            snapshot_id(),
-            node_id(),
-            Field::def(
+        params: Ty::Object({
+            let mut f = element::fields();
+            f.push(Field::def(
                 "method",
                 Ty::one_of(&["auto", "pattern", "pointer"]),
                 json!("auto"),
                 "pattern: semantic only, never a click",
-            ),
-        ]),
-        examples: vec![json!({"snapshot_id": "snap-…", "node_id": 7})],
-        check: no_check,
+            ));
+            f
+        }),
+        examples: element::examples(),
+        check: element::check,
         runs: Runs::Alone(&A11yActivate),
     }
 }

@@ -1,18 +1,20 @@
-//! `a11y.input`: set the text of an element of the latest snapshot.
+//! `a11y.input`: set the text of an element (named by reference, selector or node of
+//! the latest snapshot).
 
 use cc_protocol::{Risk, ToolError};
 use serde::Deserialize;
 use serde_json::{Value, json};
 
-use super::def::{Lands, Nature, Needs, Runs, Target, TextEntry, Tool, ToolDef, no_check};
+use super::def::{Lands, Nature, Needs, Runs, Target, TextEntry, Tool, ToolDef};
+use super::element::{self, ElementArg};
 use super::exec::{Exec, a11y};
-use super::fields::{node_id, snapshot_id, text};
+use super::fields::text;
 use crate::spec::Ty;
 
 #[derive(Debug, Deserialize)]
 pub(crate) struct Args {
-    pub snapshot_id: String,
-    pub node_id: u32,
+    #[serde(flatten)]
+    pub element: ElementArg,
     pub text: String,
 }
 
@@ -26,10 +28,7 @@ impl Tool for A11yInput {
     }
 
     fn target(&self, a: &Args) -> Target {
-        Target::Element {
-            snapshot_id: a.snapshot_id.clone(),
-            node_id: a.node_id,
-        }
+        a.element.target()
     }
 
     fn run(&self, a: Args, ex: &mut Exec<'_>) -> Result<Value, ToolError> {
@@ -40,7 +39,7 @@ impl Tool for A11yInput {
 pub(crate) fn def() -> ToolDef {
     ToolDef {
         name: "a11y.input",
-        summary: "Set the text of an element of the latest snapshot.",
+        summary: "Set the text of an element (by ref, selector, or node of the latest snapshot).",
         risk: Risk::Moderate,
         needs: Needs::Accessibility,
         nature: Nature::Acts,
@@ -48,9 +47,19 @@ pub(crate) fn def() -> ToolDef {
         moves_focus: true,
         lands: Lands::Element,
         outputs: a11y::OUTPUTS,
-        params: Ty::Object(vec![snapshot_id(), node_id(), text("the text")]),
-        examples: vec![json!({"snapshot_id": "snap-…", "node_id": 4, "text": "Ada"})],
-        check: no_check,
+        params: Ty::Object({
+            let mut f = element::fields();
+            f.push(text("the text"));
+            f
+        }),
+        examples: element::examples()
+            .into_iter()
+            .map(|mut e| {
+                e["text"] = json!("Ada");
+                e
+            })
+            .collect(),
+        check: element::check,
         runs: Runs::Alone(&A11yInput),
     }
 }

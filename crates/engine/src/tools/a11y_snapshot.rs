@@ -16,6 +16,7 @@ pub(crate) struct Args {
     pub max_nodes: Option<usize>,
     pub include_rects: bool,
     pub window: Option<u64>,
+    pub diff: bool,
 }
 
 struct A11ySnapshot;
@@ -51,7 +52,14 @@ pub(crate) fn def() -> ToolDef {
             ("generated_at", "RFC 3339"),
             ("node_count", "nodes in the tree"),
             ("truncated", "the tree was cut at a cap"),
-            ("tree", "the accessibility tree"),
+            (
+                "tree",
+                "the accessibility tree (every node has a ref, valid while its element lives)",
+            ),
+            (
+                "diff",
+                "with diff: what changed since the previous snapshot, by ref (added, removed, changed), instead of the tree",
+            ),
         ],
         params: Ty::Object(vec![
             Field::cfg(
@@ -76,6 +84,12 @@ pub(crate) fn def() -> ToolDef {
                 "window",
                 window_id(),
                 "scope to one window (an id of window.list)",
+            ),
+            Field::def(
+                "diff",
+                Ty::Bool,
+                json!(false),
+                "answer what changed since the previous snapshot instead of the tree (the tree when there is none)",
             ),
         ]),
         examples: vec![json!({}), json!({"level": "full", "window": 4194305})],

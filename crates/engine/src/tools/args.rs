@@ -14,12 +14,17 @@ pub fn validate_args(def: &ToolDef, args: &Value, config: &Value) -> Result<Valu
         Ok(v) => (Some(v), Vec::new()),
         Err(i) => (None, i),
     };
-    (def.check)(&mut Checked {
+    let mut checked = Checked {
         out: out.as_mut(),
         raw: args,
         config,
         issues: &mut issues,
-    });
+    };
+    (def.check)(&mut checked);
+    // Every acting tool's `observe`, checked in one place.
+    if def.mutates() && !def.is_batch() {
+        super::observe::check(&mut checked);
+    }
     match out {
         Some(v) if issues.is_empty() => Ok(v),
         _ => Err(issues),

@@ -73,8 +73,22 @@ pub enum Target {
     Points(Vec<(f64, f64)>),
     /// A window by id.
     Window(u64),
-    /// A node of a snapshot.
-    Element { snapshot_id: String, node_id: u32 },
+    /// An element, however it was named.
+    Element(ElementTarget),
+    /// The centre of an element's rectangle, under the pointer (a pointer tool aimed
+    /// at an element): judged like the point it resolves to.
+    ElementPoint(ElementTarget),
+}
+
+/// How a call names its element.
+#[derive(Debug, Clone, PartialEq)]
+pub enum ElementTarget {
+    /// A node of a snapshot (only the latest one's may be acted on).
+    Node { snapshot_id: String, node_id: u32 },
+    /// A stable element reference, valid while the element lives.
+    Ref(String),
+    /// Whatever single element of the live tree matches.
+    Select(crate::selector::Selector),
 }
 
 /// The behaviour of a tool over its typed arguments. Every method is required.

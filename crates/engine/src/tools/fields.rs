@@ -91,27 +91,6 @@ pub(crate) fn window_id() -> Ty {
     Ty::int(0, (1i64 << 53) - 1)
 }
 
-/// A snapshot id.
-pub(crate) fn snapshot_id() -> Field {
-    Field::req(
-        "snapshot_id",
-        Ty::Str {
-            max_chars: Some(64),
-            non_empty: true,
-        },
-        "the latest snapshot_id",
-    )
-}
-
-/// A node of that snapshot.
-pub(crate) fn node_id() -> Field {
-    Field::req(
-        "node_id",
-        Ty::int(0, u32::MAX as i64),
-        "a node id of that snapshot",
-    )
-}
-
 /// Free text of up to 10 000 characters.
 pub(crate) fn text(doc: &'static str) -> Field {
     Field::req(

@@ -7,8 +7,10 @@ pub(crate) mod args;
 /// Argument validation, for the wire's fuzz checks and anyone validating before calling.
 pub use args::validate_args;
 pub(crate) mod def;
+pub(crate) mod element;
 pub(crate) mod exec;
 mod fields;
+pub(crate) mod observe;
 mod table;
 
 /// Declares each tool's file and lists its `def` in [`TABLE`], in order.
@@ -31,6 +33,7 @@ table! {
     keyboard_combo,
     keyboard_type,
     wait_pause,
+    wait_for,
     a11y_snapshot,
     a11y_activate,
     a11y_input,
@@ -40,6 +43,6 @@ table! {
 }
 
 pub(crate) use batch_execute::Args as BatchArgs;
-pub use def::{Lands, Nature, Needs, Target, TextEntry, ToolDef};
+pub use def::{ElementTarget, Lands, Nature, Needs, Target, TextEntry, ToolDef};
 pub(crate) use table::index;
 pub use table::{batch, find, tools};

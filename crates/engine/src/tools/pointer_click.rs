@@ -5,7 +5,9 @@ use serde::Deserialize;
 use serde_json::{Value, json};
 
 use super::def::{Lands, Nature, Needs, Runs, Target, TextEntry, Tool, ToolDef};
-use super::exec::{Exec, pointer};
+use super::def::Checked;
+use super::element::{self, ElementArg};
+use super::exec::{Exec, a11y, pointer};
 use super::fields::{
     At, ButtonArg, button, frame, held_keys, hold, modifiers, point_fields, x_with_y,
 };
@@ -17,6 +19,7 @@ use crate::spec::{Field, Ty};
 pub(crate) struct Args {
     #[serde(flatten)]
     at: At,
+    element: Option<ElementArg>,
     button: ButtonArg,
     times: u64,
     hold_ms: u64,
@@ -35,19 +38,31 @@ impl Tool for PointerClick {
     }
 
     fn target(&self, a: &Args) -> Target {
-        a.at.target()
+        match &a.element {
+            Some(el) => Target::ElementPoint(el.element()),
+            None => a.at.target(),
+        }
     }
 
     fn run(&self, a: Args, ex: &mut Exec<'_>) -> Result<Value, ToolError> {
         ex.frames.check(a.frame)?;
-        a.at.go(ex)?;
+        let aimed = match &a.element {
+            Some(el) => Some(a11y::aim(el, ex)?),
+            None => {
+                a.at.go(ex)?;
+                None
+            }
+        };
         let times = a.times.max(1);
         pointer::holding(ex, &a.modifiers, |ex| {
             (0..times).try_for_each(|_| pointer::press(ex, a.button.button(), a.hold_ms))
         })?;
-        Ok(
-            json!({"button": a.button.name(), "times": times, "position": pointer::position(ex)?}),
-        )
+        let mut out =
+            json!({"button": a.button.name(), "times": times, "position": pointer::position(ex)?});
+        if let Some(element) = aimed {
+            out["element"] = element;
+        }
+        Ok(out)
     }
 }
 
@@ -64,10 +79,11 @@ pub(crate) fn def() -> ToolDef {
         hold(),
         frame(),
         modifiers(),
+        element::field(),
     ]);
     ToolDef {
         name: "pointer.click",
-        summary: "Click at a canvas point (or where the pointer is).",
+        summary: "Click at a canvas point, at an element (by ref or selector), or where the pointer is.",
         risk: Risk::Moderate,
         needs: Needs::Input,
         nature: Nature::Acts,
@@ -78,14 +94,23 @@ pub(crate) fn def() -> ToolDef {
             ("button", "the button clicked"),
             ("times", "clicks"),
             ("position", "where, in canvas coordinates"),
+            ("element", "with element: {ref, role, name} of the element clicked"),
         ],
         params: Ty::Object(params),
         examples: vec![
             json!({"x": 640, "y": 400}),
             json!({"x": 10, "y": 10, "button": "right"}),
             json!({"x": 640, "y": 400, "modifiers": ["shift"]}),
+            json!({"element": {"selector": {"role": "listitem", "name": "Item 3"}}, "button": "right"}),
+            json!({"x": 640, "y": 400, "observe": {"capture": {"scale": 0.5}, "snapshot": {"diff": true}}}),
         ],
-        check: x_with_y,
+        check: point_or_element,
         runs: Runs::Alone(&PointerClick),
     }
+}
+
+/// x with y, or an element instead.
+fn point_or_element(c: &mut Checked<'_>) {
+    x_with_y(c);
+    element::check_nested(c);
 }

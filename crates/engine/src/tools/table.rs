@@ -10,7 +10,12 @@ use super::def::ToolDef;
 /// Every tool, in the order of the spec.
 pub fn tools() -> &'static [ToolDef] {
     static TOOLS: OnceLock<Vec<ToolDef>> = OnceLock::new();
-    TOOLS.get_or_init(|| TABLE.iter().map(|def| def()).collect())
+    TOOLS.get_or_init(|| {
+        TABLE
+            .iter()
+            .map(|def| super::observe::extend(def()))
+            .collect()
+    })
 }
 
 /// Looks a tool up by name.
@@ -85,9 +90,9 @@ mod tests {
                 let target = ops.target(&norm);
                 let fits = matches!(
                     (t.lands, &target),
-                    (Lands::Pointer, Target::Points(_))
+                    (Lands::Pointer, Target::Points(_) | Target::ElementPoint(_))
                         | (Lands::Window, Target::Window(_))
-                        | (Lands::Element, Target::Element { .. })
+                        | (Lands::Element, Target::Element(_))
                         | (Lands::Focused, Target::Focused)
                 );
                 assert!(fits, "{}: {target:?} vs {:?}", t.name, t.lands);

@@ -77,7 +77,7 @@ impl Worker {
                 started,
                 json!({"status": "awaiting_confirmation", "request_id": request_id, "risk": risk, "reason": reason}),
             ),
-            Decision::Run => self.perform(def, args, &assessed.shown, approved, started),
+            Decision::Run => self.perform(def, args, &assessed.shown, approved, started, epoch),
         }
     }
 
@@ -143,6 +143,7 @@ impl Worker {
         shown: &Value,
         approved: Option<&Approval>,
         started: Instant,
+        epoch: u64,
     ) -> Envelope {
         let tool = def.name;
         self.core
@@ -171,7 +172,15 @@ impl Worker {
                 exec::run(def, args, &mut ex)
             }
         };
+        // The acting banner goes before anything is observed after the action.
         self.indicate(false);
+        // What the caller asked to see after the action, answered with it.
+        let result = result.map(|mut v| {
+            if let (Some(seen), Some(m)) = (self.observe(args, epoch), v.as_object_mut()) {
+                m.insert("observation".into(), seen);
+            }
+            v
+        });
         self.publish_held();
         self.core
             .frame

@@ -150,7 +150,9 @@ impl Worker {
                         match self.decide(&item_req) {
                             // Item events carry no request id: the approved action is the
                             // batch, reported as a whole.
-                            Decision::Run => self.perform(t, a, &item.shown, None, item_started),
+                            Decision::Run => {
+                                self.perform(t, a, &item.shown, None, item_started, epoch)
+                            }
                             Decision::Reject(e) => self.core.err(t.name, item_started, e),
                             // Unreachable for batch items (the gate refuses instead).
                             Decision::Confirm { .. } => self.core.err(

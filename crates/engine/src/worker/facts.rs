@@ -8,7 +8,7 @@ use super::Worker;
 use crate::assess::Facts;
 use crate::coords::Canvas;
 use crate::rules::Landing;
-use crate::tools::{Target, TextEntry, ToolDef};
+use crate::tools::{ElementTarget, Target, TextEntry, ToolDef};
 
 impl Worker {
     /// Reads the desktop facts of one call. Reads only: the latest snapshot stays the
@@ -59,21 +59,48 @@ impl Worker {
         out
     }
 
-    /// The snapshot entry an element target names, if it is still the latest.
-    fn entry(&self, target: &Target) -> Option<&crate::snapshot::Entry> {
-        let Target::Element {
-            snapshot_id,
-            node_id,
-        } = target
-        else {
+    /// The element a target names, as the desktop shows it now: a node of the latest
+    /// snapshot, a remembered reference, or the single match of a selector in the live
+    /// tree. Reads only: no reference is remembered and the latest snapshot stays.
+    fn entry(&mut self, target: &Target) -> Option<crate::snapshot::Entry> {
+        let (Target::Element(el) | Target::ElementPoint(el)) = target else {
             return None;
         };
-        self.snapshots.entry(snapshot_id, *node_id).ok()
+        match el {
+            ElementTarget::Node {
+                snapshot_id,
+                node_id,
+            } => self.snapshots.entry(snapshot_id, *node_id).ok().cloned(),
+            ElementTarget::Ref(r) => self.snapshots.by_ref(r).ok().cloned(),
+            ElementTarget::Select(sel) => {
+                let cap = self
+                    .core
+                    .lock()
+                    .session
+                    .as_ref()
+                    .map_or(5000, |s| s.config.config().a11y.hard_walk_cap);
+                let roots = self.driver.a11y_tree(sel.window, cap).ok()?;
+                sel.pick(&roots).ok().map(|f| f.entry())
+            }
+        }
     }
 
     /// Canvas points a pointer action touches (clamped): its target, both ends of a
-    /// drag, or the pointer's position when no point is given.
+    /// drag, the centre of the element it aims at, or the pointer's position when no
+    /// point is given.
     fn points(&mut self, target: &Target) -> Vec<(i32, i32)> {
+        if let Target::ElementPoint(_) = target {
+            let handle = self.entry(target).map(|e| e.handle);
+            let rect = handle
+                .and_then(|h| self.driver.a11y_element(&h).ok().flatten())
+                .and_then(|i| i.rect);
+            return match (&self.canvas, rect) {
+                (Some(canvas), Some(r)) => {
+                    vec![canvas.to_canvas(r.x + r.width as i32 / 2, r.y + r.height as i32 / 2)]
+                }
+                _ => Vec::new(),
+            };
+        }
         let (Some(canvas), Target::Points(points)) = (&self.canvas, target) else {
             return Vec::new();
         };
@@ -97,7 +124,7 @@ impl Worker {
         let by_id = |id: u64| windows.iter().find(|w| w.id == id).map(name);
         let focused = || windows.iter().find(|w| w.focused).map(name);
         match target {
-            Target::Points(_) => {
+            Target::Points(_) | Target::ElementPoint(_) => {
                 let Some(canvas) = &self.canvas else {
                     return Vec::new();
                 };
@@ -110,7 +137,7 @@ impl Worker {
                     .collect()
             }
             Target::Window(id) => by_id(*id).into_iter().collect(),
-            Target::Element { .. } => self
+            Target::Element(_) => self
                 .entry(target)
                 .and_then(|e| e.window_id)
                 .and_then(by_id)

@@ -6,6 +6,7 @@
 mod action;
 mod batch;
 mod facts;
+mod observe;
 
 use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::sync::Arc;

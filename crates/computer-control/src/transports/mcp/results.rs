@@ -17,8 +17,14 @@ pub fn plain(mut result: Value) -> CallToolResult {
         .as_object_mut()
         .and_then(|m| m.shift_remove("data_url"))
         .and_then(|url| split_data_url(url.as_str()?));
+    // An action's `observe` capture is an image block too, after the action's own.
+    let observed = result
+        .pointer_mut("/observation/capture")
+        .and_then(Value::as_object_mut)
+        .and_then(|m| m.shift_remove("data_url"))
+        .and_then(|url| split_data_url(url.as_str()?));
     let mut out = CallToolResult::structured(result);
-    if let Some((mime, data)) = image {
+    for (mime, data) in image.into_iter().chain(observed) {
         out.content.push(ContentBlock::image(data, mime));
     }
     out

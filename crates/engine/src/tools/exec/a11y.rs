@@ -6,13 +6,22 @@ use cc_protocol::{ErrorCode, Role, ToolError};
 use serde_json::{Value, json};
 
 use super::{Exec, drv};
+use crate::selector::{self, Selector};
 use crate::snapshot::{Caps, Entry};
 use crate::tools::a11y_activate::{self, Method};
+use crate::tools::def::ElementTarget;
+use crate::tools::element::ElementArg;
 use crate::tools::{a11y_input, a11y_snapshot};
 
 /// What `a11y.activate` and `a11y.input` answer.
 pub(crate) const OUTPUTS: &[(&str, &str)] = &[
-    ("node_id", "the node acted on"),
+    ("node_id", "the node acted on, when named by node"),
+    (
+        "ref",
+        "the element's reference: name it again with ref while it lives",
+    ),
+    ("role", "the element's role"),
+    ("name", "the element's name"),
     (
         "method_used",
         "semantic action, value, or the pointer fallback",
@@ -48,13 +57,18 @@ pub(crate) fn snapshot(args: &a11y_snapshot::Args, ex: &mut Exec<'_>) -> Result<
     let built = ex
         .snapshots
         .build(&roots, window.is_some(), caps, ex.canvas, walked >= cap);
-    Ok(json!({
+    let mut out = json!({
         "snapshot_id": built.snapshot_id,
         "node_count": built.node_count,
         "truncated": built.truncated,
         "generated_at": crate::clock::rfc3339(std::time::SystemTime::now()),
-        "tree": built.tree,
-    }))
+    });
+    // The difference replaces the tree when asked for and there is a snapshot before.
+    match (args.diff, built.diff) {
+        (true, Some(d)) => out["diff"] = d,
+        _ => out["tree"] = json!(built.tree),
+    }
+    Ok(out)
 }
 
 fn count(n: &cc_desktop::RawNode) -> usize {
@@ -63,7 +77,11 @@ fn count(n: &cc_desktop::RawNode) -> usize {
 
 /// Resolves a node of the latest snapshot and re-checks that it is still the same
 /// element (role, name, owning window): a changed element is never acted on.
-fn resolve(snap: &str, node: u32, ex: &mut Exec<'_>) -> Result<(Entry, ElementInfo), ToolError> {
+fn resolve_node(
+    snap: &str,
+    node: u32,
+    ex: &mut Exec<'_>,
+) -> Result<(Entry, ElementInfo), ToolError> {
     let entry = ex.snapshots.entry(snap, node)?.clone();
     let info = drv(ex.driver.a11y_element(&entry.handle))?.ok_or_else(|| {
         ToolError::new(
@@ -82,11 +100,138 @@ fn resolve(snap: &str, node: u32, ex: &mut Exec<'_>) -> Result<(Entry, ElementIn
     Ok((entry, info))
 }
 
-fn center(info: &ElementInfo, node: u32) -> Result<(i32, i32), ToolError> {
+/// Resolves an element reference: the element must still exist with the same role in
+/// the same window (its name may change: a label's text is not its identity). A gone
+/// or changed element is `stale_element`, never another element.
+fn resolve_ref(r: &str, ex: &mut Exec<'_>) -> Result<(Entry, ElementInfo), ToolError> {
+    let mut entry = ex.snapshots.by_ref(r)?.clone();
+    let info = drv(ex.driver.a11y_element(&entry.handle))?.ok_or_else(|| {
+        ToolError::with_data(
+            ErrorCode::StaleElement,
+            format!(
+                "element {r} ({} {:?}) is gone; find it again (a11y.snapshot or a selector)",
+                entry.role.as_str(),
+                entry.name
+            ),
+            json!({"ref": r, "role": entry.role, "name": entry.name}),
+        )
+    })?;
+    if info.role != entry.role || info.window_id != entry.window_id {
+        return Err(ToolError::with_data(
+            ErrorCode::StaleElement,
+            format!("element {r} is no longer the element it named; find it again"),
+            json!({"ref": r,
+                   "expected": {"role": entry.role, "name": entry.name, "window_id": entry.window_id},
+                   "actual": {"role": info.role, "name": info.name, "window_id": info.window_id}}),
+        ));
+    }
+    entry.name = info.name.clone();
+    ex.snapshots.remember(&entry);
+    Ok((entry, info))
+}
+
+/// At most this many candidates are listed when a selector is ambiguous.
+const MAX_CANDIDATES: usize = 20;
+
+/// Finds the one element a selector means in the live tree, and remembers its
+/// reference. None is `element_not_found`; several are `ambiguous_element` listing
+/// them (with their refs, so the next call can name one).
+fn resolve_selector(sel: &Selector, ex: &mut Exec<'_>) -> Result<(Entry, ElementInfo), ToolError> {
+    let roots = drv(ex
+        .driver
+        .a11y_tree(sel.window, ex.config.a11y.hard_walk_cap))?;
+    let entry = match sel.pick(&roots) {
+        Ok(found) => found.entry(),
+        Err(all) if all.is_empty() => {
+            return Err(ToolError::with_data(
+                ErrorCode::ElementNotFound,
+                "no element matches the selector",
+                json!({"selector": selector_json(sel)}),
+            ));
+        }
+        Err(all) => {
+            // Each listed candidate's ref works in the next call.
+            let candidates: Vec<Value> = all
+                .iter()
+                .take(MAX_CANDIDATES)
+                .map(|f| {
+                    ex.snapshots.remember(&f.entry());
+                    selector::describe(f, ex.canvas)
+                })
+                .collect();
+            let msg = match sel.index {
+                Some(i) => format!("index {i} is past the {} matches", all.len()),
+                None => format!(
+                    "{} elements match the selector; name one by its ref, narrow the selector, or give index",
+                    all.len()
+                ),
+            };
+            return Err(ToolError::with_data(
+                ErrorCode::AmbiguousElement,
+                msg,
+                json!({"count": all.len(), "candidates": candidates}),
+            ));
+        }
+    };
+    let info = drv(ex.driver.a11y_element(&entry.handle))?.ok_or_else(|| {
+        ToolError::new(
+            ErrorCode::ElementNotFound,
+            "the element matching the selector went away before it could be used",
+        )
+    })?;
+    ex.snapshots.remember(&entry);
+    Ok((entry, info))
+}
+
+fn selector_json(sel: &Selector) -> Value {
+    json!({
+        "role": sel.role, "name": sel.name, "name_contains": sel.name_contains,
+        "text": sel.text, "states": sel.states, "not_states": sel.not_states,
+        "window": sel.window, "index": sel.index,
+    })
+}
+
+/// The element a call names, re-checked against the desktop.
+pub(crate) fn resolve(
+    el: &ElementArg,
+    ex: &mut Exec<'_>,
+) -> Result<(Entry, ElementInfo), ToolError> {
+    match el.element() {
+        ElementTarget::Node {
+            snapshot_id,
+            node_id,
+        } => resolve_node(&snapshot_id, node_id, ex),
+        ElementTarget::Ref(r) => resolve_ref(&r, ex),
+        ElementTarget::Select(sel) => resolve_selector(&sel, ex),
+    }
+}
+
+/// Moves the pointer to the centre of an element (for a pointer tool aimed at it);
+/// answers `{ref, role, name}` of the element.
+pub(crate) fn aim(el: &ElementArg, ex: &mut Exec<'_>) -> Result<Value, ToolError> {
+    let (entry, info) = resolve(el, ex)?;
+    let at = center(&info, &entry.element_ref)?;
+    super::pointer::glide(ex, at, 1)?;
+    Ok(Value::Object(acted(&entry, el.node_id)))
+}
+
+/// What an action on an element answers about it.
+fn acted(entry: &Entry, node: Option<u32>) -> serde_json::Map<String, Value> {
+    let mut m = serde_json::Map::new();
+    if let Some(n) = node {
+        m.insert("node_id".into(), json!(n));
+    }
+    m.insert("ref".into(), json!(entry.element_ref));
+    m.insert("role".into(), json!(entry.role));
+    m.insert("name".into(), json!(entry.name));
+    m
+}
+
+fn center(info: &ElementInfo, label: &str) -> Result<(i32, i32), ToolError> {
     let r = info.rect.ok_or_else(|| {
         ToolError::new(
             ErrorCode::DriverFailed,
-            format!("node {node} has no on-screen rect to click"),
+            format!("{label} has no on-screen rect to click"),
         )
     })?;
     Ok((r.x + r.width as i32 / 2, r.y + r.height as i32 / 2))
@@ -126,33 +271,40 @@ fn action_name(a: SemanticAction) -> &'static str {
 }
 
 pub(crate) fn activate(args: &a11y_activate::Args, ex: &mut Exec<'_>) -> Result<Value, ToolError> {
-    let node = args.node_id;
-    let (entry, info) = resolve(&args.snapshot_id, node, ex)?;
+    let node = args.element.node_id;
+    let (entry, info) = resolve(&args.element, ex)?;
+    let mut out = acted(&entry, node);
+    let label = node.map_or_else(|| entry.element_ref.clone(), |n| format!("node {n}"));
     let method = args.method;
     if method != Method::Pointer {
         if let Some(a) = preferred(&info) {
             ex.check_stop()?;
             drv(ex.driver.a11y_perform(&entry.handle, a))?;
-            return Ok(json!({"node_id": node, "method_used": action_name(a)}));
+            out.insert("method_used".into(), json!(action_name(a)));
+            return Ok(Value::Object(out));
         }
         if method == Method::Pattern {
             return Err(ToolError::with_data(
                 ErrorCode::DriverFailed,
                 format!(
-                    "node {node} offers no semantic action (invoke, toggle, select); method \"pattern\" never falls back to a click"
+                    "{label} offers no semantic action (invoke, toggle, select); method \"pattern\" never falls back to a click"
                 ),
                 json!({"reason": "no_semantic_action"}),
             ));
         }
     }
-    let pos = click_at(ex, center(&info, node)?)?;
-    Ok(json!({"node_id": node, "method_used": "pointer", "position": pos}))
+    let pos = click_at(ex, center(&info, &label)?)?;
+    out.insert("method_used".into(), json!("pointer"));
+    out.insert("position".into(), pos);
+    Ok(Value::Object(out))
 }
 
 pub(crate) fn input(args: &a11y_input::Args, ex: &mut Exec<'_>) -> Result<Value, ToolError> {
-    let node = args.node_id;
+    let node = args.element.node_id;
     let text = args.text.as_str();
-    let (entry, info) = resolve(&args.snapshot_id, node, ex)?;
+    let (entry, info) = resolve(&args.element, ex)?;
+    let mut out = acted(&entry, node);
+    let label = node.map_or_else(|| entry.element_ref.clone(), |n| format!("node {n}"));
     if info.settable_text {
         ex.check_stop()?;
         drv(ex.driver.a11y_set_text(&entry.handle, text))?;
@@ -162,18 +314,21 @@ pub(crate) fn input(args: &a11y_input::Args, ex: &mut Exec<'_>) -> Result<Value,
             if after.as_deref() != Some(text) {
                 return Err(ToolError::new(
                     ErrorCode::DriverFailed,
-                    format!("node {node} did not take the text (read-back differs)"),
+                    format!("{label} did not take the text (read-back differs)"),
                 ));
             }
         }
-        return Ok(json!({"node_id": node, "method_used": "value"}));
+        out.insert("method_used".into(), json!("value"));
+        return Ok(Value::Object(out));
     }
-    click_at(ex, center(&info, node)?)?;
+    click_at(ex, center(&info, &label)?)?;
     let mut chars = 0usize;
     for c in text.chars() {
         ex.check_stop()?;
         drv(ex.driver.type_char(c))?;
         chars += 1;
     }
-    Ok(json!({"node_id": node, "method_used": "pointer_type", "chars": chars}))
+    out.insert("method_used".into(), json!("pointer_type"));
+    out.insert("chars".into(), json!(chars));
+    Ok(Value::Object(out))
 }

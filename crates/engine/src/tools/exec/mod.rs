@@ -6,6 +6,7 @@
 pub(crate) mod a11y;
 pub(crate) mod capture;
 pub(crate) mod pointer;
+pub(crate) mod watch;
 
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;

@@ -1,0 +1,264 @@
+//! Naming elements as a model would (PROTOCOL §4.2): by selector (role, name, text,
+//! states), by a reference that outlives snapshots, or by node id; ambiguity, absence
+//! and staleness are refused with their own codes, never retargeted; a password field
+//! named any way is still high risk, and its text leaks nowhere.
+
+mod common;
+
+use common::{Server, find_node};
+use serde_json::{Value, json};
+
+fn checked(s: &mut Server, name: &str) -> bool {
+    let n = s.node("checkbox", name);
+    n["states"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .any(|x| x == "checked")
+}
+
+#[test]
+fn a_selector_acts_and_its_ref_names_the_element_across_snapshots() {
+    let mut s = Server::start();
+    s.start_session(json!({}));
+    assert!(!checked(&mut s, "Remember me"));
+    let r = s.ok(
+        "a11y.activate",
+        json!({"selector": {"role": "checkbox", "name": "remember ME"}}),
+    );
+    assert_eq!(r["method_used"], "toggle");
+    assert_eq!(r["role"], "checkbox");
+    assert_eq!(r["name"], "Remember me");
+    assert!(r.get("node_id").is_none(), "no node named it: {r}");
+    let eref = r["ref"].as_str().unwrap().to_string();
+    assert!(checked(&mut s, "Remember me"));
+
+    // Two snapshots later the same ref still names it, and the snapshot shows it.
+    s.snapshot(json!({"level": "skeleton"}));
+    let snap = s.snapshot(json!({"level": "full"}));
+    let node = find_node(&snap["tree"], "checkbox", "Remember me").unwrap();
+    assert_eq!(node["ref"], eref.as_str());
+    let again = s.ok("a11y.activate", json!({"ref": eref}));
+    assert_eq!(again["ref"], eref.as_str());
+    assert!(!checked(&mut s, "Remember me"), "toggled back");
+
+    // Refs are unique per element, and the desktop root has none.
+    let mut refs: Vec<&str> = common::nodes(&snap["tree"])
+        .iter()
+        .filter_map(|(_, n)| n["ref"].as_str())
+        .collect();
+    let n = refs.len();
+    assert_eq!(n + 1, snap["node_count"].as_u64().unwrap() as usize);
+    refs.sort_unstable();
+    refs.dedup();
+    assert_eq!(refs.len(), n, "refs are unique");
+
+    // a11y.input by selector on text, then by ref.
+    let typed = s.ok(
+        "a11y.input",
+        json!({"selector": {"role": "edit", "name": "Name", "window": 4194305}, "text": "Ada"}),
+    );
+    assert_eq!(typed["method_used"], "value");
+    assert_eq!(s.node("edit", "Name")["value"], "Ada");
+    let by_text = s.ok(
+        "a11y.activate",
+        json!({"selector": {"role": "edit", "text": "ada"}, "method": "pointer"}),
+    );
+    assert_eq!(by_text["ref"], typed["ref"]);
+    s.ok("a11y.input", json!({"ref": typed["ref"], "text": "Grace"}));
+    assert_eq!(s.node("edit", "Name")["value"], "Grace");
+}
+
+#[test]
+fn ambiguous_absent_and_stale_are_refused_never_guessed() {
+    let mut s = Server::start();
+    s.start_session(json!({}));
+    // Three visible buttons: refused, each candidate listed with a ref that works.
+    let e = s.fails(
+        "a11y.activate",
+        json!({"selector": {"role": "button"}}),
+        "ambiguous_element",
+    );
+    let data = &e["data"];
+    assert_eq!(data["count"], 3, "{e}");
+    let names: Vec<&str> = data["candidates"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| c["name"].as_str().unwrap())
+        .collect();
+    assert_eq!(names, ["Submit", "Clear", "Add left display"]);
+    let clear = data["candidates"][1].clone();
+    assert!(
+        clear["rect"].is_array() && clear["window_id"].is_u64(),
+        "{clear}"
+    );
+    let r = s.ok("a11y.activate", json!({"ref": clear["ref"]}));
+    assert_eq!(r["name"], "Clear");
+    // index picks one on purpose; past the matches it is refused.
+    let r = s.ok(
+        "a11y.activate",
+        json!({"selector": {"role": "button", "index": 0}}),
+    );
+    assert_eq!(r["name"], "Submit");
+    s.fails(
+        "a11y.activate",
+        json!({"selector": {"role": "button", "index": 3}}),
+        "ambiguous_element",
+    );
+    // Hidden rows do not match unless asked for.
+    s.fails(
+        "a11y.activate",
+        json!({"selector": {"role": "listitem", "name": "Item 20"}}),
+        "element_not_found",
+    );
+    let hidden = s.ok(
+        "a11y.activate",
+        json!({"selector": {"role": "listitem", "name": "Item 20", "include_hidden": true}, "method": "pattern"}),
+    );
+    assert_eq!(hidden["method_used"], "select", "{hidden}");
+    let e = s.fails(
+        "a11y.input",
+        json!({"selector": {"role": "dialog"}, "text": "x"}),
+        "element_not_found",
+    );
+    assert_eq!(e["data"]["selector"]["role"], "dialog");
+    // A ref this session never saw, and one from an earlier session: stale.
+    s.fails(
+        "a11y.activate",
+        json!({"ref": "e000000000000"}),
+        "stale_element",
+    );
+    let old = clear["ref"].clone();
+    s.method_ok("session.stop", json!({}));
+    s.start_session(json!({}));
+    let e = s.fails("a11y.activate", json!({"ref": old}), "stale_element");
+    assert!(e["message"].as_str().unwrap().contains("snapshot"), "{e}");
+}
+
+#[test]
+fn naming_the_element_is_validated_before_anything_runs() {
+    let mut s = Server::start();
+    s.start_session(json!({}));
+    let issues = |e: &Value| common::issue_paths(e);
+    let e = s.fails("a11y.activate", json!({}), "invalid_arguments");
+    assert_eq!(issues(&e), ["ref"]);
+    let e = s.fails(
+        "a11y.activate",
+        json!({"ref": "e1", "selector": {"role": "button"}}),
+        "invalid_arguments",
+    );
+    assert_eq!(issues(&e), ["selector"]);
+    let e = s.fails("a11y.activate", json!({"node_id": 3}), "invalid_arguments");
+    assert_eq!(issues(&e), ["snapshot_id"]);
+    let e = s.fails(
+        "a11y.activate",
+        json!({"selector": {"window": 4194305}}),
+        "invalid_arguments",
+    );
+    assert_eq!(issues(&e), ["selector"], "a selector must narrow something");
+    let e = s.fails(
+        "a11y.activate",
+        json!({"selector": {"role": "knob", "states": ["shiny"]}}),
+        "invalid_arguments",
+    );
+    assert_eq!(issues(&e), ["selector.role", "selector.states[0]"]);
+    // The old way still works, and is still bound to the latest snapshot.
+    let snap = s.snapshot(json!({}));
+    let cb = find_node(&snap["tree"], "checkbox", "Remember me").unwrap()["id"].clone();
+    s.snapshot(json!({}));
+    s.fails(
+        "a11y.activate",
+        json!({"snapshot_id": snap["snapshot_id"], "node_id": cb}),
+        "stale_snapshot",
+    );
+}
+
+/// The gate resolves a selector or a ref before judging: typing into the password
+/// field named either way asks a person first, and the text appears in no event.
+#[test]
+fn a_password_field_named_by_selector_or_ref_is_high_risk() {
+    let mut s = Server::start();
+    s.start_session(json!({}));
+    let secret = "hunter2-selector";
+    let pending = s.ok(
+        "a11y.input",
+        json!({"selector": {"role": "edit", "states": ["password"]}, "text": secret}),
+    );
+    assert_eq!(pending["status"], "awaiting_confirmation", "{pending}");
+    assert_eq!(pending["risk"], "high");
+    let id = pending["request_id"].as_str().unwrap().to_string();
+    s.confirm(&id, true);
+    let (_, fin) = s.wait_event_matching("action.finished", 0, |p| p["request_id"] == id.as_str());
+    assert_eq!(fin["payload"]["ok"], true, "{fin}");
+    let eref = fin["payload"]["envelope"]["result"]["ref"].clone();
+    assert!(eref.is_string(), "{fin}");
+    let again = s.ok("a11y.input", json!({"ref": eref, "text": secret}));
+    assert_eq!(again["status"], "awaiting_confirmation", "{again}");
+    s.confirm(again["request_id"].as_str().unwrap(), false);
+    s.quiet_for(std::time::Duration::from_millis(100));
+    let events = serde_json::to_string(&s.events).unwrap();
+    assert!(!events.contains(secret));
+    let snap = s.snapshot(json!({"level": "full"}));
+    assert!(!snap.to_string().contains(secret));
+}
+
+/// `pointer.click` aimed at an element clicks its centre; the gate judges the point it
+/// resolves to, so a rule about the element's window applies as it would to x and y.
+#[test]
+fn a_click_aimed_at_an_element_is_judged_where_it_lands() {
+    let mut s = Server::start();
+    s.start_session(json!({"safety": {"rules": [
+        {"match": {"tool": "pointer.*", "window": {"app": "cc-list"}}, "effect": "deny"},
+    ]}}));
+    let r = s.ok(
+        "pointer.click",
+        json!({"element": {"selector": {"role": "checkbox", "name": "Remember me"}}}),
+    );
+    assert_eq!(r["element"]["name"], "Remember me", "{r}");
+    let cb = s.node("checkbox", "Remember me");
+    assert!(
+        cb["states"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|x| x == "checked")
+    );
+    assert_eq!(r["element"]["ref"], cb["ref"]);
+    let (x, y) = common::center(&cb);
+    assert_eq!(r["position"], json!({"x": x, "y": y}));
+    // By ref, twice.
+    s.ok("pointer.click", json!({"element": {"ref": cb["ref"]}}));
+    s.ok(
+        "pointer.click",
+        json!({"element": {"ref": cb["ref"]}, "times": 1}),
+    );
+    assert!(
+        s.node("checkbox", "Remember me")["states"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|x| x == "checked")
+    );
+    // A list row lies in the denied window: refused, nothing clicked.
+    let e = s.fails(
+        "pointer.click",
+        json!({"element": {"selector": {"role": "listitem", "name": "Item 3"}}}),
+        "policy_denied",
+    );
+    assert_eq!(e["data"]["rule"]["index"], 0, "{e}");
+    // Refusals of the element and of its arguments.
+    s.fails(
+        "pointer.click",
+        json!({"element": {"selector": {"role": "dialog"}}}),
+        "element_not_found",
+    );
+    let e = s.fails(
+        "pointer.click",
+        json!({"x": 1, "y": 1, "element": {"ref": cb["ref"]}}),
+        "invalid_arguments",
+    );
+    assert_eq!(common::issue_paths(&e), ["element"]);
+    let e = s.fails("pointer.click", json!({"element": {}}), "invalid_arguments");
+    assert_eq!(common::issue_paths(&e), ["element.ref"]);
+}

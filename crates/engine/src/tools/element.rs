@@ -1,0 +1,172 @@
+//! Naming the element an accessibility tool acts on: a node of the latest snapshot
+//! (`snapshot_id` + `node_id`), a stable element reference (`ref`), or a selector
+//! (`selector`: role, name, text, states). Exactly one way per call.
+
+use serde::Deserialize;
+use serde_json::json;
+
+use super::def::{Checked, ElementTarget, Target};
+use crate::selector::{self, Selector};
+use crate::spec::{Field, Ty};
+
+/// The element arguments, flattened into a tool's own.
+#[derive(Debug, Clone, Deserialize)]
+pub(crate) struct ElementArg {
+    pub snapshot_id: Option<String>,
+    pub node_id: Option<u32>,
+    #[serde(rename = "ref")]
+    pub element_ref: Option<String>,
+    pub selector: Option<Selector>,
+}
+
+impl ElementArg {
+    /// Where a call naming this element lands.
+    pub fn target(&self) -> Target {
+        Target::Element(self.element())
+    }
+
+    /// The element, as the one way it was named (validation ensured there is one).
+    pub fn element(&self) -> ElementTarget {
+        if let Some(r) = &self.element_ref {
+            return ElementTarget::Ref(r.clone());
+        }
+        if let Some(s) = &self.selector {
+            return ElementTarget::Select(s.clone());
+        }
+        ElementTarget::Node {
+            snapshot_id: self.snapshot_id.clone().unwrap_or_default(),
+            node_id: self.node_id.unwrap_or(u32::MAX),
+        }
+    }
+}
+
+/// The element fields of a tool's spec.
+pub(crate) fn fields() -> Vec<Field> {
+    vec![
+        Field::opt(
+            "snapshot_id",
+            Ty::Str {
+                max_chars: Some(64),
+                non_empty: true,
+            },
+            "the latest snapshot_id (with node_id)",
+        ),
+        Field::opt(
+            "node_id",
+            Ty::int(0, u32::MAX as i64),
+            "a node id of that snapshot (with snapshot_id)",
+        ),
+        Field::opt(
+            "ref",
+            Ty::Str {
+                max_chars: Some(64),
+                non_empty: true,
+            },
+            "an element reference (a node's ref): valid across snapshots while the element lives; stale_element once it is gone",
+        ),
+        Field::opt(
+            "selector",
+            selector::spec(),
+            "find the element by role, name, text and states in the live tree: one match acts, none is element_not_found, several are ambiguous_element with the candidates",
+        ),
+    ]
+}
+
+/// Exactly one way of naming the element; a node id with its snapshot.
+pub(crate) fn check(c: &mut Checked<'_>) {
+    let node = c.given("snapshot_id") || c.given("node_id");
+    let ways = [node, c.given("ref"), c.given("selector")];
+    match ways.iter().filter(|w| **w).count() {
+        0 => c.issue(
+            "ref",
+            "name the element: ref, selector, or snapshot_id with node_id",
+        ),
+        1 => {}
+        _ => c.issue(
+            "selector",
+            "name the element one way only: ref, selector, or snapshot_id with node_id",
+        ),
+    }
+    if node && c.given("snapshot_id") != c.given("node_id") {
+        let missing = if c.given("node_id") {
+            "snapshot_id"
+        } else {
+            "node_id"
+        };
+        c.issue(missing, "snapshot_id and node_id go together");
+    }
+    let empty = match &c.out {
+        Some(o) => o
+            .get("selector")
+            .and_then(|s| serde_json::from_value::<Selector>(s.clone()).ok())
+            .is_some_and(|s| s.is_empty()),
+        None => false,
+    };
+    if empty {
+        c.issue(
+            "selector",
+            "a selector needs a role, name, name_contains, text or states",
+        );
+    }
+}
+
+/// Examples of the three ways.
+pub(crate) fn examples() -> Vec<serde_json::Value> {
+    vec![
+        json!({"snapshot_id": "snap-…", "node_id": 7}),
+        json!({"ref": "e3f1a09c2b7d4"}),
+        json!({"selector": {"role": "button", "name": "OK"}}),
+    ]
+}
+
+/// `element` of a pointer tool: the element to aim at, named one of the three ways.
+pub(crate) fn field() -> Field {
+    Field::opt(
+        "element",
+        Ty::Object(fields()),
+        "aim at the centre of an element instead of x and y: {ref}, {selector}, or {snapshot_id, node_id}",
+    )
+}
+
+/// The rules of [`check`] for the `element` object of a pointer tool, which replaces
+/// its point.
+pub(crate) fn check_nested(c: &mut Checked<'_>) {
+    let el = c
+        .out
+        .as_ref()
+        .and_then(|o| o.get("element"))
+        .or_else(|| c.raw.get("element"))
+        .filter(|v| !v.is_null())
+        .cloned();
+    let Some(el) = el else { return };
+    if c.given("x") || c.given("y") {
+        c.issue("element", "aim at an element or at x and y, not both");
+    }
+    let given = |k: &str| el.get(k).is_some_and(|v| !v.is_null());
+    let node = given("snapshot_id") || given("node_id");
+    match [node, given("ref"), given("selector")]
+        .iter()
+        .filter(|w| **w)
+        .count()
+    {
+        0 => c.issue(
+            "element.ref",
+            "name the element: ref, selector, or snapshot_id with node_id",
+        ),
+        1 => {}
+        _ => c.issue("element.selector", "name the element one way only"),
+    }
+    if node && given("snapshot_id") != given("node_id") {
+        c.issue("element.node_id", "snapshot_id and node_id go together");
+    }
+    let empty = el
+        .get("selector")
+        .and_then(|s| serde_json::from_value::<Selector>(s.clone()).ok())
+        .is_some_and(|s| s.is_empty());
+    if empty {
+        c.issue(
+            "element.selector",
+            "a selector needs a role, name, name_contains, text or states",
+        );
+    }
+}
