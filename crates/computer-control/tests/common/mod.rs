@@ -33,7 +33,7 @@ pub struct Server {
     _dir: tempfile_dir::TempDir,
 }
 
-/// The 16 tools of PROTOCOL §4, in the spec's order: written out here, independently of
+/// The tools of PROTOCOL §4, in the spec's order: written out here, independently of
 /// the server's own table, so tests compare the server against the spec.
 pub const SPEC_TOOLS: [&str; 17] = [
     "screen.capture",
