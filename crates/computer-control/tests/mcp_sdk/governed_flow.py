@@ -160,6 +160,29 @@ async def governed_flow(session, principal, foreign_sid):
            "metadata only in structuredContent", shot.structured_content)
     passed("tool_list_and_image")
 
+    # The vendors' vocabularies, as the official client sees them: each answer's
+    # screenshot is one PNG image block, the vendor's item the structured content
+    # (validated by the SDK against the tool's output schema).
+    for name, args, kind in (
+        ("anthropic_computer", {"action": "screenshot"}, None),
+        ("openai_computer", {"type": "computer_call", "call_id": "c1",
+                             "actions": [{"type": "screenshot"}]}, "computer_call_output"),
+        ("gemini_computer", {"name": "take_screenshot", "args": {}}, None),
+    ):
+        r = await session.call_tool(name, args)
+        dump = r.model_dump(mode="json")
+        expect(not r.is_error, f"{name} succeeds", dump)
+        images = [c for c in r.content if getattr(c, "type", None) == "image"]
+        expect(len(images) == 1 and base64.b64decode(images[0].data)[:8] == b"\x89PNG\r\n\x1a\n",
+               f"{name}: one PNG image block", [c.type for c in r.content])
+        expect(isinstance(r.structured_content, dict), f"{name}: structured content", dump)
+        if kind:
+            expect(r.structured_content["type"] == kind, f"{name}: {kind}", r.structured_content)
+    bad = await session.call_tool("anthropic_computer", {"action": "fly"})
+    expect(bad.is_error is True and "invalid_arguments" in bad.content[0].text,
+           "a bad vendor call is the vendor's error answer", bad.model_dump(mode="json"))
+    passed("vendor_vocabularies")
+
     # The principal is the transport's, never an argument.
     await refused(session, "start_session", {"principal_id": "mallory"}, "invalid_arguments")
     passed("principal_not_an_argument")

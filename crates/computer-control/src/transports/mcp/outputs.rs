@@ -74,12 +74,19 @@ pub fn vocabulary_annotations() -> ToolAnnotations {
         .idempotent(false)
 }
 
-/// A vocabulary's output schema: OpenAI's `computer_call_output` and Gemini's
-/// `FunctionResponse` come as structured content; Anthropic's answer is the
-/// `tool_result` content itself (text and image blocks), so it declares none.
-pub fn vocabulary_output_schema(v: &Vocabulary) -> Option<Value> {
+/// A vocabulary's output schema: the vendor's answer as structured content (OpenAI's
+/// `computer_call_output`, Gemini's `FunctionResponse`, Anthropic's `tool_result`
+/// `{content, is_error}`), the screenshot's bytes in the image block.
+pub fn vocabulary_output_schema(v: &Vocabulary) -> Value {
     match v.vendor {
-        "openai" => Some(open_object(&[
+        "anthropic" => open_object(&[
+            (
+                "content",
+                "the tool_result content: text blocks, and image blocks whose data is the MCP image block",
+            ),
+            ("is_error", "false on success"),
+        ]),
+        "openai" => open_object(&[
             ("type", "computer_call_output"),
             ("call_id", "the computer_call's call_id"),
             (
@@ -90,8 +97,8 @@ pub fn vocabulary_output_schema(v: &Vocabulary) -> Option<Value> {
                 "acknowledged_safety_checks",
                 "the checks a person acknowledged",
             ),
-        ])),
-        "google" => Some(open_object(&[
+        ]),
+        "google" => open_object(&[
             ("name", "the function called"),
             ("id", "the function call's id, when it had one"),
             ("response", "{safety_acknowledgement?}"),
@@ -99,8 +106,8 @@ pub fn vocabulary_output_schema(v: &Vocabulary) -> Option<Value> {
                 "parts",
                 "[{inline_data: {mime_type, data}}]: the screenshot",
             ),
-        ])),
-        _ => None,
+        ]),
+        _ => open_object(&[]),
     }
 }
 

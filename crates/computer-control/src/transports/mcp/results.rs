@@ -46,7 +46,8 @@ pub fn governed(mut result: Value) -> CallToolResult {
 }
 
 /// A vocabulary's answer. Anthropic's `{content, is_error}` becomes the MCP content
-/// itself (its text and image blocks are MCP's); OpenAI's and Gemini's items are the
+/// itself (its text and image blocks are MCP's), its structured copy naming the image
+/// block instead of repeating its bytes; OpenAI's and Gemini's items are the
 /// structured content, with the screenshot also as an image block that hosts render
 /// (the text block names it rather than repeating its bytes). A failure is the
 /// vendor's error answer where it has one (Anthropic: `is_error` with text), else
@@ -67,7 +68,17 @@ pub fn vocabulary(voc: &Vocabulary, env: Envelope) -> CallToolResult {
     }
     let result = env.result.unwrap_or_else(|| json!({}));
     if anthropic {
-        return CallToolResult::success(anthropic_blocks(&result));
+        // The content is the answer itself (no JSON text block a harness would forward
+        // to the model); the structured copy names the image instead of repeating it.
+        let mut shown = result.clone();
+        for block in shown["content"].as_array_mut().into_iter().flatten() {
+            if let Some(data) = block.pointer_mut("/source/data") {
+                *data = json!(IMAGE_ELSEWHERE);
+            }
+        }
+        let mut out = CallToolResult::success(anthropic_blocks(&result));
+        out.structured_content = Some(shown);
+        return out;
     }
     let mut shown = result.clone();
     let image = match voc.vendor {

@@ -75,12 +75,9 @@ impl McpServer {
                     .with_annotations(outputs::governed_annotations(name))
             });
         let vendor = vocabularies().iter().map(|v| {
-            let tool = Tool::new(mcp_tool_name(v.name), v.summary, as_object((v.schema)()))
-                .with_annotations(outputs::vocabulary_annotations());
-            match outputs::vocabulary_output_schema(v) {
-                Some(schema) => tool.with_raw_output_schema(as_object(schema)),
-                None => tool,
-            }
+            Tool::new(mcp_tool_name(v.name), v.summary, as_object((v.schema)()))
+                .with_raw_output_schema(as_object(outputs::vocabulary_output_schema(v)))
+                .with_annotations(outputs::vocabulary_annotations())
         });
         plain
             .chain(vendor)
