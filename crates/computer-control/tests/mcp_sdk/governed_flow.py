@@ -133,13 +133,8 @@ async def governed_flow(session, principal, foreign_sid):
            "no confirmation or approval tool", sorted(names))
     for t in tools.tools:
         expect(t.input_schema.get("type") == "object", f"{t.name}: an input schema", t.input_schema)
-        if t.name == "anthropic_computer":
-            # Anthropic's tool results are content blocks (image, text), never
-            # structured content: no output schema to promise.
-            expect(t.output_schema is None, f"{t.name}: no output schema", t.output_schema)
-        else:
-            expect((t.output_schema or {}).get("type") == "object", f"{t.name}: an output schema",
-                   t.output_schema)
+        expect((t.output_schema or {}).get("type") == "object", f"{t.name}: an output schema",
+               t.output_schema)
         expect(t.annotations is not None, f"{t.name}: annotations")
     hints = {t.name: t.annotations for t in tools.tools}
     for observer in ("screen_capture", "a11y_snapshot", "window_list", "get_session"):
