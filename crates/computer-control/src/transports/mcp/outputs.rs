@@ -199,6 +199,7 @@ mod tests {
                 "screen.capture",
                 "pointer.position",
                 "wait.pause",
+                "wait.for",
                 "a11y.snapshot",
                 "window.list"
             ]
