@@ -658,7 +658,7 @@ fn tools_list_works_without_a_session() {
     s.start_session(json!({}));
     let r = s.method_ok("tools.list", json!({}));
     assert_eq!(r["state"], "ready");
-    assert_eq!(r["tools"].as_array().unwrap().len(), 16);
+    assert_eq!(r["tools"].as_array().unwrap().len(), SPEC_TOOLS.len());
     let vocabularies: Vec<&str> = r["vocabularies"]
         .as_array()
         .unwrap()

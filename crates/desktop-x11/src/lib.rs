@@ -5,6 +5,7 @@
 //! are root-window pixels, which is what the engine calls physical pixels.
 
 mod capture;
+mod clipboard;
 mod connection;
 mod hotkey;
 mod indicator;
@@ -23,8 +24,9 @@ use x11rb::protocol::xtest::ConnectionExt as _;
 
 pub use capture::CaptureMethod;
 use cc_desktop::{
-    Axis, Button, Capabilities, Driver, DriverError, DriverEvent, ElementHandle, ElementInfo,
-    HeldInputs, Indicator, Layout, RawNode, RgbImage, SemanticAction, WindowInfo,
+    Axis, Button, Capabilities, ClipboardContent, Driver, DriverError, DriverEvent, ElementHandle,
+    ElementInfo, HeldInputs, Indicator, Launched, Layout, RawNode, RgbImage, SemanticAction,
+    WindowInfo,
 };
 use cc_desktop_atspi as atspi;
 
@@ -111,6 +113,7 @@ pub struct X11Desktop {
     hotkey: hotkey::Hotkey,
     a11y: atspi::A11y,
     banners: indicator::Banners,
+    clipboard: clipboard::Clipboard,
 }
 
 fn default_hotkey() -> Vec<Key> {
@@ -176,6 +179,7 @@ impl X11Desktop {
             hotkey,
             a11y: atspi::A11y::new(opts.session_bus, at_spi_bus(&conn), opts.a11y_walk_only),
             banners: indicator::Banners::default(),
+            clipboard: clipboard::Clipboard::default(),
             conn,
         })
     }
@@ -392,11 +396,30 @@ impl Driver for X11Desktop {
         shown
     }
 
+    fn clipboard_read(&mut self) -> Result<ClipboardContent, DriverError> {
+        self.clipboard.read(&self.conn)
+    }
+
+    fn clipboard_write(&mut self, text: &str) -> Result<(), DriverError> {
+        self.clipboard.write(&self.conn, text)
+    }
+
+    /// Starts the program on this display (`DISPLAY` set to it), detached.
+    fn launch(&mut self, app: &str, args: &[String]) -> Result<Launched, DriverError> {
+        let cmd = match cc_desktop::launch::resolve(app, args) {
+            Ok(c) => c,
+            Err(why) => return Ok(Launched::Refused(why)),
+        };
+        let pid = cc_desktop::launch::spawn(&cmd, &[("DISPLAY", self.conn.display.as_str())])?;
+        Ok(Launched::Started { pid, window: None })
+    }
+
     fn poll_events(&mut self) -> Vec<DriverEvent> {
         let mut out = Vec::new();
         let mut layout_event = false;
         let mut mapping_changed = false;
-        while let Ok(Some(event)) = self.conn.conn.poll_for_event() {
+        // Selection requests for what we own are answered here, every poll.
+        for event in self.clipboard.drain(&self.conn) {
             if randr::Monitors::is_layout_event(&event) {
                 layout_event = true;
             }
@@ -453,6 +476,7 @@ impl Drop for X11Desktop {
         let _ = self.keymap.restore(&self.conn, true);
         self.hotkey.release(&self.conn, &mut self.keymap);
         self.capture.close(&self.conn);
+        self.clipboard.close(&self.conn);
         let _ = self.conn.conn.flush();
         // Give the server a moment to process before the socket closes.
         let _ = self.conn.sync();

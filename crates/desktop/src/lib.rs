@@ -13,12 +13,15 @@
 
 pub mod driver;
 pub mod image;
+#[cfg(unix)]
+pub mod launch;
 pub mod platform;
 pub mod virtual_desktop;
 
 pub use driver::{
-    Axis, Button, Capabilities, Driver, DriverError, DriverEvent, ElementHandle, ElementInfo,
-    HeldInputs, Indicator, Layout, PhysicalDisplay, RawNode, SemanticAction, WindowInfo,
+    Axis, Button, Capabilities, ClipboardContent, Driver, DriverError, DriverEvent, ElementHandle,
+    ElementInfo, HeldInputs, Indicator, Launched, Layout, PhysicalDisplay, RawNode, SemanticAction,
+    WindowInfo,
 };
 pub use image::RgbImage;
 pub use platform::Platform;
