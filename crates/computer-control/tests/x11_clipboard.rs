@@ -103,16 +103,31 @@ fn read_as_another_client(desk: &Desk) -> Option<String> {
     }
 }
 
-/// Another client owning the CLIPBOARD with `text`, answering TARGETS and
-/// UTF8_STRING (and, as a password manager does, `x-kde-passwordManagerHint` =
-/// `secret`), until dropped.
+/// How another client's ownership answers.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Mode {
+    /// TARGETS and UTF8_STRING.
+    Text,
+    /// Also `x-kde-passwordManagerHint` = `secret`, as a password manager does.
+    Password,
+    /// UTF8_STRING sent incrementally (an `INCR` property), as toolkits do for
+    /// large data.
+    Incremental,
+    /// Only an image type: owned, but no text.
+    ImageOnly,
+    /// Never answers.
+    Silent,
+}
+
+/// Another client owning the CLIPBOARD with `text`, answering as `mode` says, until
+/// dropped.
 struct ForeignOwner {
     stop: Arc<AtomicBool>,
     thread: Option<JoinHandle<()>>,
 }
 
 impl ForeignOwner {
-    fn start(desk: &Desk, text: &str, password: bool) -> ForeignOwner {
+    fn start(desk: &Desk, text: &str, mode: Mode) -> ForeignOwner {
         let (c, screen) = desk.x_connection();
         let w = own_window(&c, screen);
         let names = [
@@ -120,8 +135,10 @@ impl ForeignOwner {
             "TARGETS",
             "UTF8_STRING",
             "x-kde-passwordManagerHint",
+            "INCR",
+            "image/png",
         ];
-        let [clipboard, targets, utf8, hint] = names.map(|n| atom(&c, n));
+        let [clipboard, targets, utf8, hint, incr, png] = names.map(|n| atom(&c, n));
         c.set_selection_owner(w, clipboard, x11rb::CURRENT_TIME)
             .unwrap();
         let owner = c
@@ -140,37 +157,28 @@ impl ForeignOwner {
                     let Event::SelectionRequest(r) = e else {
                         continue;
                     };
-                    let mut offered = vec![targets, utf8];
-                    if password {
-                        offered.push(hint);
+                    if mode == Mode::Silent {
+                        continue;
                     }
+                    let offered = match mode {
+                        Mode::Password => vec![targets, utf8, hint],
+                        Mode::ImageOnly => vec![targets, png],
+                        _ => vec![targets, utf8],
+                    };
+                    let (p, req) = (r.property, r.requestor);
                     let ok = if r.target == targets {
-                        c.change_property32(
-                            PropMode::REPLACE,
-                            r.requestor,
-                            r.property,
-                            AtomEnum::ATOM,
-                            &offered,
-                        )
-                        .is_ok()
-                    } else if r.target == utf8 {
-                        c.change_property8(
-                            PropMode::REPLACE,
-                            r.requestor,
-                            r.property,
-                            utf8,
-                            text.as_bytes(),
-                        )
-                        .is_ok()
-                    } else if r.target == hint && password {
-                        c.change_property8(
-                            PropMode::REPLACE,
-                            r.requestor,
-                            r.property,
-                            utf8,
-                            b"secret",
-                        )
-                        .is_ok()
+                        c.change_property32(PropMode::REPLACE, req, p, AtomEnum::ATOM, &offered)
+                            .is_ok()
+                    } else if r.target == utf8 && mode == Mode::Incremental {
+                        let size = [u32::try_from(text.len()).unwrap()];
+                        c.change_property32(PropMode::REPLACE, req, p, incr, &size)
+                            .is_ok()
+                    } else if r.target == utf8 && mode != Mode::ImageOnly {
+                        c.change_property8(PropMode::REPLACE, req, p, utf8, text.as_bytes())
+                            .is_ok()
+                    } else if r.target == hint && mode == Mode::Password {
+                        c.change_property8(PropMode::REPLACE, req, p, utf8, b"secret")
+                            .is_ok()
                     } else {
                         false
                     };
@@ -279,7 +287,7 @@ fn what_clipboard_write_puts_there_other_clients_read_and_gtk_pastes() {
     }
 
     // Another client copies: ours is gone, theirs is read.
-    let other = ForeignOwner::start(&desk, "theirs", false);
+    let other = ForeignOwner::start(&desk, "theirs", Mode::Text);
     let r = s.ok("clipboard.read", json!({}));
     assert_eq!(r["text"], "theirs", "{r}");
     assert!(r["owner"].as_str().unwrap().starts_with("window 0x"), "{r}");
@@ -304,17 +312,37 @@ fn clipboard_read_takes_another_clients_text_refuses_a_password_and_leaks_nowher
     let started = s.call("session.start", json!({}));
     assert_eq!(started["ok"], true, "{started}");
 
-    let owner = ForeignOwner::start(&desk, SECRET, false);
+    let owner = ForeignOwner::start(&desk, SECRET, Mode::Text);
     let r = s.ok("clipboard.read", json!({}));
     assert_eq!(r["text"], SECRET);
     assert_eq!(r["chars"], SECRET.len());
     drop(owner);
 
     // A password manager's copy: refused, and not read at all.
-    let owner = ForeignOwner::start(&desk, SECRET, true);
+    let owner = ForeignOwner::start(&desk, SECRET, Mode::Password);
     let e = s.fails("clipboard.read", json!({}), "policy_denied");
     assert_eq!(e["data"]["rule"], "secret_clipboard", "{e}");
     drop(owner);
+
+    // An incremental transfer is refused as too large, never read in part.
+    let owner = ForeignOwner::start(&desk, SECRET, Mode::Incremental);
+    let e = s.fails("clipboard.read", json!({}), "driver_failed");
+    assert!(e["message"].as_str().unwrap().contains("INCR"), "{e}");
+    drop(owner);
+    // Owned, but no text: no text, and who owns it.
+    let owner = ForeignOwner::start(&desk, SECRET, Mode::ImageOnly);
+    let r = s.ok("clipboard.read", json!({}));
+    assert!(r["text"].is_null(), "{r}");
+    assert!(r["owner"].as_str().unwrap().starts_with("window 0x"), "{r}");
+    drop(owner);
+    // An owner that never answers: a bounded wait, then a clear failure.
+    let owner = ForeignOwner::start(&desk, SECRET, Mode::Silent);
+    let e = s.fails("clipboard.read", json!({}), "driver_failed");
+    assert!(e["message"].as_str().unwrap().contains("no answer"), "{e}");
+    drop(owner);
+    // The server goes on.
+    s.ok("clipboard.write", json!({"text": "after"}));
+    assert_eq!(read_as_another_client(&desk).as_deref(), Some("after"));
 
     s.drain_available();
     let events = serde_json::to_string(&s.events).unwrap();
