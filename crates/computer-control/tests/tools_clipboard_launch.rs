@@ -239,3 +239,27 @@ fn bad_arguments_are_refused_with_their_paths() {
     );
     assert_eq!(env["error"]["code"], "invalid_config", "{env}");
 }
+
+/// What an agent put on the clipboard reaches a password field only as typing would:
+/// ctrl+v there waits for a person (high risk); elsewhere it is an ordinary combo.
+#[test]
+fn pasting_into_the_password_field_waits_for_a_person() {
+    let mut s = session(json!({}));
+    s.ok("clipboard.write", json!({"text": "agent-chosen"}));
+    s.ok("pointer.click", json!({"x": PASSWORD.0, "y": PASSWORD.1}));
+    for keys in ["ctrl+v", "shift+insert"] {
+        let (id, r) = parked(&mut s, "keyboard.combo", json!({ "keys": keys }));
+        assert_eq!(r["risk"], "high", "{keys}: {r}");
+        confirm(&mut s, &id, false);
+    }
+    // Approved, it pastes (the field keeps its secret: only its length shows).
+    let (id, _) = parked(&mut s, "keyboard.combo", json!({"keys": "ctrl+v"}));
+    confirm(&mut s, &id, true);
+    let (_, fin) = s.wait_event_matching("action.finished", 0, |p| p["request_id"] == id.as_str());
+    assert_eq!(fin["payload"]["ok"], true, "{fin}");
+    s.ok("pointer.click", json!({"x": NAME.0, "y": NAME.1}));
+    let r = s.ok("keyboard.combo", json!({"keys": "ctrl+v"}));
+    assert_eq!(r["keys"], json!(["ctrl", "v"]), "{r}");
+    assert_eq!(name_value(&mut s), "agent-chosen");
+    assert_nothing_held(&mut s);
+}

@@ -143,10 +143,12 @@ pub(crate) fn assess(
     let mut focus_may_move = false;
     for (d, a) in calls {
         let f = facts(d, &a);
-        let writes_secret = d.writes_text()
+        let pastes = d.ops().is_some_and(|o| o.pastes(&a));
+        let writes_secret = (d.writes_text()
             && (f.secret_target == Some(true)
                 || declared.text_secret
-                || (!def.is_batch() && declared.target_secret));
+                || (!def.is_batch() && declared.target_secret)))
+            || (pastes && f.secret_target == Some(true));
         let escalates = d.ops().is_some_and(|o| o.escalates(&a));
         // What the operator's configuration vouches for is at most moderate.
         let trusted = d
@@ -415,6 +417,41 @@ mod tests {
         assert!(!read.observation);
         let write = judge("clipboard.write", json!({"text": "x"}), f(), json!({}));
         assert_eq!(write.risk, Risk::Moderate);
+    }
+
+    #[test]
+    fn pasting_into_a_password_field_is_high_like_typing() {
+        let secret = Facts {
+            secret_target: Some(true),
+            landing: Landing::default(),
+        };
+        for keys in ["ctrl+v", "ctrl+shift+v", "shift+insert", "rctrl+v"] {
+            let a = judge(
+                "keyboard.combo",
+                json!({ "keys": keys }),
+                secret.clone(),
+                json!({}),
+            );
+            assert_eq!(a.risk, Risk::High, "{keys}");
+            assert!(a.items[0].writes_secret, "{keys}");
+            let plain = judge(
+                "keyboard.combo",
+                json!({ "keys": keys }),
+                Facts::default(),
+                json!({}),
+            );
+            assert_eq!(plain.risk, Risk::Moderate, "{keys}");
+        }
+        // Other combos are not pastes, whatever has the focus.
+        for keys in ["ctrl+c", "ctrl+a", "shift+v", "alt+insert"] {
+            let a = judge(
+                "keyboard.combo",
+                json!({ "keys": keys }),
+                secret.clone(),
+                json!({}),
+            );
+            assert_eq!(a.risk, Risk::Moderate, "{keys}");
+        }
     }
 
     #[test]

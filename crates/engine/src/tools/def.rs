@@ -104,12 +104,21 @@ pub(crate) trait Tool: Sync + 'static {
         let _ = (args, config);
         false
     }
+    /// Whether the call pastes the clipboard at the focus (ctrl+v): it then writes
+    /// text as typing does, so into a password field it is high risk (what an agent
+    /// put on the clipboard must not reach a password field unconfirmed). Defaults to
+    /// no: only a key combo pastes.
+    fn pastes(&self, args: &Self::Args) -> bool {
+        let _ = args;
+        false
+    }
 }
 
 /// [`Tool`] over validated JSON, so the table can hold every tool alike.
 pub(crate) trait Ops: Sync {
     fn escalates(&self, args: &Value) -> bool;
     fn operator_trusts(&self, args: &Value, config: &Config) -> bool;
+    fn pastes(&self, args: &Value) -> bool;
     fn target(&self, args: &Value) -> Target;
     fn run(&self, args: &Value, ex: &mut Exec<'_>) -> Result<Value, ToolError>;
     /// Whether validated arguments deserialize into the typed ones (the table test).
@@ -137,6 +146,10 @@ impl<T: Tool> Ops for T {
 
     fn operator_trusts(&self, args: &Value, config: &Config) -> bool {
         typed(args).is_ok_and(|a| Tool::operator_trusts(self, &a, config))
+    }
+
+    fn pastes(&self, args: &Value) -> bool {
+        typed(args).is_ok_and(|a| Tool::pastes(self, &a))
     }
 
     fn target(&self, args: &Value) -> Target {
