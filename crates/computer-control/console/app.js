@@ -394,6 +394,20 @@
         break;
       case 'window.list': d.title = 'List the windows'; break;
       case 'window.focus': d.title = 'Bring window ' + a.id + ' to the front'; break;
+      case 'clipboard.read': d.title = 'Read the clipboard (its text is never shown here)'; break;
+      case 'clipboard.write': {
+        const text = String(a.text ?? '');
+        d.title = 'Put ' + text.length + ' character' + (text.length === 1 ? '' : 's') + ' on the clipboard';
+        d.text = text;
+        break;
+      }
+      case 'app.launch': {
+        const args = Array.isArray(a.args) ? a.args : [];
+        d.title = 'Launch ' + String(a.app ?? '?') + (args.length ? ' with ' + args.length + ' argument' + (args.length === 1 ? '' : 's') : '');
+        d.text = args.length ? args.join(' ') : null;
+        d.effect = 'starts a program in the desktop session';
+        break;
+      }
       case 'batch.execute': {
         const items = Array.isArray(a.items) ? a.items : [];
         d.title = 'Run a batch of ' + items.length + ' action' + (items.length === 1 ? '' : 's');
@@ -776,6 +790,14 @@
     row.querySelector('.row-icon').textContent = p.ok ? '✓' : '✕';
     row.querySelector('.row-result').textContent =
       (p.ok ? 'ok' : (p.error_code || 'failed')) + (p.duration_ms !== undefined ? ' · ' + p.duration_ms + ' ms' : '');
+    // What a revealing tool read arrives redacted, with its length: say so.
+    if (p.result && typeof p.result.text_chars === 'number') {
+      const n = p.result.text_chars;
+      row.querySelector('.row-body').append(el('div', 'row-meta row-redacted',
+        'text redacted · ' + n + ' character' + (n === 1 ? '' : 's')));
+    } else if (p.result && p.result.text === null) {
+      row.querySelector('.row-body').append(el('div', 'row-meta row-redacted', 'the clipboard was empty'));
+    }
   }
 
   function trailSystem(ev, kind, title, detail) {

@@ -5,7 +5,8 @@
 //!
 //! The variable is a comma-separated list of `op[@n]=effect`: `op` is a driver call
 //! (`capture`, `layout`, `pointer_move`, `button`, `scroll`, `key`, `type_char`,
-//! `windows`, `focus_window`, `a11y_tree`, `a11y_perform`, `a11y_set_text`), `n` the
+//! `windows`, `focus_window`, `a11y_tree`, `a11y_perform`, `a11y_set_text`,
+//! `clipboard_read`, `clipboard_write`, `launch`), `n` the
 //! 1-based call it hits (every call without it), and `effect` one of `unavailable`
 //! (`backend_unavailable`), `failed` (`driver_failed`), `panic` (a bug inside the
 //! driver), or `hang:MS` (the call blocks that long, for `timeout`).
@@ -52,6 +53,9 @@ const OPS: &[&str] = &[
     "a11y_tree",
     "a11y_perform",
     "a11y_set_text",
+    "clipboard_read",
+    "clipboard_write",
+    "launch",
 ];
 
 /// Parses the variable's value; a mistake is refused with the reason, never ignored.
@@ -248,6 +252,18 @@ impl Driver for FaultDriver {
     }
     fn wait_changes(&mut self, timeout: Duration) -> cc_desktop::Changes {
         self.inner.wait_changes(timeout)
+    }
+    fn clipboard_read(&mut self) -> Result<cc_desktop::ClipboardContent, DriverError> {
+        self.hit("clipboard_read")?;
+        self.inner.clipboard_read()
+    }
+    fn clipboard_write(&mut self, text: &str) -> Result<(), DriverError> {
+        self.hit("clipboard_write")?;
+        self.inner.clipboard_write(text)
+    }
+    fn launch(&mut self, app: &str, args: &[String]) -> Result<cc_desktop::Launched, DriverError> {
+        self.hit("launch")?;
+        self.inner.launch(app, args)
     }
 }
 

@@ -49,6 +49,23 @@ fn an_unavailable_backend_and_a_failed_call_are_their_codes() {
     still_serving(&mut s);
 }
 
+/// The clipboard and launching fail with the driver's codes, nothing half done: a
+/// failed write leaves the clipboard as it was.
+#[test]
+fn clipboard_and_launch_failures_are_their_codes() {
+    let mut s = faulty(
+        "clipboard_read@1=unavailable,clipboard_write@2=failed,launch@1=failed",
+        Some(json!({"apps": {"launch_allowed": ["cc-form"]}})),
+    );
+    s.fails("clipboard.read", json!({}), "backend_unavailable");
+    s.ok("clipboard.write", json!({"text": "kept"}));
+    s.fails("clipboard.write", json!({"text": "lost"}), "driver_failed");
+    assert_eq!(s.ok("clipboard.read", json!({}))["text"], "kept");
+    s.fails("app.launch", json!({"app": "cc-form"}), "driver_failed");
+    s.ok("app.launch", json!({"app": "cc-form"}));
+    still_serving(&mut s);
+}
+
 #[test]
 fn a_panic_inside_the_driver_is_an_internal_error_and_the_server_goes_on() {
     let mut s = faulty("key@1=panic", None);

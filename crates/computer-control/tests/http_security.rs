@@ -322,6 +322,11 @@ async fn an_agent_configures_only_the_allowlisted_keys() {
             "session.start",
             json!({"config": {"a11y": {"hard_walk_cap": 1}}}),
         ),
+        // What may be launched without a person is the operator's trust.
+        (
+            "session.start",
+            json!({"apps": {"launch_allowed": ["xterm"]}}),
+        ),
     ] {
         let (st, r) = s
             .post_rpc(

@@ -124,6 +124,9 @@ const TOOLS: &[&str] = &[
     "a11y.input",
     "window.list",
     "window.focus",
+    "clipboard.read",
+    "clipboard.write",
+    "app.launch",
     "batch.execute",
 ];
 
@@ -149,6 +152,9 @@ const MCP_TOOLS: &[&str] = &[
     "a11y_input",
     "window_list",
     "window_focus",
+    "clipboard_read",
+    "clipboard_write",
+    "app_launch",
     "batch_execute",
     "anthropic_computer",
     "openai_computer",

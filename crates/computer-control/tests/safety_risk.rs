@@ -36,6 +36,9 @@ fn base_risks_are_those_of_the_tool_table() {
         ("a11y.input", "moderate"),
         ("window.list", "benign"),
         ("window.focus", "moderate"),
+        ("clipboard.read", "moderate"),
+        ("clipboard.write", "moderate"),
+        ("app.launch", "high"),
     ] {
         assert_eq!(risk(tool), expected, "{tool}");
     }

@@ -6,6 +6,7 @@
 
 mod capture;
 mod changes;
+mod clipboard;
 mod connection;
 mod hotkey;
 mod indicator;
@@ -24,9 +25,9 @@ use x11rb::protocol::xtest::ConnectionExt as _;
 
 pub use capture::CaptureMethod;
 use cc_desktop::{
-    Axis, Button, Capabilities, Changes, Driver, DriverError, DriverEvent, ElementHandle,
-    ElementInfo, HeldInputs, Indicator, Layout, RawNode, RgbImage, SemanticAction, Watching,
-    WindowInfo,
+    Axis, Button, Capabilities, Changes, ClipboardContent, Driver, DriverError, DriverEvent,
+    ElementHandle, ElementInfo, HeldInputs, Indicator, Launched, Layout, RawNode, RgbImage,
+    SemanticAction, Watching, WindowInfo,
 };
 use cc_desktop_atspi as atspi;
 use std::time::{Duration, Instant};
@@ -123,6 +124,7 @@ pub struct X11Desktop {
     /// A RandR or keyboard mapping event was read during a wait.
     layout_event: bool,
     mapping_changed: bool,
+    clipboard: clipboard::Clipboard,
 }
 
 fn default_hotkey() -> Vec<Key> {
@@ -193,6 +195,7 @@ impl X11Desktop {
             queued: Vec::new(),
             layout_event: false,
             mapping_changed: false,
+            clipboard: clipboard::Clipboard::default(),
             conn,
         })
     }
@@ -409,6 +412,24 @@ impl Driver for X11Desktop {
         shown
     }
 
+    fn clipboard_read(&mut self) -> Result<ClipboardContent, DriverError> {
+        self.clipboard.read(&self.conn)
+    }
+
+    fn clipboard_write(&mut self, text: &str) -> Result<(), DriverError> {
+        self.clipboard.write(&self.conn, text)
+    }
+
+    /// Starts the program on this display (`DISPLAY` set to it), detached.
+    fn launch(&mut self, app: &str, args: &[String]) -> Result<Launched, DriverError> {
+        let cmd = match cc_desktop::launch::resolve(app, args) {
+            Ok(c) => c,
+            Err(why) => return Ok(Launched::Refused(why)),
+        };
+        let pid = cc_desktop::launch::spawn(&cmd, &[("DISPLAY", self.conn.display.as_str())])?;
+        Ok(Launched::Started { pid, window: None })
+    }
+
     fn poll_events(&mut self) -> Vec<DriverEvent> {
         self.drain();
         if std::mem::take(&mut self.mapping_changed) {
@@ -478,7 +499,8 @@ impl X11Desktop {
     /// Reads every event the connection holds: changes for a wait, the hotkey and
     /// RandR and keyboard mapping notifications for `poll_events`.
     fn drain(&mut self) {
-        while let Ok(Some(event)) = self.conn.conn.poll_for_event() {
+        // Selection requests for what we own are answered first, every time.
+        for event in self.clipboard.drain(&self.conn) {
             if self.watch.on_event(&self.conn, &event) {
                 continue;
             }
@@ -517,6 +539,7 @@ impl Drop for X11Desktop {
         let _ = self.keymap.restore(&self.conn, true);
         self.hotkey.release(&self.conn, &mut self.keymap);
         self.capture.close(&self.conn);
+        self.clipboard.close(&self.conn);
         let _ = self.conn.conn.flush();
         // Give the server a moment to process before the socket closes.
         let _ = self.conn.sync();

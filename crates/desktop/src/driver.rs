@@ -178,6 +178,39 @@ impl Changes {
     }
 }
 
+/// What the clipboard holds, as a backend read it.
+#[derive(Clone, PartialEq, Eq, Default)]
+pub struct ClipboardContent {
+    /// Its text; `None` when the clipboard is empty, holds no text, or is `secret`.
+    pub text: Option<String>,
+    /// Who put it there, as the desktop can tell (an application id, or the owning
+    /// window's id); `None` when nobody owns the clipboard.
+    pub owner: Option<String>,
+    /// Its owner marked it as a password (the desktop can tell; the text was not read).
+    pub secret: bool,
+}
+
+impl std::fmt::Debug for ClipboardContent {
+    /// Never prints the text: a debug print or log line must not leak the clipboard.
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("ClipboardContent")
+            .field("text", &self.text.as_ref().map(|t| t.chars().count()))
+            .field("owner", &self.owner)
+            .field("secret", &self.secret)
+            .finish()
+    }
+}
+
+/// What asking a backend to launch an application came to.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Launched {
+    /// It runs (or its window was opened or raised): its process id, and its window
+    /// where the backend knows it at once.
+    Started { pid: u32, window: Option<u64> },
+    /// There is no such application here, or it cannot be started as asked: why.
+    Refused(String),
+}
+
 /// A desktop backend. Blocking; owned by one worker thread, so `&mut self` everywhere.
 pub trait Driver: Send {
     /// `"virtual"` or `"x11"`.
@@ -277,5 +310,34 @@ pub trait Driver: Send {
                 self.platform()
             ))),
         }
+    }
+
+    /// The clipboard's text (the CLIPBOARD selection on X11). Backends without a
+    /// clipboard say so.
+    fn clipboard_read(&mut self) -> Result<ClipboardContent, DriverError> {
+        Err(DriverError::Unavailable(format!(
+            "the {} backend cannot read the clipboard",
+            self.platform()
+        )))
+    }
+
+    /// Puts text on the clipboard, for every application to paste, until another
+    /// application takes it.
+    fn clipboard_write(&mut self, text: &str) -> Result<(), DriverError> {
+        let _ = text;
+        Err(DriverError::Unavailable(format!(
+            "the {} backend cannot write the clipboard",
+            self.platform()
+        )))
+    }
+
+    /// Starts an application in this desktop, detached: `app` is a desktop-file id or
+    /// an executable name on `PATH` (never a shell string), `args` its arguments.
+    fn launch(&mut self, app: &str, args: &[String]) -> Result<Launched, DriverError> {
+        let _ = (app, args);
+        Err(DriverError::Unavailable(format!(
+            "the {} backend cannot launch applications",
+            self.platform()
+        )))
     }
 }

@@ -13,13 +13,15 @@
 
 pub mod driver;
 pub mod image;
+#[cfg(unix)]
+pub mod launch;
 pub mod platform;
 pub mod virtual_desktop;
 
 pub use driver::{
-    Axis, Button, Capabilities, Changes, Driver, DriverError, DriverEvent, ElementHandle,
-    ElementInfo, HeldInputs, Indicator, Layout, PhysicalDisplay, RawNode, SemanticAction, Watching,
-    WindowInfo,
+    Axis, Button, Capabilities, Changes, ClipboardContent, Driver, DriverError, DriverEvent,
+    ElementHandle, ElementInfo, HeldInputs, Indicator, Launched, Layout, PhysicalDisplay, RawNode,
+    SemanticAction, Watching, WindowInfo,
 };
 pub use image::RgbImage;
 pub use platform::Platform;

@@ -143,13 +143,21 @@ pub(crate) fn assess(
     let mut focus_may_move = false;
     for (d, a) in calls {
         let f = facts(d, &a);
-        let writes_secret = d.writes_text()
+        let pastes = d.ops().is_some_and(|o| o.pastes(&a));
+        let writes_secret = (d.writes_text()
             && (f.secret_target == Some(true)
                 || declared.text_secret
-                || (!def.is_batch() && declared.target_secret));
+                || (!def.is_batch() && declared.target_secret)))
+            || (pastes && f.secret_target == Some(true));
         let escalates = d.ops().is_some_and(|o| o.escalates(&a));
+        // What the operator's configuration vouches for is at most moderate.
+        let trusted = d
+            .ops()
+            .is_some_and(|o| o.operator_trusts(&a, config.config()));
         let risk = if escalates || writes_secret {
             Risk::High
+        } else if trusted {
+            d.risk.min(Risk::Moderate)
         } else {
             d.risk
         };
@@ -253,6 +261,24 @@ pub fn redact(def: &ToolDef, args: &Value, secret: bool) -> Value {
     shown
 }
 
+/// A tool's result as events, logs, the operator console and governed receipts show
+/// it: the `text` a revealing tool read (the clipboard) becomes [`REDACTED`] and its
+/// length in characters `text_chars`; a `null` text (nothing there) stays as it is.
+/// Other tools' results are unchanged.
+pub fn redact_result(def: &ToolDef, result: &Value) -> Value {
+    let mut shown = result.clone();
+    if !def.reveals() {
+        return shown;
+    }
+    if let Some(t) = shown.get_mut("text")
+        && let Some(n) = t.as_str().map(|s| s.chars().count())
+    {
+        *t = json!(REDACTED);
+        shown["text_chars"] = json!(n);
+    }
+    shown
+}
+
 /// Redacts the whole text of a text-entry call (in a batch, after an item that may
 /// move the focus, where the field it will type into is not known yet).
 fn redact_all_text(def: &ToolDef, shown: &mut Value) {
@@ -352,6 +378,80 @@ mod tests {
             redact(tool("wait.pause"), &json!({"text": "x"}), true)["text"],
             "x"
         );
+    }
+
+    #[test]
+    fn revealed_text_is_redacted_with_its_length() {
+        let read = tool("clipboard.read");
+        let r = json!({"text": "hunter2 ✓", "chars": 9, "owner": "cc-form"});
+        let shown = redact_result(read, &r);
+        assert_eq!(shown["text"], REDACTED);
+        assert_eq!(shown["text_chars"], 9);
+        assert_eq!(shown["owner"], "cc-form");
+        let empty = json!({"text": null, "chars": 0, "owner": null});
+        assert_eq!(redact_result(read, &empty), empty);
+        // A tool that reveals nothing keeps its result.
+        let listed = json!({"text": "x"});
+        assert_eq!(redact_result(tool("window.list"), &listed), listed);
+    }
+
+    #[test]
+    fn launching_is_high_unless_the_operator_lists_the_app() {
+        let f = Facts::default;
+        let launch = json!({"app": "xterm"});
+        assert_eq!(
+            judge("app.launch", launch.clone(), f(), json!({})).risk,
+            Risk::High
+        );
+        let listed = json!({"apps": {"launch_allowed": ["xterm"]}});
+        let a = judge("app.launch", launch, f(), listed.clone());
+        assert_eq!(a.risk, Risk::Moderate);
+        assert!(matches!(a.outcome, Outcome::Allow { .. }));
+        // Exactly the listed name: another app stays high.
+        let other = judge("app.launch", json!({"app": "xterm2"}), f(), listed);
+        assert_eq!(other.risk, Risk::High);
+        assert!(matches!(other.outcome, Outcome::Confirm { .. }));
+        // Reading the clipboard is never a benign observation; writing it acts.
+        let read = judge("clipboard.read", json!({}), f(), json!({}));
+        assert_eq!(read.risk, Risk::Moderate);
+        assert!(!read.observation);
+        let write = judge("clipboard.write", json!({"text": "x"}), f(), json!({}));
+        assert_eq!(write.risk, Risk::Moderate);
+    }
+
+    #[test]
+    fn pasting_into_a_password_field_is_high_like_typing() {
+        let secret = Facts {
+            secret_target: Some(true),
+            landing: Landing::default(),
+        };
+        for keys in ["ctrl+v", "ctrl+shift+v", "shift+insert", "rctrl+v"] {
+            let a = judge(
+                "keyboard.combo",
+                json!({ "keys": keys }),
+                secret.clone(),
+                json!({}),
+            );
+            assert_eq!(a.risk, Risk::High, "{keys}");
+            assert!(a.items[0].writes_secret, "{keys}");
+            let plain = judge(
+                "keyboard.combo",
+                json!({ "keys": keys }),
+                Facts::default(),
+                json!({}),
+            );
+            assert_eq!(plain.risk, Risk::Moderate, "{keys}");
+        }
+        // Other combos are not pastes, whatever has the focus.
+        for keys in ["ctrl+c", "ctrl+a", "shift+v", "alt+insert"] {
+            let a = judge(
+                "keyboard.combo",
+                json!({ "keys": keys }),
+                secret.clone(),
+                json!({}),
+            );
+            assert_eq!(a.risk, Risk::Moderate, "{keys}");
+        }
     }
 
     #[test]

@@ -139,6 +139,18 @@ impl Driver for HotkeyAware {
     fn set_indicator(&mut self, state: cc_desktop::Indicator) -> Result<(), DriverError> {
         self.inner.set_indicator(state)
     }
+    fn clipboard_read(&mut self) -> Result<cc_desktop::ClipboardContent, DriverError> {
+        self.poll();
+        self.inner.clipboard_read()
+    }
+    fn clipboard_write(&mut self, text: &str) -> Result<(), DriverError> {
+        self.poll();
+        self.inner.clipboard_write(text)
+    }
+    fn launch(&mut self, app: &str, args: &[String]) -> Result<cc_desktop::Launched, DriverError> {
+        self.poll();
+        self.inner.launch(app, args)
+    }
     fn poll_events(&mut self) -> Vec<DriverEvent> {
         self.poll();
         std::mem::take(&mut self.kept)

@@ -41,7 +41,7 @@ mod approved_tests;
 #[cfg(test)]
 mod safety_tests;
 
-pub use assess::{REDACTED, redact};
+pub use assess::{REDACTED, redact, redact_result};
 pub use engine::{Engine, METHODS, tool_json};
 pub use events::{BusStats, EventBus, Subscription};
 pub use frames::Shot;

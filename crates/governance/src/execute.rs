@@ -9,6 +9,7 @@ use cc_contract::{
     Blocker, ContractError, ErrorCode, ExecutionMode, ExecutionReceipt, LeaseState, PolicyVerdict,
     ReceiptError, ReceiptResult, ReceiptStatus, Verification,
 };
+use cc_engine::tools::ToolDef;
 use cc_protocol::ErrorCode as EngineCode;
 use rusqlite::{Connection, Transaction, params};
 use serde_json::{Map, Value, json};
@@ -96,11 +97,15 @@ fn replayed(stored: ExecutionReceipt) -> GovResult<Executed> {
 }
 
 /// What a receipt keeps of a tool's result: everything but a capture's pixels (those go
-/// to the caller once, as an image, and never into the journal).
-fn kept(output: &Map<String, Value>) -> Map<String, Value> {
+/// to the caller once, as an image, and never into the journal) and what a revealing
+/// tool read (the clipboard's text: its length only; a replay answers that).
+fn kept(def: &ToolDef, output: &Map<String, Value>) -> Map<String, Value> {
     let mut m = output.clone();
     m.shift_remove("data_url");
-    m
+    match cc_engine::redact_result(def, &Value::Object(m)) {
+        Value::Object(m) => m,
+        _ => Map::new(),
+    }
 }
 
 fn load_receipt(
@@ -236,7 +241,7 @@ impl Governance {
         failpoint::hit(Failpoint::AfterEffect);
         // 7, 8.
         in_tx(&mut conn, |tx| {
-            self.finish(tx, receipt, &mut lease, outcome, a)
+            self.finish(tx, receipt, &mut lease, outcome, a, prepared.def)
         })
     }
 
@@ -269,7 +274,7 @@ impl Governance {
         let output = match outcome {
             Outcome::Done(output) => {
                 receipt.result = Some(ReceiptResult {
-                    tool_result: kept(&output),
+                    tool_result: kept(prepared.def, &output),
                     verification: None,
                 });
                 Some(output)
@@ -491,6 +496,7 @@ impl Governance {
         lease: &mut cc_contract::ControlLease,
         outcome: Outcome,
         a: &ActionArgs,
+        def: &ToolDef,
     ) -> GovResult<Executed> {
         receipt.updated_at = ts(self.now());
         let mut output = None;
@@ -516,7 +522,7 @@ impl Governance {
                 self.indeterminate(tx, &mut receipt, lease, message, None)?
             }
             Outcome::Done(result) => {
-                let tool_result = kept(&result);
+                let tool_result = kept(def, &result);
                 output = Some(result);
                 // 7. Independent read-back of the postcondition.
                 let verification: Option<GovResult<Verification>> = a

@@ -466,3 +466,31 @@ fn the_desktop_not_the_agents_evidence_says_whether_a_field_is_a_password_field(
     ));
     assert_eq!(assessed(&stale), "non_sensitive", "{stale}");
 }
+
+/// What `clipboard.read` reads goes to the caller, never into the journal: the receipt
+/// keeps its length, in the foreground with a lease and in the shadow without one.
+#[test]
+fn a_clipboard_read_answers_its_caller_but_the_journal_keeps_only_its_length() {
+    const SECRET: &str = "Governed-Clipboard-Secret-31";
+    let x = fx();
+    assert!(
+        x.engine
+            .call_tool("clipboard.write", &json!({ "text": SECRET }))
+            .ok
+    );
+    let mut shadow = json!({"session_id": x.s, "action_id": "c2", "tool": "clipboard_read",
+                            "arguments": {}, "mode": "shadow"});
+    for args in [x.action("c1", "clipboard_read", json!({})), shadow.take()] {
+        let done = x.g.call("execute_action", &args).unwrap().unwrap();
+        assert_eq!(done["output"]["text"], SECRET, "{done}");
+        let kept = &done["receipt"]["result"];
+        assert_eq!(kept["text"], "[redacted]", "{done}");
+        assert_eq!(kept["text_chars"], SECRET.len(), "{done}");
+    }
+    // Not a byte of it in the SQLite files (the database and its write-ahead log).
+    for entry in std::fs::read_dir(x._dir.path()).unwrap() {
+        let bytes = std::fs::read(entry.unwrap().path()).unwrap();
+        let found = bytes.windows(SECRET.len()).any(|w| w == SECRET.as_bytes());
+        assert!(!found, "the clipboard's text reached the journal");
+    }
+}

@@ -133,6 +133,18 @@ async function main() {
     await page.screenshot({path: path.join(SHOTS, '2-approved-trail.png')});
     step('approved in the page; the trail shows keyboard.combo ok');
 
+    // 3b. What the agent reads from the clipboard shows redacted, with its length.
+    const put = await rpc(AGENT, 'tools.call', {tool: 'clipboard.write', arguments: {text: 'Console-Clip'}});
+    if (!put.body.result || !put.body.result.ok) fail('clipboard.write: ' + JSON.stringify(put.body));
+    const read = await rpc(AGENT, 'tools.call', {tool: 'clipboard.read', arguments: {}});
+    if (!read.body.result || read.body.result.result.text !== 'Console-Clip') fail('clipboard.read: ' + JSON.stringify(read.body));
+    const readRow = 'li.row[data-tool="clipboard.read"][data-status="ok"]';
+    await page.waitForSelector(readRow + ' .row-redacted', {timeout: T});
+    const readText = await page.textContent(readRow);
+    if (!readText.includes('text redacted · 12 characters')) fail('clipboard.read row: ' + readText);
+    if (readText.includes('Console-Clip')) fail('the clipboard text is on the clipboard.read row: ' + readText);
+    step('clipboard.read in the trail: redacted, 12 characters');
+
     // 4. A pointer action under a confirm rule: the card marks where it would click,
     //    and a typed text shows its text. Deny the click.
     const conf = await rpc(OPERATOR, 'session.configure', {safety: {rules: [

@@ -35,7 +35,7 @@ pub struct Server {
 
 /// The tools of PROTOCOL §4, in the spec's order: written out here, independently of
 /// the server's own table, so tests compare the server against the spec.
-pub const SPEC_TOOLS: [&str; 17] = [
+pub const SPEC_TOOLS: [&str; 20] = [
     "screen.capture",
     "pointer.move",
     "pointer.position",
@@ -52,6 +52,9 @@ pub const SPEC_TOOLS: [&str; 17] = [
     "a11y.input",
     "window.list",
     "window.focus",
+    "clipboard.read",
+    "clipboard.write",
+    "app.launch",
     "batch.execute",
 ];
 

@@ -9,6 +9,7 @@ use std::collections::BTreeSet;
 use cc_protocol::keys::{ModifierFamily, Named, Numpad};
 use cc_protocol::{Key, PhysicalRect};
 
+use super::clipboard::Shortcut;
 use super::scene::{Hit, Scene};
 use super::widgets::WidgetId;
 use crate::{Axis, Button, HeldInputs};
@@ -216,27 +217,33 @@ impl Input {
         }
     }
 
-    /// Presses or releases a key; presses act on the focused widget.
-    pub(super) fn key(&mut self, scene: &mut Scene, key: Key, down: bool) {
+    /// Presses or releases a key; presses act on the focused widget, except the
+    /// shortcuts the desktop handles (returned for it to act on).
+    pub(super) fn key(&mut self, scene: &mut Scene, key: Key, down: bool) -> Option<Shortcut> {
         let name = key.name();
         if !down {
             self.keys.remove(&name);
-            return;
+            return None;
         }
         self.keys.insert(name);
         let ctrl = self.family_held(ModifierFamily::Ctrl);
         let alt = self.family_held(ModifierFamily::Alt);
         let win = self.family_held(ModifierFamily::Win);
         let shift = self.family_held(ModifierFamily::Shift);
-        let Some((_, focus)) = scene.focused() else {
-            return;
-        };
+        let (_, focus) = scene.focused()?;
         if ctrl || alt || win {
-            // Only ctrl+a means something here; other combos do nothing.
-            if key == Key::Char('a') && ctrl && !alt && !win {
-                scene.select_all(focus);
-            }
-            return;
+            // ctrl+a, ctrl+c, ctrl+v and alt+F4 mean something here; other combos
+            // do nothing.
+            return match key {
+                Key::Char('a') if ctrl && !alt && !win => {
+                    scene.select_all(focus);
+                    None
+                }
+                Key::Char('c') if ctrl && !alt && !win => Some(Shortcut::Copy),
+                Key::Char('v') if ctrl && !alt && !win => Some(Shortcut::Paste),
+                Key::Function(4) if alt && !ctrl && !win => Some(Shortcut::Close),
+                _ => None,
+            };
         }
         match key {
             Key::Named(Named::Tab) => scene.focus_next(shift),
@@ -257,7 +264,7 @@ impl Input {
                     Named::PgDn => 8,
                     Named::Home => i64::MIN / 2,
                     Named::End => i64::MAX / 2,
-                    _ => return,
+                    _ => return None,
                 };
                 scene.move_selection(delta);
             }
@@ -272,6 +279,7 @@ impl Input {
             }
             _ => {}
         }
+        None
     }
 
     /// Types one character exactly; `'\n'` is Enter and `'\t'` is Tab.

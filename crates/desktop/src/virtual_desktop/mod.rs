@@ -3,11 +3,14 @@
 //! It is the default backend when no display server exists, so every feature of the
 //! product (capture, input, accessibility, verification by read-back) works anywhere.
 //! Three windows live on it: a sign-in form, a scrollable list and a display-settings
-//! window whose button adds or removes a second monitor. No clocks, randomness or
-//! threads: the same inputs always produce the same pixels.
+//! window whose button adds or removes a second monitor. alt+F4 closes the active
+//! window and `launch` of its application id opens it again; ctrl+c copies the form's
+//! name and ctrl+v pastes into the focused field. No clocks, randomness or threads:
+//! the same inputs always produce the same pixels.
 
 mod a11y;
 mod canvas;
+mod clipboard;
 mod input;
 mod paint;
 mod render;
@@ -20,10 +23,11 @@ mod testkit;
 use cc_protocol::{Key, PhysicalRect};
 
 use crate::{
-    Axis, Button, Capabilities, Changes, Driver, DriverError, DriverEvent, ElementHandle,
-    ElementInfo, HeldInputs, Layout, PhysicalDisplay, RawNode, SemanticAction, Watching,
-    WindowInfo,
+    Axis, Button, Capabilities, Changes, ClipboardContent, Driver, DriverError, DriverEvent,
+    ElementHandle, ElementInfo, HeldInputs, Launched, Layout, PhysicalDisplay, RawNode,
+    SemanticAction, Watching, WindowInfo,
 };
+use clipboard::{Clipboard, Shortcut};
 use input::Input;
 use render::Framebuffer;
 use scene::Scene;
@@ -60,6 +64,7 @@ pub struct VirtualDesktop {
     scene: Scene,
     input: Input,
     frame: Framebuffer,
+    clipboard: Clipboard,
     /// The layout generation the last `poll_events` reported.
     polled_generation: u64,
 }
@@ -86,6 +91,7 @@ impl VirtualDesktop {
             scene,
             input,
             frame: Framebuffer::new(),
+            clipboard: Clipboard::default(),
         }
     }
 
@@ -147,7 +153,17 @@ impl Driver for VirtualDesktop {
     }
 
     fn key(&mut self, key: Key, down: bool) -> Result<(), DriverError> {
-        self.with_input(|i, s| i.key(s, key, down))
+        let shortcut = self.input.key(&mut self.scene, key, down);
+        match shortcut {
+            Some(Shortcut::Copy) => self.clipboard.copy(&self.scene),
+            Some(Shortcut::Paste) => self.clipboard.paste(&mut self.scene),
+            Some(Shortcut::Close) => {
+                self.scene.close_focused();
+            }
+            None => {}
+        }
+        self.input.clamp_pointer(&self.scene);
+        Ok(())
     }
 
     fn type_char(&mut self, c: char) -> Result<(), DriverError> {
@@ -232,6 +248,41 @@ impl Driver for VirtualDesktop {
     fn wait_changes(&mut self, timeout: std::time::Duration) -> Changes {
         std::thread::sleep(timeout);
         Changes::default()
+    }
+
+    fn clipboard_read(&mut self) -> Result<ClipboardContent, DriverError> {
+        let (text, owner) = self.clipboard.read();
+        Ok(ClipboardContent {
+            text: text.map(str::to_string),
+            owner: owner.map(str::to_string),
+            // The password field never copies, so nothing on this clipboard is one.
+            secret: false,
+        })
+    }
+
+    fn clipboard_write(&mut self, text: &str) -> Result<(), DriverError> {
+        self.clipboard.write(text);
+        Ok(())
+    }
+
+    /// Only its own applications run here: `cc-form`, `cc-list` and `cc-display`
+    /// (opened again if closed, raised if open). Their process is the desktop's.
+    fn launch(&mut self, app: &str, args: &[String]) -> Result<Launched, DriverError> {
+        let Some(kind) = scene::WindowKind::from_app_id(app) else {
+            let known: Vec<&str> = scene::WindowKind::ALL.iter().map(|k| k.app_id()).collect();
+            return Ok(Launched::Refused(format!(
+                "the virtual desktop runs only its own applications ({}); {app:?} is not one of them",
+                known.join(", ")
+            )));
+        };
+        if !args.is_empty() {
+            return Ok(Launched::Refused(format!("{app} takes no arguments")));
+        }
+        let window = self.scene.open(kind);
+        Ok(Launched::Started {
+            pid: std::process::id(),
+            window: Some(window),
+        })
     }
 
     fn poll_events(&mut self) -> Vec<DriverEvent> {
@@ -319,6 +370,115 @@ mod tests {
             "pointer kept on screen"
         );
         assert!(d.capture(rect(-1280, 0, 100, 100)).is_err());
+    }
+
+    fn combo(d: &mut VirtualDesktop, keys: &[&str]) {
+        let keys: Vec<Key> = keys.iter().map(|k| Key::parse(k).unwrap()).collect();
+        for k in &keys {
+            d.key(*k, true).unwrap();
+        }
+        for k in keys.iter().rev() {
+            d.key(*k, false).unwrap();
+        }
+    }
+
+    #[test]
+    fn copy_and_paste_between_the_fields_never_from_the_password() {
+        let mut d = desk();
+        assert_eq!(d.clipboard_read().unwrap(), ClipboardContent::default());
+        click_on(&mut d, cc_protocol::Role::Edit, "Name");
+        type_str(&mut d, "ada");
+        combo(&mut d, &["ctrl", "c"]);
+        let c = d.clipboard_read().unwrap();
+        assert_eq!(
+            (c.text.as_deref(), c.owner.as_deref()),
+            (Some("ada"), Some("cc-form"))
+        );
+        assert!(
+            !format!("{c:?}").contains("ada"),
+            "debug never shows the text"
+        );
+        // ctrl+a then ctrl+v replaces the selection with the clipboard.
+        combo(&mut d, &["ctrl", "a"]);
+        d.clipboard_write("grace").unwrap();
+        combo(&mut d, &["ctrl", "v"]);
+        assert_eq!(
+            value_of(&mut d, cc_protocol::Role::Edit, "Name").as_deref(),
+            Some("grace")
+        );
+        assert_eq!(
+            d.clipboard_read().unwrap().owner.as_deref(),
+            Some("computer-control")
+        );
+        // The password field pastes, but never copies.
+        tap(&mut d, "tab");
+        combo(&mut d, &["ctrl", "v"]);
+        type_str(&mut d, "-pw");
+        combo(&mut d, &["ctrl", "a"]);
+        combo(&mut d, &["ctrl", "c"]);
+        assert_eq!(d.clipboard_read().unwrap().text.as_deref(), Some("grace"));
+        assert!(d.focused_is_password().unwrap());
+        // Pasting into something that is not a field does nothing.
+        tap(&mut d, "tab");
+        combo(&mut d, &["ctrl", "v"]);
+        assert_eq!(
+            value_of(&mut d, cc_protocol::Role::Edit, "Name").as_deref(),
+            Some("grace")
+        );
+        assert!(d.held_inputs().keys.is_empty());
+    }
+
+    #[test]
+    fn alt_f4_closes_and_launch_opens_again_or_raises() {
+        let mut d = desk();
+        click_on(&mut d, cc_protocol::Role::Edit, "Name");
+        type_str(&mut d, "ada");
+        combo(&mut d, &["alt", "f4"]);
+        let ws = d.windows().unwrap();
+        assert_eq!(
+            ws.iter().map(|w| w.app_id.as_str()).collect::<Vec<_>>(),
+            ["cc-list", "cc-display"]
+        );
+        assert!(ws[0].focused);
+        // Raising an open one.
+        let r = d.launch("cc-display", &[]).unwrap();
+        assert_eq!(
+            r,
+            Launched::Started {
+                pid: std::process::id(),
+                window: Some(ws[1].id)
+            }
+        );
+        assert_eq!(d.windows().unwrap()[0].app_id, "cc-display");
+        // Opening a closed one: where it first was, empty, focused.
+        let Launched::Started { window, .. } = d.launch("cc-form", &[]).unwrap() else {
+            panic!("refused");
+        };
+        let ws = d.windows().unwrap();
+        assert_eq!((Some(ws[0].id), ws[0].focused), (window, true));
+        assert_eq!(ws[0].rect, rect(120, 120, 640, 440));
+        assert_eq!(
+            value_of(&mut d, cc_protocol::Role::Edit, "Name").as_deref(),
+            Some("")
+        );
+        // Anything else is refused, with what exists.
+        for (app, args) in [("xterm", vec![]), ("cc-list", vec!["x".to_string()])] {
+            let Launched::Refused(why) = d.launch(app, &args).unwrap() else {
+                panic!("{app} launched");
+            };
+            assert!(
+                why.contains("cc-form") || why.contains("no arguments"),
+                "{why}"
+            );
+        }
+        // Closing everything leaves a desktop that still answers.
+        for _ in 0..4 {
+            combo(&mut d, &["alt", "f4"]);
+        }
+        assert!(d.windows().unwrap().is_empty());
+        assert!(d.a11y_tree(None, 100).unwrap().is_empty());
+        d.capture(rect(0, 0, 100, 100)).unwrap();
+        combo(&mut d, &["ctrl", "v"]);
     }
 
     #[test]

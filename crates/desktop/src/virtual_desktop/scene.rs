@@ -19,6 +19,41 @@ pub(super) enum WindowKind {
     Displays,
 }
 
+impl WindowKind {
+    /// Every built-in application, in the initial stacking order.
+    pub(super) const ALL: [WindowKind; 3] =
+        [WindowKind::Form, WindowKind::List, WindowKind::Displays];
+
+    /// The application with this id (`cc-form`, `cc-list`, `cc-display`).
+    pub(super) fn from_app_id(app: &str) -> Option<WindowKind> {
+        WindowKind::ALL.into_iter().find(|k| k.app_id() == app)
+    }
+
+    /// The application id reported by `windows()`.
+    pub(super) fn app_id(self) -> &'static str {
+        match self {
+            WindowKind::Form => "cc-form",
+            WindowKind::List => "cc-list",
+            WindowKind::Displays => "cc-display",
+        }
+    }
+}
+
+/// A built-in application's window as it first opens.
+fn initial_window(kind: WindowKind) -> Window {
+    let (id, r, focus) = match kind {
+        WindowKind::Form => (FORM_ID, rect(120, 120, 640, 440), WidgetId::Name),
+        WindowKind::List => (LIST_ID, rect(820, 120, 420, 520), WidgetId::List),
+        WindowKind::Displays => (DISPLAYS_ID, rect(120, 620, 520, 200), WidgetId::Toggle),
+    };
+    Window {
+        id,
+        kind,
+        rect: r,
+        focus,
+    }
+}
+
 /// A top-level window.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(super) struct Window {
@@ -41,11 +76,7 @@ impl Window {
 
     /// The application id reported by `windows()`.
     pub(super) fn app_id(&self) -> &'static str {
-        match self.kind {
-            WindowKind::Form => "cc-form",
-            WindowKind::List => "cc-list",
-            WindowKind::Displays => "cc-display",
-        }
+        self.kind.app_id()
     }
 }
 
@@ -59,6 +90,19 @@ pub(super) struct FormState {
     pub status: String,
     /// The edit whose whole text is selected (after ctrl+a).
     pub select_all: Option<WidgetId>,
+}
+
+impl FormState {
+    /// The form as its application opens it.
+    fn fresh() -> FormState {
+        FormState {
+            name: String::new(),
+            password: String::new(),
+            remember: false,
+            status: "Ready".into(),
+            select_all: None,
+        }
+    }
 }
 
 impl std::fmt::Debug for FormState {
@@ -143,47 +187,50 @@ fn rect(x: i32, y: i32, width: u32, height: u32) -> PhysicalRect {
 impl Scene {
     /// The initial desktop on the given displays (never empty).
     pub(super) fn new(displays: Vec<PhysicalDisplay>) -> Scene {
-        let window = |id, kind, r, focus| Window {
-            id,
-            kind,
-            rect: r,
-            focus,
-        };
         Scene {
             displays,
             generation: 1,
             added_display: None,
-            windows: vec![
-                window(
-                    FORM_ID,
-                    WindowKind::Form,
-                    rect(120, 120, 640, 440),
-                    WidgetId::Name,
-                ),
-                window(
-                    LIST_ID,
-                    WindowKind::List,
-                    rect(820, 120, 420, 520),
-                    WidgetId::List,
-                ),
-                window(
-                    DISPLAYS_ID,
-                    WindowKind::Displays,
-                    rect(120, 620, 520, 200),
-                    WidgetId::Toggle,
-                ),
-            ],
-            form: FormState {
-                name: String::new(),
-                password: String::new(),
-                remember: false,
-                status: "Ready".into(),
-                select_all: None,
-            },
+            windows: WindowKind::ALL.iter().map(|&k| initial_window(k)).collect(),
+            form: FormState::fresh(),
             list: ListState::default(),
             pressed: None,
             note: String::new(),
         }
+    }
+
+    /// Closes the active window (alt+F4), as its application quitting would: a
+    /// closed form forgets what was typed into it. False when no window is open.
+    pub(super) fn close_focused(&mut self) -> bool {
+        if self.windows.is_empty() {
+            return false;
+        }
+        let w = self.windows.remove(0);
+        match w.kind {
+            WindowKind::Form => self.form = FormState::fresh(),
+            WindowKind::List => self.list = ListState::default(),
+            WindowKind::Displays => {}
+        }
+        if self.pressed.is_some_and(|(id, _)| id == w.id) {
+            self.pressed = None;
+        }
+        true
+    }
+
+    /// Starts a built-in application: opens its window where it first was if it was
+    /// closed, and raises and focuses it. Its window id.
+    pub(super) fn open(&mut self, kind: WindowKind) -> u64 {
+        let id = match self.window_of(kind) {
+            Some(w) => w.id,
+            None => {
+                let w = initial_window(kind);
+                let id = w.id;
+                self.windows.insert(0, w);
+                id
+            }
+        };
+        self.raise(id);
+        id
     }
 
     /// The union of all displays: the framebuffer's extent.

@@ -76,6 +76,9 @@ mod tests {
             (json!({"http": {"token": "x"}}), "http"),
             (json!({"runtime": 3}), "runtime"),
             (json!({"a11y": {"hard_walk_cap": 9}}), "a11y.hard_walk_cap"),
+            // Which programs launch at moderate risk is the operator's trust, never
+            // the agent's.
+            (json!({"apps": {"launch_allowed": ["sh"]}}), "apps"),
         ] {
             assert_eq!(
                 first_operator_only(&patch),

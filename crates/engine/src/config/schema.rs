@@ -263,6 +263,19 @@ fn build() -> Ty {
             "longest wait.pause",
         ),
     ]);
+    let apps = Ty::Object(vec![Field::def(
+        "launch_allowed",
+        Ty::list(
+            Ty::Str {
+                max_chars: Some(255),
+                non_empty: true,
+            },
+            0,
+            Some(256),
+        ),
+        json!([]),
+        "applications app.launch may start at moderate risk (exact desktop-file ids or executable names); any other is high risk",
+    )]);
     let http = Ty::Object(vec![
         Field::def(
             "token",
@@ -327,6 +340,12 @@ fn build() -> Ty {
         section("safety", safety, "the safety gate", true),
         section("a11y", a11y, "accessibility snapshots", true),
         section("runtime", runtime, "runtime limits", true),
+        section(
+            "apps",
+            apps,
+            "launching applications (the operator's)",
+            true,
+        ),
         section(
             "http",
             http,

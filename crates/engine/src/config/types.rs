@@ -13,6 +13,7 @@ pub struct Config {
     pub safety: SafetyConfig,
     pub a11y: A11yConfig,
     pub runtime: RuntimeConfig,
+    pub apps: AppsConfig,
     pub http: HttpConfig,
     pub governance: GovernanceConfig,
 }
@@ -90,6 +91,14 @@ pub struct A11yConfig {
 pub struct RuntimeConfig {
     pub batch_gap_ms: u64,
     pub max_wait_ms: u64,
+}
+
+/// `apps`: what the operator trusts an agent to start.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct AppsConfig {
+    /// `app.launch` of one of these (its `app` argument, exactly) is moderate risk
+    /// rather than high.
+    pub launch_allowed: Vec<String>,
 }
 
 /// `http`.

@@ -10,6 +10,7 @@ use serde::de::DeserializeOwned;
 use serde_json::Value;
 
 use super::exec::Exec;
+use crate::config::Config;
 use crate::spec::{Issue, Ty};
 
 /// What a tool needs from the backend (for `tools.list`'s `available`).
@@ -31,6 +32,11 @@ pub enum Nature {
     /// Only lets time pass: changes nothing, but is not an observation either (it would
     /// hold the worker while a confirmation is pending).
     Waits,
+    /// Reads something that may be secret (the clipboard) and changes nothing:
+    /// read-only for an MCP client, but never a benign observation, and the `text`
+    /// member of its result is shown redacted, with its length, in events, logs,
+    /// the console and governed receipts (only the caller receives it).
+    Reveals,
     /// Changes the desktop (input, focus, or a batch of such calls).
     Acts,
 }
@@ -103,11 +109,30 @@ pub(crate) trait Tool: Sync + 'static {
     fn target(&self, args: &Self::Args) -> Target;
     /// Runs the call on the driver, in pre-emptible steps.
     fn run(&self, args: Self::Args, ex: &mut Exec<'_>) -> Result<Value, ToolError>;
+    /// Whether the operator's configuration vouches for these arguments, so that the
+    /// call is at most moderate risk (an application listed in `apps.launch_allowed`);
+    /// `escalates` and a secret still make it high. Only operator keys may decide
+    /// this. The one default of the trait: no configuration vouches for anything
+    /// unless a tool says which key does.
+    fn operator_trusts(&self, args: &Self::Args, config: &Config) -> bool {
+        let _ = (args, config);
+        false
+    }
+    /// Whether the call pastes the clipboard at the focus (ctrl+v): it then writes
+    /// text as typing does, so into a password field it is high risk (what an agent
+    /// put on the clipboard must not reach a password field unconfirmed). Defaults to
+    /// no: only a key combo pastes.
+    fn pastes(&self, args: &Self::Args) -> bool {
+        let _ = args;
+        false
+    }
 }
 
 /// [`Tool`] over validated JSON, so the table can hold every tool alike.
 pub(crate) trait Ops: Sync {
     fn escalates(&self, args: &Value) -> bool;
+    fn operator_trusts(&self, args: &Value, config: &Config) -> bool;
+    fn pastes(&self, args: &Value) -> bool;
     fn target(&self, args: &Value) -> Target;
     fn run(&self, args: &Value, ex: &mut Exec<'_>) -> Result<Value, ToolError>;
     /// Whether validated arguments deserialize into the typed ones (the table test).
@@ -131,6 +156,14 @@ impl<T: Tool> Ops for T {
     fn escalates(&self, args: &Value) -> bool {
         // Arguments that do not fit are judged high risk rather than guessed at.
         typed(args).map_or(true, |a| Tool::escalates(self, &a))
+    }
+
+    fn operator_trusts(&self, args: &Value, config: &Config) -> bool {
+        typed(args).is_ok_and(|a| Tool::operator_trusts(self, &a, config))
+    }
+
+    fn pastes(&self, args: &Value) -> bool {
+        typed(args).is_ok_and(|a| Tool::pastes(self, &a))
     }
 
     fn target(&self, args: &Value) -> Target {
@@ -239,6 +272,12 @@ impl ToolDef {
     /// May destroy something (MCP `destructiveHint`): high risk before any argument.
     pub fn destructive(&self) -> bool {
         self.risk == Risk::High
+    }
+
+    /// Whether what it reads may be secret: its result's `text` is redacted
+    /// everywhere but in the caller's own answer.
+    pub fn reveals(&self) -> bool {
+        self.nature == Nature::Reveals
     }
 
     /// Whether it changes the desktop (a batch counts: its items may).

@@ -1,6 +1,6 @@
 //! `keyboard.combo`: keys pressed in order and released in reverse (a shortcut).
 
-use cc_protocol::keys::ModifierFamily;
+use cc_protocol::keys::{ModifierFamily, Named};
 use cc_protocol::{Key, Risk, ToolError};
 use serde::{Deserialize, Deserializer};
 use serde_json::{Value, json};
@@ -31,6 +31,14 @@ pub(crate) fn reaches_shell(keys: &[Key]) -> bool {
         || (f.contains(&ModifierFamily::Ctrl) && f.contains(&ModifierFamily::Alt))
 }
 
+/// True when a combo pastes the clipboard at the focus: ctrl+v (ctrl+shift+v in
+/// terminals) or shift+insert.
+pub(crate) fn pastes(keys: &[Key]) -> bool {
+    let f: Vec<ModifierFamily> = keys.iter().filter_map(|k| k.modifier_family()).collect();
+    (f.contains(&ModifierFamily::Ctrl) && keys.contains(&Key::Char('v')))
+        || (f.contains(&ModifierFamily::Shift) && keys.contains(&Key::Named(Named::Insert)))
+}
+
 struct KeyboardCombo;
 
 impl Tool for KeyboardCombo {
@@ -38,6 +46,10 @@ impl Tool for KeyboardCombo {
 
     fn escalates(&self, a: &Args) -> bool {
         reaches_shell(&a.keys)
+    }
+
+    fn pastes(&self, a: &Args) -> bool {
+        pastes(&a.keys)
     }
 
     fn target(&self, _: &Args) -> Target {

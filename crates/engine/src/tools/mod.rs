@@ -39,6 +39,9 @@ table! {
     a11y_input,
     window_list,
     window_focus,
+    clipboard_read,
+    clipboard_write,
+    app_launch,
     batch_execute,
 }
 

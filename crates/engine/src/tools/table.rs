@@ -46,8 +46,8 @@ mod tests {
     use cc_protocol::Risk;
 
     #[test]
-    fn sixteen_tools_and_no_confirmation_tool() {
-        assert_eq!(tools().len(), 16);
+    fn nineteen_tools_and_no_confirmation_tool() {
+        assert_eq!(tools().len(), 19);
         assert!(tools().iter().all(|t| !t.name.contains("confirm")));
     }
 
@@ -75,8 +75,16 @@ mod tests {
                 assert!(fields.iter().any(|f| f.name == "text"), "{}: text", t.name);
                 assert_eq!(t.nature, Nature::Acts, "{}", t.name);
             }
-            if t.nature != Nature::Acts {
+            if matches!(t.nature, Nature::Observes | Nature::Waits) {
                 assert_eq!(t.risk, Risk::Benign, "{}: observers are benign", t.name);
+            }
+            if t.nature == Nature::Reveals {
+                // What may be secret is never a benign observation, and its secret is
+                // the `text` member of its result.
+                assert_ne!(t.risk, Risk::Benign, "{}", t.name);
+                assert!(t.outputs.iter().any(|(o, _)| *o == "text"), "{}", t.name);
+            }
+            if t.nature != Nature::Acts {
                 assert!(!t.moves_focus, "{}", t.name);
             }
             assert_eq!(t.is_batch(), t.lands == Lands::Items, "{}", t.name);

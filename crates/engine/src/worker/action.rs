@@ -10,7 +10,7 @@ use serde_json::{Value, json};
 
 use super::Worker;
 use crate::approval::Approval;
-use crate::assess::{Assessment, Declared, assess};
+use crate::assess::{Assessment, Declared, assess, redact_result};
 use crate::config::ConfigStack;
 use crate::gate::{self, Decision, Request};
 use crate::tools::exec::{self, Exec};
@@ -232,6 +232,12 @@ pub(super) fn finished(tool: &str, env: &Envelope, approved: Option<&Approval>) 
         "duration_ms": env.meta.duration_ms,
         "error_code": env.error_code(),
     });
+    // What a revealing tool read, as the operator may see it: redacted, its length.
+    if let (Some(def), Some(result)) = (find(tool), &env.result)
+        && def.reveals()
+    {
+        fin["result"] = redact_result(def, result);
+    }
     if let Some(a) = approved {
         let (key, id) = a.event_field();
         fin[key] = json!(id);
@@ -244,7 +250,29 @@ pub(super) fn finished(tool: &str, env: &Envelope, approved: Option<&Approval>) 
 
 /// An approved action's envelope for `action.finished`, whole: nobody else receives
 /// it, so an approved capture's image travels here (its secrets were already redacted
-/// by the capture itself when `capture.redact_sensitive` is on).
+/// by the capture itself when `capture.redact_sensitive` is on). What a revealing tool
+/// read is not: events go to every subscriber, so it is redacted here too, in a
+/// batch's items as well.
 fn summarize(env: &Envelope) -> Value {
-    serde_json::to_value(env).unwrap_or(Value::Null)
+    let mut v = serde_json::to_value(env).unwrap_or(Value::Null);
+    let Some(def) = find(&env.meta.tool) else {
+        return v;
+    };
+    if let Some(r) = v.get_mut("result") {
+        if def.reveals() {
+            *r = redact_result(def, r);
+        } else if def.is_batch()
+            && let Some(items) = r.get_mut("items").and_then(Value::as_array_mut)
+        {
+            for item in items {
+                let tool = item.pointer("/meta/tool").and_then(Value::as_str);
+                if let Some(d) = tool.and_then(find).filter(|d| d.reveals())
+                    && let Some(ir) = item.get_mut("result")
+                {
+                    *ir = redact_result(d, ir);
+                }
+            }
+        }
+    }
+    v
 }

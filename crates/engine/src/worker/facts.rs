@@ -1,5 +1,5 @@
 //! What the desktop says about one call, just before it is judged: whether it writes
-//! into a password field, the canvas points it touches, and the windows it lands in.
+//! (or pastes) into a password field, the canvas points it touches, and the windows it lands in.
 
 use cc_desktop::WindowInfo;
 use serde_json::Value;
@@ -16,7 +16,9 @@ impl Worker {
     /// only when a rule asks about them (`needs_window`).
     pub(super) fn facts(&mut self, def: &ToolDef, args: &Value, needs_window: bool) -> Facts {
         let target = def.target(args).unwrap_or(Target::Focused);
+        let pastes = def.ops().is_some_and(|o| o.pastes(args));
         let secret_target = match (def.text, &target) {
+            (TextEntry::No, _) if pastes => self.driver.focused_is_password().ok(),
             (TextEntry::No, _) => None,
             (TextEntry::Focused, _) => self.driver.focused_is_password().ok(),
             (TextEntry::Element, t) => self.entry(t).map(|e| e.password),
