@@ -189,7 +189,7 @@ fn batches_answer_requests_only_in_one_line() {
             .as_array()
             .unwrap()
             .len(),
-        15
+        common::SPEC_TOOLS.len()
     );
     assert_rpc_error(&arr[2], -32601, json!(12));
     assert_rpc_error(&arr[3], -32600, Value::Null);
