@@ -46,8 +46,8 @@ mod tests {
     use cc_protocol::Risk;
 
     #[test]
-    fn nineteen_tools_and_no_confirmation_tool() {
-        assert_eq!(tools().len(), 19);
+    fn twenty_tools_and_no_confirmation_tool() {
+        assert_eq!(tools().len(), 20);
         assert!(tools().iter().all(|t| !t.name.contains("confirm")));
     }
 

@@ -201,7 +201,8 @@ mod tests {
                 "wait.pause",
                 "wait.for",
                 "a11y.snapshot",
-                "window.list"
+                "window.list",
+                "clipboard.read"
             ]
         );
         for name in GOVERNED_TOOLS {
