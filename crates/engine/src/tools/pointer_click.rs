@@ -6,7 +6,7 @@ use serde_json::{Value, json};
 
 use super::def::{Lands, Nature, Needs, Runs, Target, TextEntry, Tool, ToolDef};
 use super::exec::{Exec, pointer};
-use super::fields::{At, ButtonArg, button, frame, hold, point_fields, x_with_y};
+use super::fields::{At, ButtonArg, button, frame, hold, point_fields, relative_to, x_with_y};
 use crate::spec::{Field, Ty};
 
 #[derive(Debug, Deserialize)]
@@ -57,6 +57,7 @@ pub(crate) fn def() -> ToolDef {
         ),
         hold(),
         frame(),
+        relative_to(),
     ]);
     ToolDef {
         name: "pointer.click",

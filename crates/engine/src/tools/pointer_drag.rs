@@ -6,7 +6,7 @@ use serde_json::{Value, json};
 
 use super::def::{Lands, Nature, Needs, Runs, Target, TextEntry, Tool, ToolDef, no_check};
 use super::exec::{Exec, drv, pointer};
-use super::fields::{ButtonArg, Point, button, frame, hold, point};
+use super::fields::{ButtonArg, Point, button, frame, hold, landing, point, relative_to};
 use crate::spec::{Field, Ty};
 
 #[derive(Debug, Deserialize)]
@@ -17,6 +17,7 @@ pub(crate) struct Args {
     steps: u64,
     hold_ms: u64,
     frame: Option<u64>,
+    window: Option<u64>,
 }
 
 struct PointerDrag;
@@ -29,13 +30,15 @@ impl Tool for PointerDrag {
     }
 
     fn target(&self, a: &Args) -> Target {
-        Target::Points(vec![(a.from.x, a.from.y), (a.to.x, a.to.y)])
+        landing(a.window, vec![(a.from.x, a.from.y), (a.to.x, a.to.y)])
     }
 
     fn run(&self, a: Args, ex: &mut Exec<'_>) -> Result<Value, ToolError> {
         ex.frames.check(a.frame)?;
-        let from = ex.canvas.to_physical(a.from.x, a.from.y);
-        let to = ex.canvas.to_physical(a.to.x, a.to.y);
+        let (ox, oy) = pointer::origin(ex, a.window)?;
+        let (fx, fy, tx, ty) = (ox + a.from.x, oy + a.from.y, ox + a.to.x, oy + a.to.y);
+        let from = ex.canvas.to_physical(fx, fy);
+        let to = ex.canvas.to_physical(tx, ty);
         let b = a.button.button();
         pointer::glide(ex, from, 1)?;
         ex.check_stop()?;
@@ -45,8 +48,8 @@ impl Tool for PointerDrag {
         }
         pointer::glide(ex, to, a.steps)?;
         drv(ex.driver.button(b, false))?;
-        let (fcx, fcy) = ex.canvas.clamp(a.from.x, a.from.y);
-        let (tcx, tcy) = ex.canvas.clamp(a.to.x, a.to.y);
+        let (fcx, fcy) = ex.canvas.clamp(fx, fy);
+        let (tcx, tcy) = ex.canvas.clamp(tx, ty);
         Ok(json!({"from": {"x": fcx, "y": fcy}, "to": {"x": tcx, "y": tcy}}))
     }
 }
@@ -69,6 +72,7 @@ pub(crate) fn def() -> ToolDef {
             Field::def("steps", Ty::int(1, 400), json!(24), "intermediate moves"),
             hold(),
             frame(),
+            relative_to(),
         ]),
         examples: vec![json!({"from": {"x": 100, "y": 100}, "to": {"x": 400, "y": 300}})],
         check: no_check,

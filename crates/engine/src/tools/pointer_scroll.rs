@@ -7,7 +7,7 @@ use serde_json::{Value, json};
 
 use super::def::{Lands, Nature, Needs, Runs, Target, TextEntry, Tool, ToolDef};
 use super::exec::{Exec, drv};
-use super::fields::{At, frame, point_fields, x_with_y};
+use super::fields::{At, frame, point_fields, relative_to, x_with_y};
 use crate::spec::{Field, Ty};
 
 #[derive(Debug, Clone, Copy, Deserialize)]
@@ -69,7 +69,7 @@ pub(crate) fn def() -> ToolDef {
         ),
     ];
     params.extend(point_fields(false));
-    params.push(frame());
+    params.extend([frame(), relative_to()]);
     ToolDef {
         name: "pointer.scroll",
         summary: "Scroll by notches, at a canvas point or where the pointer is.",

@@ -85,7 +85,7 @@ mod tests {
                 let target = ops.target(&norm);
                 let fits = matches!(
                     (t.lands, &target),
-                    (Lands::Pointer, Target::Points(_))
+                    (Lands::Pointer, Target::Points(_) | Target::InWindow(..))
                         | (Lands::Window, Target::Window(_))
                         | (Lands::Element, Target::Element { .. })
                         | (Lands::Focused, Target::Focused)
