@@ -216,7 +216,9 @@ fn png_indexed(px: &Pixels<'_>, ix: &Indexed, lossy: bool) -> Result<Encoded, St
     enc.set_color(png::ColorType::Indexed);
     enc.set_depth(depth);
     enc.set_palette(ix.palette.concat());
-    enc.set_deflate_compression(png::DeflateCompression::Level(PALETTE_DEFLATE_LEVEL));
+    enc.set_deflate_compression(png::DeflateCompression::Level(palette_level(
+        px.width as u64 * px.height as u64,
+    )));
     enc.set_filter(png::Filter::NoFilter);
     let mut w = enc.write_header().map_err(|e| format!("png: {e}"))?;
     w.write_image_data(data).map_err(|e| format!("png: {e}"))?;
@@ -229,10 +231,18 @@ fn png_indexed(px: &Pixels<'_>, ix: &Indexed, lossy: bool) -> Result<Encoded, St
     })
 }
 
-/// zlib level of palette PNGs: index rows of screen content repeat at distances a
-/// run-length coder misses (text, icons). On a 1080p desktop downscaled to 1464×823,
-/// level 1 gives 50 kB, 4 gives 39 kB for 1.5 ms more, 9 gives 36 kB for 12 ms more.
-const PALETTE_DEFLATE_LEVEL: u8 = 4;
+/// zlib level of a palette PNG of `pixels` pixels. Index rows of screen content repeat
+/// at distances a run-length coder misses (text, icons): on a 1080p desktop downscaled
+/// to 1464×823, level 1 gives 50 kB, level 4 39 kB for about 1.5 ms more, level 9 36 kB
+/// for 12 ms more. Model-sized images take level 4; larger ones (a full-size capture
+/// asked for by argument) level 1, to stay as fast as the RGB path.
+fn palette_level(pixels: u64) -> u8 {
+    if pixels <= Fit::MODEL.max_pixels * 5 / 4 {
+        4
+    } else {
+        1
+    }
+}
 
 /// Packs 8-bit indices into `bits`-bit samples, each row starting on a byte.
 fn pack(indices: &[u8], width: usize, bits: usize) -> Vec<u8> {

@@ -79,12 +79,7 @@ impl Worker {
             (Some(c), Target::InWindow(id, p)) => {
                 // Placed where the window is now; a window that is gone lands nowhere
                 // (the call is refused when it runs).
-                let Some(rect) = self
-                    .driver
-                    .windows()
-                    .ok()
-                    .and_then(|ws| ws.into_iter().find(|w| w.id == *id))
-                    .map(|w| w.rect)
+                let Some(rect) = self.driver.window_shown(*id).ok().flatten().map(|w| w.rect)
                 else {
                     return Vec::new();
                 };

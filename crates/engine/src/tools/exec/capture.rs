@@ -69,8 +69,7 @@ fn clip(x: i64, y: i64, width: i64, height: i64, full: &Rect) -> Option<Rect> {
 /// A window's rectangle as it is on screen now, read from the screen's pixels (the
 /// window is not raised: what covers it shows).
 fn window_area(id: u64, ex: &mut Exec<'_>) -> Result<(Rect, PhysicalRect), ToolError> {
-    let windows = drv(ex.driver.windows())?;
-    let w = windows.iter().find(|w| w.id == id).ok_or_else(|| {
+    let w = drv(ex.driver.window_shown(id))?.ok_or_else(|| {
         bad(
             format!("window {id} is not on screen (closed or minimized); see window.list"),
             "window",

@@ -30,8 +30,7 @@ pub(crate) fn origin(ex: &mut Exec<'_>, window: Option<u64>) -> Result<(f64, f64
     let Some(id) = window else {
         return Ok((0.0, 0.0));
     };
-    let windows = drv(ex.driver.windows())?;
-    let w = windows.iter().find(|w| w.id == id).ok_or_else(|| {
+    let w = drv(ex.driver.window_shown(id))?.ok_or_else(|| {
         let msg = format!(
             "window {id} is not on screen (closed or minimized); nothing was done; see window.list"
         );
