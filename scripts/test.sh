@@ -5,7 +5,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 need=()
-for cmd in Xvfb xdotool openbox xterm gtk3-widget-factory import scrot xrandr dbus-run-session openssl; do
+for cmd in Xvfb xdotool xwininfo openbox xterm gtk3-widget-factory import scrot xrandr dbus-run-session openssl; do
   command -v "$cmd" >/dev/null 2>&1 || need+=("$cmd")
 done
 # The Qt5 widget examples the X11 Qt tests (crates/desktop-x11/tests/x11_qt.rs) start.
@@ -18,7 +18,7 @@ if [ ${#need[@]} -gt 0 ]; then
   $SUDO apt-get update -qq
   $SUDO apt-get install -y -qq --no-install-recommends \
     xvfb xdotool dbus-x11 at-spi2-core gtk-3-examples python3-pyatspi gir1.2-atspi-2.0 \
-    openbox xterm imagemagick scrot x11-xserver-utils wmctrl qtbase5-examples openssl >/dev/null
+    openbox xterm imagemagick scrot x11-xserver-utils x11-utils wmctrl qtbase5-examples openssl >/dev/null
 fi
 
 # The headless sway desk of the Wayland tests (crates/desktop-wlroots/tests/): sway runs

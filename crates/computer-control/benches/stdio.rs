@@ -58,10 +58,11 @@ fn main() {
     let (spawn50, _) = stats(spawn);
 
     // screen.capture, 1920-wide PNG, round trip including base64 and JSON.
+    let canvas_png = json!({"size": "canvas", "format": "png", "if_changed": false});
     for _ in 0..10 {
         c.call(
             "tools.call",
-            json!({"tool": "screen.capture", "arguments": {}}),
+            json!({"tool": "screen.capture", "arguments": canvas_png}),
         );
     }
     let mut cap = Vec::with_capacity(n_capture);
@@ -78,7 +79,7 @@ fn main() {
         let t = Instant::now();
         let r = c.call(
             "tools.call",
-            json!({"tool": "screen.capture", "arguments": {}}),
+            json!({"tool": "screen.capture", "arguments": canvas_png}),
         );
         cap.push(t.elapsed());
         bytes = r["result"]["result"]["bytes"].as_u64().unwrap_or(0);
@@ -88,6 +89,39 @@ fn main() {
         assert_eq!(r["result"]["result"]["width"], json!(1920));
     }
     let (cap50, cap99) = stats(cap);
+
+    // The default capture (sized for models, the cheapest format), sent every time,
+    // and the same capture when nothing changed (answered without an image).
+    let mut model = Vec::with_capacity(n_capture);
+    let mut model_bytes = 0;
+    for i in 0..n_capture {
+        if i % 2 == 0 {
+            c.call(
+                "tools.call",
+                json!({"tool": "pointer.click", "arguments": {"x": 250, "y": 278}}),
+            );
+        }
+        let t = Instant::now();
+        let r = c.call(
+            "tools.call",
+            json!({"tool": "screen.capture", "arguments": {"if_changed": false}}),
+        );
+        model.push(t.elapsed());
+        model_bytes = r["result"]["result"]["bytes"].as_u64().unwrap_or(0);
+        assert_eq!(r["result"]["result"]["width"], json!(1430));
+    }
+    let (model50, model99) = stats(model);
+    let mut same = Vec::with_capacity(n_capture);
+    for _ in 0..n_capture {
+        let t = Instant::now();
+        let r = c.call(
+            "tools.call",
+            json!({"tool": "screen.capture", "arguments": {}}),
+        );
+        same.push(t.elapsed());
+        assert_eq!(r["result"]["result"]["unchanged"], json!(true));
+    }
+    let (same50, same99) = stats(same);
 
     // In-process stages of the same capture, for where the time goes.
     let mut d = VirtualDesktop::new(VirtualConfig::default());
@@ -132,6 +166,16 @@ fn main() {
         "| `screen.capture` 1920×1080 PNG over stdio ({n_capture} calls, {bytes} B) | {} | {} | target < 10 ms p50 |",
         fmt(cap50),
         fmt(cap99)
+    );
+    println!(
+        "| `screen.capture` default (1430×804, auto format) over stdio ({n_capture} calls, {model_bytes} B) | {} | {} | |",
+        fmt(model50),
+        fmt(model99)
+    );
+    println!(
+        "| `screen.capture` default, nothing changed (`unchanged`, no image) | {} | {} | |",
+        fmt(same50),
+        fmt(same99)
     );
     println!(
         "| — of which: virtual desktop grab (in-process) | {} | | |",

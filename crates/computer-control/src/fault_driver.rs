@@ -205,6 +205,10 @@ impl Driver for FaultDriver {
         self.hit("windows")?;
         self.inner.windows()
     }
+    fn window_shown(&mut self, id: u64) -> Result<Option<WindowInfo>, DriverError> {
+        self.hit("windows")?;
+        self.inner.window_shown(id)
+    }
     fn focus_window(&mut self, id: u64) -> Result<(), DriverError> {
         self.hit("focus_window")?;
         self.inner.focus_window(id)

@@ -696,7 +696,8 @@ fn system_status_without_and_with_a_session() {
     assert!(at.len() >= 20 && at.contains('T'), "{at}");
     s.ok("pointer.move", json!({"x": 1, "y": 1}));
     let cap = s.ok("screen.capture", json!({"scale": 0.1}));
-    s.ok("screen.capture", json!({"scale": 0.1}));
+    // Sent again (not `unchanged`), so it is a new frame.
+    s.ok("screen.capture", json!({"scale": 0.1, "if_changed": false}));
     let st = s.status();
     assert_eq!(st["action_count"], 3);
     assert_eq!(st["frame"], cap["frame"].as_u64().unwrap() + 1);

@@ -1,6 +1,7 @@
-//! `screen.capture` on the virtual desktop: every format decodes to the size it claims,
-//! regions map as `image px = (canvas − region.origin) × image_scale`, displays, scale,
-//! grayscale, budgets and frame numbers.
+//! `screen.capture` on the virtual desktop: the default image is sized for models and
+//! maps back to the canvas; every format decodes to the size it claims, regions map as
+//! `image px = (canvas − region.origin) × image_scale`, displays, windows, native zoom,
+//! scale, grayscale, budgets, frame numbers, unchanged frames and changed boxes.
 
 mod common;
 
@@ -8,23 +9,29 @@ use common::{Server, crop_rgb, data_url_bytes, jpeg_info, webp_dims};
 use serde_json::json;
 
 #[test]
-fn png_full_screen_decodes_to_the_claimed_size() {
+fn the_default_capture_is_sized_for_models_and_maps_back_to_the_canvas() {
     let mut s = Server::start();
     s.start_session(json!({}));
     let r = s.ok("screen.capture", json!({}));
+    // Within Anthropic's limits: at most 1568 px on the long edge and 1.15 megapixels.
+    assert_eq!(
+        (r["width"].as_u64().unwrap(), r["height"].as_u64().unwrap()),
+        (1430, 804)
+    );
+    assert_eq!(r["size"], "model");
+    // Screen content: a palette PNG, the cheapest format for it.
     assert_eq!(r["format"], "png");
     let url = r["data_url"].as_str().unwrap();
     assert!(url.starts_with("data:image/png;base64,"), "{}", &url[..40]);
     let bytes = data_url_bytes(url);
     assert_eq!(r["bytes"], bytes.len());
-    let (w, h, ct, px) = common::decode_png(&bytes);
-    assert_eq!((w, h), (1920, 1080));
-    assert_eq!(
-        (r["width"].as_u64().unwrap(), r["height"].as_u64().unwrap()),
-        (1920, 1080)
-    );
-    assert_eq!(ct, png::ColorType::Rgb);
-    assert_eq!(px.len(), 1920 * 1080 * 3);
+    let colours = r["palette"].as_u64().expect("a palette PNG");
+    assert!((2..=256).contains(&colours), "{colours}");
+    assert_eq!(&bytes[25], &3, "IHDR colour type 3: indexed");
+    let (w, h, _, px) = common::decode_png(&bytes);
+    assert_eq!((w, h), (1430, 804));
+    assert!(bytes.len() < 120_000, "{} bytes", bytes.len());
+    // The mapping back: canvas = offset + image pixel × scale.
     assert_eq!(
         r["canvas"],
         json!({"display_width_px": 1920, "display_height_px": 1080})
@@ -33,10 +40,132 @@ fn png_full_screen_decodes_to_the_claimed_size() {
         r["region"],
         json!({"x": 0, "y": 0, "width": 1920, "height": 1080})
     );
-    assert_eq!(r["image_scale"], 1.0);
+    let m = &r["to_canvas"];
+    assert_eq!(
+        (m["offset_x"].as_f64(), m["offset_y"].as_f64()),
+        (Some(0.0), Some(0.0))
+    );
+    assert!(
+        (m["scale_x"].as_f64().unwrap() - 1920.0 / 1430.0).abs() < 1e-12,
+        "{m}"
+    );
+    assert!(
+        (m["scale_y"].as_f64().unwrap() - 1080.0 / 804.0).abs() < 1e-12,
+        "{m}"
+    );
+    assert!((r["image_scale"].as_f64().unwrap() - 1430.0 / 1920.0).abs() < 1e-12);
     // Not a blank image: the desktop has windows.
     let first = &px[..3];
     assert!(px.chunks(3).any(|p| p != first));
+
+    // The image shows what the canvas shows: wherever the canvas is flat around a point,
+    // the image pixel that maps onto it has that colour.
+    let (_, fw, fh, _, full) = s.capture_png(json!({}));
+    let (sx, sy) = (
+        m["scale_x"].as_f64().unwrap(),
+        m["scale_y"].as_f64().unwrap(),
+    );
+    let at =
+        |px: &[u8], width: u32, x: u32, y: u32| px[((y * width + x) * 3) as usize..][..3].to_vec();
+    let mut flat = 0;
+    for cy in (8..fh - 8).step_by(37) {
+        for cx in (8..fw - 8).step_by(41) {
+            let c = at(&full, fw, cx, cy);
+            let uniform =
+                (cy - 4..=cy + 4).all(|y| (cx - 4..=cx + 4).all(|x| at(&full, fw, x, y) == c));
+            if !uniform {
+                continue;
+            }
+            flat += 1;
+            let (u, v) = ((cx as f64 / sx) as u32, (cy as f64 / sy) as u32);
+            let got = at(&px, w, u, v);
+            let diff: i32 = got
+                .iter()
+                .zip(&c)
+                .map(|(a, b)| (*a as i32 - *b as i32).abs())
+                .sum();
+            assert!(
+                diff <= 12,
+                "canvas ({cx},{cy}) {c:?} vs image ({u},{v}) {got:?}"
+            );
+        }
+    }
+    assert!(flat > 100, "{flat} flat points checked");
+
+    // Limits of the caller's own (a vendor's), and the full size by argument.
+    let r = s.ok(
+        "screen.capture",
+        json!({"max_edge": 1024, "max_pixels": 1_000_000_000u64, "if_changed": false}),
+    );
+    assert_eq!(
+        (r["width"].as_u64(), r["height"].as_u64()),
+        (Some(1024), Some(576))
+    );
+    let r = s.ok(
+        "screen.capture",
+        json!({"max_pixels": 1_205_862, "if_changed": false}),
+    );
+    assert_eq!(
+        (r["width"].as_u64(), r["height"].as_u64()),
+        (Some(1464), Some(823))
+    );
+}
+
+#[test]
+fn full_size_png_is_lossless_and_canvas_sized_by_argument() {
+    let mut s = Server::start();
+    s.start_session(json!({}));
+    let r = s.ok("screen.capture", json!({"size": "canvas", "format": "png"}));
+    assert_eq!(r["format"], "png");
+    assert_eq!(r["size"], "canvas");
+    assert_eq!(r["lossy"], false);
+    let bytes = data_url_bytes(r["data_url"].as_str().unwrap());
+    let (w, h, ct, px) = common::decode_png(&bytes);
+    assert_eq!((w, h), (1920, 1080));
+    assert_eq!(ct, png::ColorType::Rgb);
+    assert_eq!(px.len(), 1920 * 1080 * 3);
+    assert_eq!(r["image_scale"], 1.0);
+    assert_eq!(
+        r["to_canvas"],
+        json!({"offset_x": 0, "offset_y": 0, "scale_x": 1.0, "scale_y": 1.0})
+    );
+    // Lossless: the same pixels as a WebP (lossless too) of the same capture.
+    let webp = s.ok(
+        "screen.capture",
+        json!({"size": "canvas", "format": "webp"}),
+    );
+    assert_eq!(webp["lossy"], false);
+    assert_eq!(
+        webp_dims(&data_url_bytes(webp["data_url"].as_str().unwrap())),
+        (1920, 1080)
+    );
+}
+
+#[test]
+fn native_size_zooms_to_the_displays_own_pixels() {
+    // A canvas 960 wide over a 1920 physical screen: the display is twice as dense.
+    let mut s = Server::start();
+    s.start_session(json!({"capture": {"default_width": 960}}));
+    let (_, nw, nh, _, native_full) = s.capture_png(json!({"size": "native"}));
+    assert_eq!((nw, nh), (1920, 1080), "native: physical pixels");
+    let (r, w, h, _, px) = s.capture_png(
+        json!({"region": {"x": 60, "y": 40, "width": 320, "height": 220}, "size": "native"}),
+    );
+    assert_eq!((w, h), (640, 440));
+    assert_eq!(r["image_scale"], 2.0, "two image pixels per canvas unit");
+    assert_eq!(
+        r["to_canvas"],
+        json!({"offset_x": 60, "offset_y": 40, "scale_x": 0.5, "scale_y": 0.5})
+    );
+    assert_eq!(
+        px,
+        crop_rgb(&native_full, nw, 120, 80, 640, 440),
+        "exact display pixels"
+    );
+    // The same region at canvas size has half the pixels each way.
+    let (_, w, h, _, _) =
+        s.capture_png(json!({"region": {"x": 60, "y": 40, "width": 320, "height": 220}}));
+    assert_eq!((w, h), (320, 220));
 }
 
 #[test]
@@ -259,7 +388,7 @@ fn frames_increase_and_show_in_meta() {
     for _ in 0..4 {
         let env = s.tool(
             "screen.capture",
-            json!({"region": {"x": 0, "y": 0, "width": 32, "height": 32}}),
+            json!({"region": {"x": 0, "y": 0, "width": 32, "height": 32}, "if_changed": false}),
         );
         let f = env["result"]["frame"].as_u64().unwrap();
         assert!(f > last, "frame {f} after {last}");
@@ -278,7 +407,7 @@ fn frames_increase_and_show_in_meta() {
     );
     let f = s.ok(
         "screen.capture",
-        json!({"region": {"x": 0, "y": 0, "width": 32, "height": 32}}),
+        json!({"region": {"x": 0, "y": 0, "width": 32, "height": 32}, "if_changed": false}),
     )["frame"]
         .as_u64()
         .unwrap();
@@ -307,4 +436,236 @@ fn capture_shows_what_a_click_changed() {
     s.click_node("checkbox", "Remember me");
     let (_, _, _, _, after) = s.capture_png(json!({"region": region}));
     assert_ne!(before, after, "the check mark is drawn");
+}
+
+#[test]
+fn an_unchanged_screen_answers_without_an_image() {
+    let mut s = Server::start();
+    s.start_session(json!({}));
+    let first = s.ok("screen.capture", json!({}));
+    let n = first["frame"].as_u64().unwrap();
+    let again = s.ok("screen.capture", json!({}));
+    assert_eq!(again["unchanged"], true, "{again}");
+    assert_eq!(again["frame"], n, "the frame the agent already has");
+    assert_eq!(again["message"], format!("unchanged since frame {n}"));
+    assert!(again.get("data_url").is_none(), "no image is sent");
+    assert_eq!(again["to_canvas"], first["to_canvas"]);
+    assert_eq!(s.status()["frame"], n, "no frame was issued");
+
+    // Other arguments are another image: it is sent.
+    let other = s.ok("screen.capture", json!({"format": "jpeg"}));
+    assert!(other.get("unchanged").is_none());
+    assert!(other["frame"].as_u64().unwrap() > n);
+    let j = other["frame"].as_u64().unwrap();
+    assert_eq!(
+        s.ok("screen.capture", json!({"format": "jpeg"}))["frame"],
+        j
+    );
+    // Opting out sends the image again under a new frame.
+    let forced = s.ok(
+        "screen.capture",
+        json!({"format": "jpeg", "if_changed": false}),
+    );
+    assert!(forced["data_url"].is_string());
+    assert_eq!(forced["frame"], j + 1);
+
+    // The screen changes: the image is sent.
+    s.click_node("checkbox", "Remember me");
+    let after = s.ok("screen.capture", json!({"format": "jpeg"}));
+    assert!(after["data_url"].is_string(), "{after}");
+    assert_eq!(after["frame"], j + 2);
+
+    // A new session's agent has seen nothing.
+    s.method_ok("session.stop", json!(null));
+    s.start_session(json!({}));
+    let fresh = s.ok("screen.capture", json!({"format": "jpeg"}));
+    assert!(fresh["data_url"].is_string(), "{fresh}");
+}
+
+#[test]
+fn changes_box_what_a_click_redrew() {
+    let mut s = Server::start();
+    s.start_session(json!({}));
+    let first = s.ok("screen.capture", json!({"changes": true}));
+    assert_eq!(
+        first["changes"],
+        json!({"since_frame": null, "boxes": [{"x": 0, "y": 0, "width": 1920, "height": 1080}]}),
+        "nothing to compare with: the whole region"
+    );
+    let node = s.node("checkbox", "Remember me");
+    let r: Vec<i64> = node["rect"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|v| v.as_i64().unwrap())
+        .collect();
+    s.click_node("checkbox", "Remember me");
+    let after = s.ok("screen.capture", json!({"changes": true}));
+    assert!(after["data_url"].is_string());
+    assert_eq!(after["changes"]["since_frame"], first["frame"]);
+    let boxes = after["changes"]["boxes"].as_array().unwrap();
+    assert!(!boxes.is_empty() && boxes.len() <= 32, "{boxes:?}");
+    // Some box covers the check box's mark; each box is a small part of the screen.
+    let covers = |b: &serde_json::Value| {
+        let g = |k: &str| b[k].as_i64().unwrap();
+        g("x") <= r[0] + 2
+            && g("y") <= r[1] + 2
+            && g("x") + g("width") >= r[0] + 10
+            && g("y") + g("height") >= r[1] + 10
+    };
+    assert!(boxes.iter().any(covers), "{boxes:?} vs {r:?}");
+    for b in boxes {
+        assert!(
+            b["width"].as_i64().unwrap() * b["height"].as_i64().unwrap() < 1920 * 1080 / 4,
+            "{b}"
+        );
+    }
+    // Nothing changed since: unchanged, with no boxes.
+    let same = s.ok("screen.capture", json!({"changes": true}));
+    assert_eq!(same["unchanged"], true);
+    assert_eq!(
+        same["changes"],
+        json!({"since_frame": after["frame"], "boxes": []})
+    );
+}
+
+#[test]
+fn a_window_is_captured_where_it_is_without_raising_it() {
+    let mut s = Server::start();
+    s.start_session(json!({}));
+    let windows = s.ok("window.list", json!({}))["windows"]
+        .as_array()
+        .unwrap()
+        .clone();
+    assert!(windows.len() >= 2, "{windows:?}");
+    let focused_before: Vec<_> = windows
+        .iter()
+        .map(|w| (w["id"].clone(), w["focused"].clone()))
+        .collect();
+    // A window below the top one.
+    let w = &windows[1];
+    let rect = &w["rect"];
+    let (_, fw, _, _, full) = s.capture_png(json!({}));
+    let (r, iw, ih, _, px) = s.capture_png(json!({"window": w["id"]}));
+    assert_eq!(r["window"], w["id"]);
+    let g = |k: &str| rect[k].as_i64().unwrap();
+    let (x, y) = (g("x").max(0), g("y").max(0));
+    let (cw, ch) = (
+        (g("x") + g("width")).min(1920) - x,
+        (g("y") + g("height")).min(1080) - y,
+    );
+    assert_eq!(
+        r["region"],
+        json!({"x": x, "y": y, "width": cw, "height": ch})
+    );
+    assert_eq!((iw as i64, ih as i64), (cw, ch));
+    assert_eq!(
+        px,
+        crop_rgb(&full, fw, x as u32, y as u32, cw as u32, ch as u32)
+    );
+    // Not raised, focus unchanged.
+    let after: Vec<_> = s.ok("window.list", json!({}))["windows"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|w| (w["id"].clone(), w["focused"].clone()))
+        .collect();
+    assert_eq!(after, focused_before);
+
+    let err = s.fails(
+        "screen.capture",
+        json!({"window": 987654}),
+        "invalid_arguments",
+    );
+    assert_eq!(common::issue_paths(&err), vec!["window"]);
+    assert!(
+        err["message"].as_str().unwrap().contains("not on screen"),
+        "{err}"
+    );
+    let err = s.fails(
+        "screen.capture",
+        json!({"window": w["id"], "region": {"x": 0, "y": 0, "width": 5, "height": 5}}),
+        "invalid_arguments",
+    );
+    assert_eq!(common::issue_paths(&err), vec!["window"]);
+}
+
+#[test]
+fn pointer_coordinates_relative_to_a_window() {
+    let mut s = Server::start();
+    s.start_session(json!({}));
+    let node = s.node("checkbox", "Remember me");
+    let (cx, cy) = common::center(&node);
+    let windows = s.ok("window.list", json!({}))["windows"]
+        .as_array()
+        .unwrap()
+        .clone();
+    let w = windows
+        .iter()
+        .find(|w| {
+            let g = |k: &str| w["rect"][k].as_i64().unwrap();
+            (g("x")..g("x") + g("width")).contains(&cx)
+                && (g("y")..g("y") + g("height")).contains(&cy)
+        })
+        .expect("the window holding the check box")
+        .clone();
+    let (ox, oy) = (
+        w["rect"]["x"].as_i64().unwrap(),
+        w["rect"]["y"].as_i64().unwrap(),
+    );
+    let moved = s.ok("pointer.move", json!({"x": 3, "y": 4, "window": w["id"]}));
+    assert_eq!(moved["position"], json!({"x": ox + 3, "y": oy + 4}));
+    let clicked = s.ok(
+        "pointer.click",
+        json!({"x": cx - ox, "y": cy - oy, "window": w["id"]}),
+    );
+    assert_eq!(clicked["position"], json!({"x": cx, "y": cy}));
+    let checked = s.node("checkbox", "Remember me");
+    assert!(
+        checked["states"]
+            .as_array()
+            .unwrap()
+            .contains(&json!("checked")),
+        "{checked}"
+    );
+    let drag = s.ok(
+        "pointer.drag",
+        json!({"from": {"x": 1, "y": 2}, "to": {"x": 5, "y": 6}, "window": w["id"], "steps": 2}),
+    );
+    assert_eq!(drag["from"], json!({"x": ox + 1, "y": oy + 2}));
+    assert_eq!(drag["to"], json!({"x": ox + 5, "y": oy + 6}));
+
+    // A window that is not on screen: refused, nothing clicked (not even at the same
+    // coordinates taken as canvas ones, where the check box is).
+    let err = s.fails(
+        "pointer.click",
+        json!({"x": cx, "y": cy, "window": 987654}),
+        "invalid_arguments",
+    );
+    assert!(
+        err["message"]
+            .as_str()
+            .unwrap()
+            .contains("window 987654 is not on screen"),
+        "{err}"
+    );
+    let still = s.node("checkbox", "Remember me");
+    assert!(
+        still["states"]
+            .as_array()
+            .unwrap()
+            .contains(&json!("checked")),
+        "{still}"
+    );
+    let err = s.fails(
+        "pointer.click",
+        json!({"window": w["id"]}),
+        "invalid_arguments",
+    );
+    assert_eq!(common::issue_paths(&err), vec!["window"]);
+    s.fails(
+        "pointer.scroll",
+        json!({"amount": 1, "window": w["id"]}),
+        "invalid_arguments",
+    );
 }

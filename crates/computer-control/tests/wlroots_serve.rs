@@ -147,8 +147,11 @@ fn check_and_auto_find_the_wlroots_compositor() {
         "{}",
         s.stderr_text()
     );
-    let cap = s.ok("screen.capture", json!({"format": "png"}));
+    let cap = s.ok("screen.capture", json!({"format": "png", "size": "canvas"}));
     assert_eq!(cap["width"], 1920);
+    // The default image is sized for models.
+    let cap = s.ok("screen.capture", json!({}));
+    assert_eq!(cap["width"], 1430);
 }
 
 /// A click at a checkbox's accessibility rectangle lands on it: GTK's window-relative

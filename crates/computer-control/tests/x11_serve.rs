@@ -5,7 +5,9 @@
 //! nothing down on the X server; a RandR change reconfigures the session and makes
 //! older frames stale; a hotkey grab held elsewhere is reported, not fatal; on a canvas
 //! narrower than the screen, a click at a checkbox's canvas rectangle toggles it; text
-//! typed into a GTK password entry waits for a person and leaks nowhere.
+//! typed into a GTK password entry waits for a person and leaks nowhere. A window is
+//! captured in place without being raised, a region zoomed to the screen's own pixels,
+//! a click given relative to a window lands in it, and a minimized window is refused.
 
 mod common;
 #[path = "../../desktop-x11/tests/x11_support/mod.rs"]
@@ -109,9 +111,15 @@ fn a_session_on_x11_observes_acts_and_panics() {
     assert!(s.stderr_text().contains("platform: x11"));
 
     let t = Instant::now();
-    let cap = s.ok("screen.capture", json!({"format": "png"}));
+    let cap = s.ok("screen.capture", json!({"format": "png", "size": "canvas"}));
     eprintln!("screen.capture png end to end: {:?}", t.elapsed());
     assert_eq!(cap["width"], 1920);
+    // The default image is sized for models.
+    let cap = s.ok("screen.capture", json!({}));
+    assert_eq!(
+        (cap["width"].as_u64(), cap["height"].as_u64()),
+        (Some(1430), Some(804))
+    );
 
     let snap = s.ok("a11y.snapshot", json!({"level": "full"}));
     // One root for the desktop; the application's window under it, bound to X11.
@@ -404,6 +412,161 @@ fn a_click_at_a_checkboxs_canvas_rect_toggles_it_on_a_scaled_canvas() {
     assert!(
         (i64::from(px) - x * 3 / 2).abs() <= 2 && (i64::from(py) - y * 3 / 2).abs() <= 2,
         "pointer at {px},{py} for canvas {x},{y}"
+    );
+}
+
+/// Window-scoped capture and coordinates on X11, on a canvas narrower than the screen
+/// (× 1.5): the widget factory's window is captured where it is, with an xterm raised
+/// over part of it and kept on top; a region is zoomed to the screen's own pixels; a
+/// click relative to the window toggles a checkbox; a minimized window is refused.
+#[test]
+fn a_window_is_captured_in_place_and_clicked_relative_to_it_on_x11() {
+    let mut desk = Desk::start();
+    let window_id = {
+        let mut d = desk.driver();
+        desk.widget_factory(&mut d)
+    };
+    let mut s = serve(&desk, "info");
+    let started = s.call("session.start", json!({"capture": {"default_width": 1280}}));
+    assert_eq!(started["ok"], true, "{started}");
+    let listed = s.ok("window.list", json!({}));
+    let win = listed["windows"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|w| w["id"] == window_id)
+        .unwrap_or_else(|| panic!("no window {window_id}: {listed}"))
+        .clone();
+    let rect = win["rect"].clone();
+    let g = |k: &str| rect[k].as_i64().unwrap();
+
+    // The window's own rectangle, as on screen, not raised and not focused.
+    let focus_before: Vec<Value> = listed["windows"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|w| w["focused"].clone())
+        .collect();
+    let cap = s.ok(
+        "screen.capture",
+        json!({"window": window_id, "size": "canvas", "format": "png", "if_changed": false}),
+    );
+    assert_eq!(cap["window"], window_id);
+    let x0 = g("x").max(0);
+    let y0 = g("y").max(0);
+    assert_eq!(cap["region"]["x"], x0, "{cap}");
+    assert_eq!(cap["region"]["y"], y0, "{cap}");
+    assert!(
+        (cap["region"]["width"].as_i64().unwrap() - (g("x") + g("width")).min(1280) + x0).abs()
+            <= 1,
+        "{cap} vs {rect}"
+    );
+    let after = s.ok("window.list", json!({}));
+    let focus_after: Vec<Value> = after["windows"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|w| w["focused"].clone())
+        .collect();
+    assert_eq!(
+        focus_before, focus_after,
+        "capturing a window changes no focus"
+    );
+
+    // Zoom: a region at the screen's own pixels, 1.5 image pixels per canvas unit.
+    let zoom = s.ok(
+        "screen.capture",
+        json!({"region": {"x": x0, "y": y0, "width": 200, "height": 100}, "size": "native"}),
+    );
+    // The region's physical pixels, whole: 1.5 × 200 by 1.5 × 100, one more where the
+    // region's edge falls inside a screen pixel.
+    let (zw, zh) = (
+        zoom["width"].as_u64().unwrap(),
+        zoom["height"].as_u64().unwrap(),
+    );
+    assert!(
+        (300..=301).contains(&zw) && (150..=151).contains(&zh),
+        "{zoom}"
+    );
+    assert!(
+        (zoom["image_scale"].as_f64().unwrap() - 1.5).abs() < 0.01,
+        "{zoom}"
+    );
+
+    // A click relative to the window toggles a checkbox there.
+    let snap = s.ok("a11y.snapshot", json!({"level": "full"}));
+    let window = find(&snap["tree"], "window", &|w| w["window_id"] == window_id).unwrap();
+    let cb = find(window, "checkbox", &|n| {
+        has_state(n, "enabled")
+            && !has_state(n, "checked")
+            && n["name"].as_str().is_some_and(|t| !t.is_empty())
+            && n["rect"].is_array()
+    })
+    .unwrap()
+    .clone();
+    let (x, y) = center(&cb);
+    let clicked = s.ok(
+        "pointer.click",
+        json!({"x": x - g("x"), "y": y - g("y"), "window": window_id}),
+    );
+    assert_eq!(clicked["position"], json!({"x": x, "y": y}));
+    let deadline = Instant::now() + Duration::from_secs(10);
+    loop {
+        let snap = s.ok("a11y.snapshot", json!({"level": "full"}));
+        let same = find(&snap["tree"], "checkbox", &|n| {
+            n["name"] == cb["name"] && n["rect"] == cb["rect"]
+        });
+        if same.is_some_and(|n| has_state(n, "checked")) {
+            break;
+        }
+        assert!(
+            Instant::now() < deadline,
+            "{cb} was not checked by the relative click"
+        );
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    let (px, py) = desk.pointer();
+    assert!(
+        (i64::from(px) - x * 3 / 2).abs() <= 2 && (i64::from(py) - y * 3 / 2).abs() <= 2,
+        "pointer at {px},{py} for canvas {x},{y}"
+    );
+
+    // Minimized, the window is not on screen: refused, nothing clicked.
+    let out = desk.run("xdotool", &["windowminimize", &window_id.to_string()]);
+    assert!(out.status.success(), "{out:?}");
+    // The window manager unmaps it and keeps it in its client list (window.list still
+    // shows it, so the agent can focus it again).
+    let deadline = Instant::now() + Duration::from_secs(10);
+    loop {
+        let info = desk.run("xwininfo", &["-id", &window_id.to_string()]);
+        if String::from_utf8_lossy(&info.stdout).contains("IsUnMapped") {
+            break;
+        }
+        assert!(Instant::now() < deadline, "the window was not minimized");
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    let before = desk.pointer();
+    let err = s.fails(
+        "pointer.click",
+        json!({"x": 5, "y": 5, "window": window_id}),
+        "invalid_arguments",
+    );
+    assert!(
+        err["message"].as_str().unwrap().contains("not on screen"),
+        "{err}"
+    );
+    assert_eq!(desk.pointer(), before, "the pointer did not move");
+    let err = s.fails(
+        "screen.capture",
+        json!({"window": window_id}),
+        "invalid_arguments",
+    );
+    assert!(
+        err["message"]
+            .as_str()
+            .unwrap()
+            .contains("closed or minimized"),
+        "{err}"
     );
 }
 

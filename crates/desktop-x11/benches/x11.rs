@@ -7,17 +7,22 @@
 //! ```
 //!
 //! Prints a markdown table (p50, p99, theirs, ratio) for docs/PERFORMANCE.md.
-//! `CC_BENCH_QUICK=1` runs fewer iterations (a smoke run).
+//! `CC_BENCH_QUICK=1` runs fewer iterations (a smoke run). The `model` part compares our
+//! default (model-sized) image with the npm `computer-use-mcp` server's screenshot of
+//! the same screen when `CC_PEER_COMPUTER_USE_MCP` names its installed `dist/main.js`
+//! (`npm install computer-use-mcp@1.8.0`).
 
 #[path = "../tests/x11_support/mod.rs"]
 mod x11_support;
+
+mod model_image;
 
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
 use cc_desktop::{Button, Driver};
 use cc_desktop_x11::X11Desktop;
-use cc_engine::encode::{Format, Pixels, data_url, encode};
+use cc_engine::encode::{Fit, Format, Pixels, data_url, encode};
 use cc_protocol::PhysicalRect;
 use x11_support::{Desk, all};
 
@@ -269,6 +274,7 @@ fn main() {
             let img = d.capture(full).expect("capture");
             let _ = png(&img);
         }
+        let png = |img: &cc_desktop::RgbImage| png(img).bytes;
         let n = iters(60, 10);
         let mut png_len = 0;
         let ours_cap_png = time_n(n, || {
@@ -541,6 +547,82 @@ fn main() {
             "snapshot: ours {ours_nodes} nodes (showing subtrees, with rectangles and values), \
          the pyatspi walk {py_nodes} nodes (every node: role, name, states, extents)"
         ));
+    }
+
+    // --- model-sized image against computer-use-mcp -----------------------------------
+    if part("model") {
+        settled.push(format!("model {:.1} s", settle(&desk).as_secs_f64()));
+        let full = PhysicalRect {
+            x: 0,
+            y: 0,
+            width: 1920,
+            height: 1080,
+        };
+        let img = d.capture(full).expect("capture");
+        let (mw, mh) = Fit::MODEL.size(1920, 1080, 1.0);
+        let n = iters(100, 10);
+        let t_cpu = cpu_ticks(std::process::id());
+        let mut len = 0;
+        let pipeline = time_n(n, || {
+            len = model_image::ours(&img, mw, mh).bytes.len();
+        });
+        let cpu_ms = (cpu_ticks(std::process::id()) - t_cpu) as f64 * 10.0 / n as f64;
+        let scrot_path = desk.path("scrot-model.png");
+        let scrot_path = scrot_path.to_str().expect("utf-8 path").to_string();
+        time_process(&desk, 1, "scrot", &["-o", &scrot_path]);
+        let scrot_len = std::fs::metadata(&scrot_path).map_or(0, |m| m.len());
+        notes.push(format!(
+            "model-sized default {mw}×{mh} from a 1920×1080 capture: resize + encode p50 {} ms, \
+             p99 {} ms, mean CPU {:.2} ms; {} B (scrot's full-size PNG of the same screen: {scrot_len} B)",
+            fmt_ms(pipeline.p50()),
+            fmt_ms(pipeline.p99()),
+            cpu_ms,
+            len,
+        ));
+        match std::env::var("CC_PEER_COMPUTER_USE_MCP") {
+            Ok(main_js) => {
+                match model_image::peer_shots(&desk, &main_js, iters(5, 2)) {
+                    Some(shots) => {
+                        let peer = &shots[shots.len() - 1];
+                        let (pw, ph) = model_image::PEER_FIT.size(1920, 1080, 1.0);
+                        assert_eq!((pw, ph), (peer.width, peer.height), "the peer's size");
+                        let img = d.capture(full).expect("capture");
+                        let at_theirs = model_image::ours(&img, pw, ph);
+                        let ours_default = model_image::ours(&img, mw, mh);
+                        let at_theirs_t = time_n(n, || {
+                            std::hint::black_box(model_image::ours(&img, pw, ph));
+                        });
+                        let theirs = Stats::new(shots.iter().map(|s| s.ms).collect());
+                        rows.push(row(
+                            &format!("model-sized image {pw}×{ph}: capture already taken → PNG"),
+                            &at_theirs_t,
+                            "computer-use-mcp `get_screenshot` (less its 1 s sleep)",
+                            &theirs,
+                        ));
+                        notes.push(format!(
+                        "same screen, same run: computer-use-mcp {}×{} palette PNG {} B; ours at \
+                         its size {} B ({:.2}× theirs, {} colours, {}), ours at our default \
+                         {mw}×{mh} {} B ({:.2}×)",
+                        peer.width,
+                        peer.height,
+                        peer.png.len(),
+                        at_theirs.bytes.len(),
+                        at_theirs.bytes.len() as f64 / peer.png.len() as f64,
+                        at_theirs.palette.unwrap_or(0),
+                        if at_theirs.lossy { "quantized" } else { "exact palette" },
+                        ours_default.bytes.len(),
+                        ours_default.bytes.len() as f64 / peer.png.len() as f64,
+                    ));
+                        std::fs::write(desk.path("peer.png"), &peer.png).expect("write");
+                    }
+                    None => notes.push("computer-use-mcp did not answer a screenshot".into()),
+                }
+            }
+            Err(_) => notes.push(
+                "computer-use-mcp not compared: set CC_PEER_COMPUTER_USE_MCP to its dist/main.js"
+                    .into(),
+            ),
+        }
     }
 
     // --- report ----------------------------------------------------------------------

@@ -350,6 +350,14 @@ impl Driver for X11Desktop {
         Ok(self.xwindows()?.into_iter().map(|w| w.info).collect())
     }
 
+    fn window_shown(&mut self, id: u64) -> Result<Option<WindowInfo>, DriverError> {
+        let Some(w) = self.windows()?.into_iter().find(|w| w.id == id) else {
+            return Ok(None);
+        };
+        // A window manager keeps a minimized (iconic) client listed, unmapped.
+        Ok(windows::viewable(&self.conn, id)?.then_some(w))
+    }
+
     fn focus_window(&mut self, id: u64) -> Result<(), DriverError> {
         windows::focus(&self.conn, id)
     }

@@ -232,6 +232,21 @@ pub(super) fn list(conn: &Conn) -> Result<Vec<Toplevel>, DriverError> {
     Ok(out)
 }
 
+/// Whether a client window is mapped and all its ancestors are (an iconic window is
+/// unmapped by its window manager, yet stays in its client list). A window that has
+/// gone answers `false`.
+pub(super) fn viewable(conn: &Conn, w: u64) -> Result<bool, DriverError> {
+    let Ok(w) = Window::try_from(w) else {
+        return Ok(false);
+    };
+    let attrs = conn
+        .conn
+        .get_window_attributes(w)
+        .map_err(cerr("GetWindowAttributes"))?
+        .reply();
+    Ok(attrs.is_ok_and(|a| a.map_state == x11rb::protocol::xproto::MapState::VIEWABLE))
+}
+
 /// True when an EWMH window manager runs (`_NET_SUPPORTING_WM_CHECK` on the root).
 pub(super) fn has_window_manager(conn: &Conn) -> bool {
     prop32(conn, conn.root, conn.atoms._NET_SUPPORTING_WM_CHECK).is_ok_and(|v| !v.is_empty())

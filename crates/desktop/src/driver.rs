@@ -243,6 +243,13 @@ pub trait Driver: Send {
     fn windows(&mut self) -> Result<Vec<WindowInfo>, DriverError>;
     /// Raises and focuses a window.
     fn focus_window(&mut self, id: u64) -> Result<(), DriverError>;
+    /// A window as it is on screen now: `None` when it is closed or minimized (a
+    /// window manager may still list a minimized window), so window-scoped captures and
+    /// coordinates are refused rather than aimed at where it would be. The default
+    /// knows no minimized state beyond the window list.
+    fn window_shown(&mut self, id: u64) -> Result<Option<WindowInfo>, DriverError> {
+        Ok(self.windows()?.into_iter().find(|w| w.id == id))
+    }
     /// True when the element with keyboard focus is a password field.
     fn focused_is_password(&mut self) -> Result<bool, DriverError>;
 

@@ -23,6 +23,19 @@ pub struct Shot {
 /// Shared between the worker (which writes it) and the engine facade (which reads it).
 pub type ShotSlot = Arc<Mutex<Option<Arc<Shot>>>>;
 
+/// The pixels of the latest capture the agent received with its image, kept to tell
+/// whether the next one shows anything new (and where).
+#[derive(Debug, Clone)]
+pub struct Seen {
+    pub frame: u64,
+    /// What was asked (area, image size, format…): an equal key and equal pixels make
+    /// an equal image.
+    pub key: String,
+    /// The physical rectangle captured.
+    pub area: cc_protocol::PhysicalRect,
+    pub pixels: Arc<cc_desktop::RgbImage>,
+}
+
 /// Frame bookkeeping of one server.
 #[derive(Debug, Clone, Default)]
 pub struct Frames {
@@ -31,6 +44,8 @@ pub struct Frames {
     generation_start: u64,
     /// The latest capture's image.
     shot: ShotSlot,
+    /// The latest capture the session's agent received, in this layout generation.
+    seen: Option<Seen>,
 }
 
 impl Frames {
@@ -58,6 +73,22 @@ impl Frames {
     /// Records a layout change: every frame so far is stale.
     pub fn layout_changed(&mut self) {
         self.generation_start = self.latest + 1;
+        self.seen = None;
+    }
+
+    /// The latest capture the agent received, if any in this session and layout.
+    pub fn seen(&self) -> Option<&Seen> {
+        self.seen.as_ref()
+    }
+
+    /// Remembers the capture the agent just received.
+    pub fn saw(&mut self, seen: Seen) {
+        self.seen = Some(seen);
+    }
+
+    /// Forgets what the agent saw: a new session's agent has seen nothing.
+    pub fn forget_seen(&mut self) {
+        self.seen = None;
     }
 
     /// Checks a cited frame.

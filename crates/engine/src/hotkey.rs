@@ -103,6 +103,9 @@ impl Driver for HotkeyAware {
     fn windows(&mut self) -> Result<Vec<WindowInfo>, DriverError> {
         self.inner.windows()
     }
+    fn window_shown(&mut self, id: u64) -> Result<Option<WindowInfo>, DriverError> {
+        self.inner.window_shown(id)
+    }
     fn focus_window(&mut self, id: u64) -> Result<(), DriverError> {
         self.poll();
         self.inner.focus_window(id)

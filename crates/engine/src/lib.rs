@@ -15,6 +15,7 @@
 
 mod approval;
 pub mod assess;
+mod changes;
 pub mod clock;
 pub mod config;
 mod coords;

@@ -370,8 +370,10 @@ fn in_region(points: &[(i32, i32)], region: &Value) -> bool {
 
 fn argument_matches(args: &Value, a: &ArgMatch, landing: &Landing) -> bool {
     if a.matcher == Matcher::InRegion {
-        // The named argument if it is a point, else every point the action lands on.
-        if let Some(p) = lookup(args, &a.path)
+        // The named argument if it is a canvas point, else every point the action lands
+        // on (a point relative to a window is placed by the landing, not here).
+        if args.get("window").is_none()
+            && let Some(p) = lookup(args, &a.path)
             && let (Some(x), Some(y)) = (
                 p.get("x").and_then(Value::as_f64),
                 p.get("y").and_then(Value::as_f64),

@@ -116,7 +116,8 @@ fn text<'a>(tool: &str, args: &'a Map<String, Value>, name: &str) -> GovResult<O
 /// `snapshot{use_vision?, use_annotation?, target_app?}`: the screen (`screen.capture`,
 /// pixels as an image block), or the accessibility tree when `use_vision` is `false`.
 /// `use_annotation` and `target_app` are accepted and do not narrow anything: the capture
-/// is the whole canvas, unannotated.
+/// is the whole canvas, unannotated, sized for models, and always carries its image
+/// (upstream has no `unchanged` answer).
 fn snapshot(args: &Map<String, Value>) -> GovResult<(&'static str, Map<String, Value>)> {
     only(
         "snapshot",
@@ -127,7 +128,10 @@ fn snapshot(args: &Map<String, Value>) -> GovResult<(&'static str, Map<String, V
     text("snapshot", args, "target_app")?;
     Ok(match flag("snapshot", args, "use_vision")? {
         Some(false) => ("a11y.snapshot", Map::new()),
-        _ => ("screen.capture", Map::new()),
+        _ => (
+            "screen.capture",
+            Map::from_iter([("if_changed".to_string(), Value::Bool(false))]),
+        ),
     })
 }
 
@@ -208,7 +212,10 @@ mod tests {
             &args(json!({"use_vision": true, "use_annotation": true, "target_app": "x"})),
         )
         .expect("snapshot");
-        assert_eq!(r.def.name, "screen.capture");
+        assert_eq!(
+            (r.def.name, r.arguments["if_changed"].clone()),
+            ("screen.capture", json!(false))
+        );
         let r = resolve("snapshot", &args(json!({"use_vision": false}))).expect("snapshot");
         assert_eq!(r.def.name, "a11y.snapshot");
         let r = resolve("get_ui_tree", &args(json!({"window_id": "7"}))).expect("tree");

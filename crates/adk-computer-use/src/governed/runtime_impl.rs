@@ -148,6 +148,9 @@ impl<C: ToolCaller> ComputerUseRuntime for GovernedRuntime<C> {
         let tool = self.options.screenshot_tool;
         let mut args = Map::new();
         args.insert("format".into(), "png".into());
+        // Every observation carries its pixels (their digest is the observation), so
+        // never the server's `unchanged` answer.
+        args.insert("if_changed".into(), false.into());
         observe::visual(tool, self.call(tool, args).await?)
     }
 

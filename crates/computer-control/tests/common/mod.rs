@@ -472,9 +472,16 @@ impl Server {
     }
 
     /// A full-resolution PNG capture: (result, width, height, color type, pixels).
+    /// A lossless capture, canvas-sized unless the arguments say otherwise, always with
+    /// its image (never `unchanged`), decoded to RGB or gray.
     pub fn capture_png(&mut self, arguments: Value) -> (Value, u32, u32, png::ColorType, Vec<u8>) {
         let mut args = arguments;
         args["format"] = json!("png");
+        for (k, v) in [("size", json!("canvas")), ("if_changed", json!(false))] {
+            if args.get(k).is_none() {
+                args[k] = v;
+            }
+        }
         let r = self.ok("screen.capture", args);
         let bytes = data_url_bytes(r["data_url"].as_str().expect("data_url"));
         let (w, h, ct, px) = decode_png(&bytes);
@@ -521,8 +528,11 @@ pub fn data_url_bytes(url: &str) -> Vec<u8> {
 }
 
 /// Decodes a PNG: (width, height, color type, pixels).
+/// Decodes a PNG to its pixels, a palette expanded to RGB; the colour type returned is
+/// that of the pixels (`Rgb` for a palette PNG).
 pub fn decode_png(bytes: &[u8]) -> (u32, u32, png::ColorType, Vec<u8>) {
-    let dec = png::Decoder::new(std::io::Cursor::new(bytes));
+    let mut dec = png::Decoder::new(std::io::Cursor::new(bytes));
+    dec.set_transformations(png::Transformations::EXPAND);
     let mut r = dec.read_info().expect("png header");
     let mut buf = vec![0; r.output_buffer_size().expect("size")];
     let info = r.next_frame(&mut buf).expect("png frame");

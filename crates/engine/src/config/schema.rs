@@ -115,9 +115,9 @@ fn build() -> Ty {
         ),
         Field::def(
             "default_format",
-            Ty::one_of(&["png", "jpeg", "webp"]),
-            json!("png"),
-            "capture format",
+            Ty::one_of(&["auto", "png", "jpeg", "webp"]),
+            json!("auto"),
+            "capture format; auto: the cheapest for the content (palette PNG or JPEG)",
         ),
         Field::def(
             "default_quality",

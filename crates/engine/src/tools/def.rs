@@ -77,6 +77,9 @@ pub enum Target {
     Focused,
     /// Canvas points, unclamped; none means where the pointer is now.
     Points(Vec<(f64, f64)>),
+    /// Points relative to a window's top-left corner (canvas units), placed where the
+    /// window is when the call is judged and again when it runs.
+    InWindow(u64, Vec<(f64, f64)>),
     /// A window by id.
     Window(u64),
     /// An element, however it was named.

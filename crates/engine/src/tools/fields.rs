@@ -103,7 +103,25 @@ pub(crate) fn text(doc: &'static str) -> Field {
     )
 }
 
-/// The cross-field rule of an optional point: x with y, or neither.
+/// The window a pointer tool's coordinates are relative to.
+pub(crate) fn relative_to() -> Field {
+    Field::opt(
+        "window",
+        window_id(),
+        "a window id of window.list: the coordinates are then relative to the window's top-left corner (canvas units); refused when the window is closed or minimized",
+    )
+}
+
+/// Where a call at these points lands: absolute, or relative to a window.
+pub(crate) fn landing(window: Option<u64>, points: Vec<(f64, f64)>) -> Target {
+    match window {
+        Some(id) => Target::InWindow(id, points),
+        None => Target::Points(points),
+    }
+}
+
+/// The cross-field rule of an optional point: x with y, or neither; a window only
+/// with a point.
 pub(crate) fn x_with_y(c: &mut Checked<'_>) {
     let (has_x, has_y) = (c.given("x"), c.given("y"));
     if has_x != has_y {
@@ -111,6 +129,8 @@ pub(crate) fn x_with_y(c: &mut Checked<'_>) {
             if has_x { "y" } else { "x" },
             "x and y go together: give both or neither",
         );
+    } else if !has_x && c.given("window") {
+        c.issue("window", "a window needs x and y relative to it");
     }
 }
 
@@ -120,18 +140,20 @@ pub(crate) fn x_with_y(c: &mut Checked<'_>) {
 pub(crate) struct At {
     x: Option<f64>,
     y: Option<f64>,
+    window: Option<u64>,
 }
 
 impl At {
     /// Where a call at this point lands.
     pub fn target(&self) -> Target {
-        Target::Points(self.x.zip(self.y).into_iter().collect())
+        landing(self.window, self.x.zip(self.y).into_iter().collect())
     }
 
     /// Moves the pointer there, if a point was given.
     pub fn go(&self, ex: &mut Exec<'_>) -> Result<(), ToolError> {
         if let Some((x, y)) = self.x.zip(self.y) {
-            let to = ex.canvas.to_physical(x, y);
+            let (ox, oy) = pointer::origin(ex, self.window)?;
+            let to = ex.canvas.to_physical(ox + x, oy + y);
             pointer::glide(ex, to, 1)?;
         }
         Ok(())

@@ -9,7 +9,8 @@ use super::def::Checked;
 use super::element::{self, ElementArg};
 use super::exec::{Exec, a11y, pointer};
 use super::fields::{
-    At, ButtonArg, button, frame, held_keys, hold, modifiers, point_fields, x_with_y,
+    At, ButtonArg, button, frame, held_keys, hold, modifiers, point_fields, relative_to,
+    x_with_y,
 };
 use super::keyboard_combo::reaches_shell;
 use cc_protocol::Key;
@@ -80,6 +81,7 @@ pub(crate) fn def() -> ToolDef {
         frame(),
         modifiers(),
         element::field(),
+        relative_to(),
     ]);
     ToolDef {
         name: "pointer.click",

@@ -6,7 +6,9 @@ use serde_json::{Value, json};
 
 use super::def::{Lands, Nature, Needs, Runs, Target, TextEntry, Tool, ToolDef, no_check};
 use super::exec::{Exec, drv, pointer};
-use super::fields::{ButtonArg, Point, button, frame, held_keys, hold, modifiers, point};
+use super::fields::{
+    ButtonArg, Point, button, frame, held_keys, hold, landing, modifiers, point, relative_to,
+};
 use super::keyboard_combo::reaches_shell;
 use cc_protocol::Key;
 use crate::spec::{Field, Ty};
@@ -21,6 +23,7 @@ pub(crate) struct Args {
     frame: Option<u64>,
     #[serde(default, deserialize_with = "held_keys")]
     modifiers: Vec<Key>,
+    window: Option<u64>,
 }
 
 struct PointerDrag;
@@ -33,13 +36,15 @@ impl Tool for PointerDrag {
     }
 
     fn target(&self, a: &Args) -> Target {
-        Target::Points(vec![(a.from.x, a.from.y), (a.to.x, a.to.y)])
+        landing(a.window, vec![(a.from.x, a.from.y), (a.to.x, a.to.y)])
     }
 
     fn run(&self, a: Args, ex: &mut Exec<'_>) -> Result<Value, ToolError> {
         ex.frames.check(a.frame)?;
-        let from = ex.canvas.to_physical(a.from.x, a.from.y);
-        let to = ex.canvas.to_physical(a.to.x, a.to.y);
+        let (ox, oy) = pointer::origin(ex, a.window)?;
+        let (fx, fy, tx, ty) = (ox + a.from.x, oy + a.from.y, ox + a.to.x, oy + a.to.y);
+        let from = ex.canvas.to_physical(fx, fy);
+        let to = ex.canvas.to_physical(tx, ty);
         let b = a.button.button();
         pointer::glide(ex, from, 1)?;
         pointer::holding(ex, &a.modifiers, |ex| {
@@ -55,8 +60,8 @@ impl Tool for PointerDrag {
             let up = drv(ex.driver.button(b, false));
             moved.and(up)
         })?;
-        let (fcx, fcy) = ex.canvas.clamp(a.from.x, a.from.y);
-        let (tcx, tcy) = ex.canvas.clamp(a.to.x, a.to.y);
+        let (fcx, fcy) = ex.canvas.clamp(fx, fy);
+        let (tcx, tcy) = ex.canvas.clamp(tx, ty);
         Ok(json!({"from": {"x": fcx, "y": fcy}, "to": {"x": tcx, "y": tcy}}))
     }
 }
@@ -80,6 +85,7 @@ pub(crate) fn def() -> ToolDef {
             hold(),
             frame(),
             modifiers(),
+            relative_to(),
         ]),
         examples: vec![json!({"from": {"x": 100, "y": 100}, "to": {"x": 400, "y": 300}})],
         check: no_check,

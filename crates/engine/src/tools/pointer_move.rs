@@ -6,7 +6,7 @@ use serde_json::{Value, json};
 
 use super::def::{Lands, Nature, Needs, Runs, Target, TextEntry, Tool, ToolDef, no_check};
 use super::exec::{Exec, pointer};
-use super::fields::{frame, point_fields};
+use super::fields::{frame, landing, point_fields, relative_to};
 use crate::spec::{Field, Ty};
 
 #[derive(Debug, Deserialize)]
@@ -15,6 +15,7 @@ pub(crate) struct Args {
     y: f64,
     steps: u64,
     frame: Option<u64>,
+    window: Option<u64>,
 }
 
 struct PointerMove;
@@ -27,12 +28,13 @@ impl Tool for PointerMove {
     }
 
     fn target(&self, a: &Args) -> Target {
-        Target::Points(vec![(a.x, a.y)])
+        landing(a.window, vec![(a.x, a.y)])
     }
 
     fn run(&self, a: Args, ex: &mut Exec<'_>) -> Result<Value, ToolError> {
         ex.frames.check(a.frame)?;
-        let target = ex.canvas.to_physical(a.x, a.y);
+        let (ox, oy) = pointer::origin(ex, a.window)?;
+        let target = ex.canvas.to_physical(ox + a.x, oy + a.y);
         pointer::glide(ex, target, a.steps)?;
         Ok(json!({"position": pointer::position(ex)?}))
     }
@@ -43,6 +45,7 @@ pub(crate) fn def() -> ToolDef {
     params.extend([
         Field::def("steps", Ty::int(1, 200), json!(1), "intermediate moves"),
         frame(),
+        relative_to(),
     ]);
     ToolDef {
         name: "pointer.move",
@@ -55,7 +58,10 @@ pub(crate) fn def() -> ToolDef {
         lands: Lands::Pointer,
         outputs: &[("position", "the pointer's canvas position")],
         params: Ty::Object(params),
-        examples: vec![json!({"x": 640, "y": 400})],
+        examples: vec![
+            json!({"x": 640, "y": 400}),
+            json!({"x": 20, "y": 10, "window": 2}),
+        ],
         check: no_check,
         runs: Runs::Alone(&PointerMove),
     }

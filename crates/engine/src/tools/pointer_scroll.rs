@@ -8,7 +8,7 @@ use serde_json::{Value, json};
 use super::def::{Lands, Nature, Needs, Runs, Target, TextEntry, Tool, ToolDef};
 use super::exec::{Exec, drv};
 use super::exec::pointer;
-use super::fields::{At, frame, held_keys, modifiers, point_fields, x_with_y};
+use super::fields::{At, frame, held_keys, modifiers, point_fields, relative_to, x_with_y};
 use super::keyboard_combo::reaches_shell;
 use cc_protocol::Key;
 use crate::spec::{Field, Ty};
@@ -76,8 +76,7 @@ pub(crate) fn def() -> ToolDef {
         ),
     ];
     params.extend(point_fields(false));
-    params.push(frame());
-    params.push(modifiers());
+    params.extend([frame(), modifiers(), relative_to()]);
     ToolDef {
         name: "pointer.scroll",
         summary: "Scroll by notches, at a canvas point or where the pointer is.",

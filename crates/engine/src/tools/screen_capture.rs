@@ -1,4 +1,6 @@
-//! `screen.capture`: the screen, a region or one display, as an image on the canvas.
+//! `screen.capture`: the screen, a region, one display or one window, as an image sized
+//! for a model (or the canvas, or the display's own pixels), with the mapping back to
+//! the canvas; an unchanged screen answers without an image.
 
 use cc_protocol::{Risk, ToolError};
 use serde::Deserialize;
@@ -6,7 +8,8 @@ use serde_json::{Value, json};
 
 use super::def::{Checked, Lands, Nature, Needs, Runs, Target, TextEntry, Tool, ToolDef};
 use super::exec::{Exec, capture};
-use crate::encode::Format;
+use super::fields::window_id;
+use crate::encode::{Fit, Format};
 use crate::spec::{Field, Ty};
 
 /// A canvas rectangle.
@@ -18,15 +21,56 @@ pub(crate) struct Region {
     pub height: i64,
 }
 
+/// What the image's pixels are measured against.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub(crate) enum Size {
+    /// Canvas units × `scale`, then within `max_edge` and `max_pixels`.
+    Model,
+    /// Canvas units × `scale`.
+    Canvas,
+    /// The display's own pixels × `scale` (zoom).
+    Native,
+}
+
+impl Size {
+    pub fn name(self) -> &'static str {
+        match self {
+            Size::Model => "model",
+            Size::Canvas => "canvas",
+            Size::Native => "native",
+        }
+    }
+}
+
 #[derive(Debug, Deserialize)]
 pub(crate) struct Args {
     pub region: Option<Region>,
     pub display: Option<String>,
+    pub window: Option<u64>,
     #[serde(deserialize_with = "format")]
     pub format: Format,
     pub quality: u8,
+    pub size: Size,
     pub scale: f64,
+    pub max_edge: u32,
+    pub max_pixels: u64,
     pub grayscale: bool,
+    pub if_changed: bool,
+    pub changes: bool,
+}
+
+impl Args {
+    /// The limits the image must fit in.
+    pub fn fit(&self) -> Fit {
+        match self.size {
+            Size::Model => Fit {
+                max_edge: self.max_edge,
+                max_pixels: self.max_pixels,
+            },
+            Size::Canvas | Size::Native => Fit::NONE,
+        }
+    }
 }
 
 fn format<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Format, D::Error> {
@@ -52,9 +96,16 @@ impl Tool for ScreenCapture {
     }
 }
 
-fn region_or_display(c: &mut Checked<'_>) {
-    if c.given("region") && c.given("display") {
-        c.issue("display", "give region or display, not both");
+fn one_area(c: &mut Checked<'_>) {
+    let given: Vec<&str> = ["region", "display", "window"]
+        .into_iter()
+        .filter(|k| c.given(k))
+        .collect();
+    if given.len() > 1 {
+        c.issue(
+            given[1],
+            "give at most one of region, display and window",
+        );
     }
 }
 
@@ -67,7 +118,7 @@ pub(crate) fn def() -> ToolDef {
     ]);
     ToolDef {
         name: "screen.capture",
-        summary: "Capture the screen (or a region or one display) as an image on the canvas.",
+        summary: "Capture the screen (or a region, one display or one window) as an image sized for a model, with its mapping to the canvas.",
         risk: Risk::Benign,
         needs: Needs::Capture,
         nature: Nature::Observes,
@@ -89,6 +140,22 @@ pub(crate) fn def() -> ToolDef {
             ("canvas", "the canvas the image covers"),
             ("region", "the captured canvas region"),
             ("image_scale", "image pixels per canvas unit"),
+            (
+                "to_canvas",
+                "{offset_x, offset_y, scale_x, scale_y}: image pixel (u, v) is canvas point (offset_x + u × scale_x, offset_y + v × scale_y)",
+            ),
+            ("size", "model, canvas or native: what the image size was measured against"),
+            ("palette", "colours of a palette PNG"),
+            ("lossy", "whether pixels were changed beyond resizing (a quantized palette or JPEG)"),
+            ("window", "the captured window's id"),
+            (
+                "unchanged",
+                "true: the pixels equal those of `frame`, which the agent already has; no image is sent",
+            ),
+            (
+                "changes",
+                "{since_frame, boxes}: canvas rectangles that changed since the last capture received (with changes: true)",
+            ),
         ],
         params: Ty::Object(vec![
             Field::opt("region", region, "canvas rectangle to capture"),
@@ -100,11 +167,16 @@ pub(crate) fn def() -> ToolDef {
                 },
                 "a display id from surface.displays",
             ),
+            Field::opt(
+                "window",
+                window_id(),
+                "a window id of window.list: its rectangle, not raised (what covers it shows)",
+            ),
             Field::cfg(
                 "format",
-                Ty::one_of(&["png", "jpeg", "webp"]),
+                Ty::one_of(&["auto", "png", "jpeg", "webp"]),
                 "capture.default_format",
-                "image format",
+                "image format; auto: a palette PNG for screen content, JPEG for photographic content",
             ),
             Field::cfg(
                 "quality",
@@ -113,10 +185,28 @@ pub(crate) fn def() -> ToolDef {
                 "JPEG quality",
             ),
             Field::def(
+                "size",
+                Ty::one_of(&["model", "canvas", "native"]),
+                json!("model"),
+                "model: canvas size within max_edge and max_pixels; canvas: canvas size; native: the display's own pixels (zoom)",
+            ),
+            Field::def(
                 "scale",
                 Ty::num(0.1, 1.0),
                 json!(1.0),
-                "image size relative to the canvas",
+                "image size relative to the size chosen by `size`",
+            ),
+            Field::def(
+                "max_edge",
+                Ty::int(16, 16384),
+                json!(Fit::MODEL.max_edge),
+                "size model: longest image side in pixels",
+            ),
+            Field::def(
+                "max_pixels",
+                Ty::int(1024, 1 << 40),
+                json!(Fit::MODEL.max_pixels),
+                "size model: most image pixels",
             ),
             Field::cfg(
                 "grayscale",
@@ -124,12 +214,27 @@ pub(crate) fn def() -> ToolDef {
                 "capture.grayscale",
                 "grayscale image",
             ),
+            Field::def(
+                "if_changed",
+                Ty::Bool,
+                json!(true),
+                "answer `unchanged` without an image when the pixels equal the last capture the agent received with the same arguments",
+            ),
+            Field::def(
+                "changes",
+                Ty::Bool,
+                json!(false),
+                "add the canvas boxes that changed since the last capture received of the same area",
+            ),
         ]),
         examples: vec![
             json!({}),
             json!({"region": {"x": 0, "y": 0, "width": 800, "height": 600}, "format": "jpeg", "quality": 70}),
+            json!({"region": {"x": 100, "y": 100, "width": 400, "height": 300}, "size": "native"}),
+            json!({"window": 2, "changes": true}),
+            json!({"size": "canvas", "format": "png", "if_changed": false}),
         ],
-        check: region_or_display,
+        check: one_area,
         runs: Runs::Alone(&ScreenCapture),
     }
 }

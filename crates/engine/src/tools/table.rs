@@ -98,8 +98,10 @@ mod tests {
                 let target = ops.target(&norm);
                 let fits = matches!(
                     (t.lands, &target),
-                    (Lands::Pointer, Target::Points(_) | Target::ElementPoint(_))
-                        | (Lands::Window, Target::Window(_))
+                    (
+                        Lands::Pointer,
+                        Target::Points(_) | Target::ElementPoint(_) | Target::InWindow(..)
+                    ) | (Lands::Window, Target::Window(_))
                         | (Lands::Element, Target::Element(_))
                         | (Lands::Focused, Target::Focused)
                 );

@@ -103,8 +103,19 @@ impl Worker {
                 _ => Vec::new(),
             };
         }
-        let (Some(canvas), Target::Points(points)) = (&self.canvas, target) else {
-            return Vec::new();
+        let (canvas, points, (ox, oy)) = match (&self.canvas, target) {
+            (Some(c), Target::Points(p)) => (c, p, (0.0, 0.0)),
+            (Some(c), Target::InWindow(id, p)) => {
+                // Placed where the window is now; a window that is gone lands nowhere
+                // (the call is refused when it runs).
+                let Some(rect) = self.driver.window_shown(*id).ok().flatten().map(|w| w.rect)
+                else {
+                    return Vec::new();
+                };
+                let [l, t, _, _] = c.rect_from_physical(&rect);
+                (c, p, (f64::from(l), f64::from(t)))
+            }
+            _ => return Vec::new(),
         };
         if points.is_empty() {
             return match self.driver.pointer_position() {
@@ -112,7 +123,10 @@ impl Worker {
                 Err(_) => Vec::new(),
             };
         }
-        points.iter().map(|&(x, y)| canvas.clamp(x, y)).collect()
+        points
+            .iter()
+            .map(|&(x, y)| canvas.clamp(ox + x, oy + y))
+            .collect()
     }
 
     /// `(app_id, title)` of the windows the action lands in: the topmost window under
@@ -126,7 +140,7 @@ impl Worker {
         let by_id = |id: u64| windows.iter().find(|w| w.id == id).map(name);
         let focused = || windows.iter().find(|w| w.focused).map(name);
         match target {
-            Target::Points(_) | Target::ElementPoint(_) => {
+            Target::Points(_) | Target::ElementPoint(_) | Target::InWindow(..) => {
                 let Some(canvas) = &self.canvas else {
                     return Vec::new();
                 };

@@ -125,6 +125,7 @@ impl Worker {
         match job {
             Job::Start { config, reply } => {
                 self.snapshots.clear();
+                self.frames.forget_seen();
                 self.set_hotkey(&config.config().safety.emergency_hotkey);
                 let r = self.read_layout(config.config().capture.default_width);
                 let _ = reply.send(r);
@@ -166,6 +167,7 @@ impl Worker {
             Job::End { reply } => {
                 self.release();
                 self.snapshots.clear();
+                self.frames.forget_seen();
                 {
                     let mut g = self.core.lock();
                     g.session = None;

@@ -1,7 +1,7 @@
 //! Pointer steps the pointer tools share, each pre-emptible.
 
 use cc_desktop::Button;
-use cc_protocol::{Key, ToolError};
+use cc_protocol::{ErrorCode, Key, ToolError};
 use serde_json::{Value, json};
 
 use super::{Exec, drv};
@@ -22,6 +22,26 @@ pub(crate) fn glide(ex: &mut Exec<'_>, to: (i32, i32), steps: u64) -> Result<(),
         drv(ex.driver.pointer_move(x.round() as i32, y.round() as i32))?;
     }
     Ok(())
+}
+
+/// The canvas origin of coordinates relative to `window` (the canvas's own without
+/// one): the window's top-left corner now, or a clear refusal when it is not on screen.
+pub(crate) fn origin(ex: &mut Exec<'_>, window: Option<u64>) -> Result<(f64, f64), ToolError> {
+    let Some(id) = window else {
+        return Ok((0.0, 0.0));
+    };
+    let w = drv(ex.driver.window_shown(id))?.ok_or_else(|| {
+        let msg = format!(
+            "window {id} is not on screen (closed or minimized); nothing was done; see window.list"
+        );
+        ToolError::with_data(
+            ErrorCode::InvalidArguments,
+            msg.clone(),
+            json!({"issues": [{"path": "window", "message": msg}]}),
+        )
+    })?;
+    let [l, t, _, _] = ex.canvas.rect_from_physical(&w.rect);
+    Ok((f64::from(l), f64::from(t)))
 }
 
 pub(crate) fn position(ex: &mut Exec<'_>) -> Result<Value, ToolError> {
