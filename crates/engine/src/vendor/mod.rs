@@ -121,9 +121,11 @@ pub(crate) enum PressChange {
     Clear,
 }
 
-/// `screen.capture` arguments for the whole screen in `display`'s space.
+/// `screen.capture` arguments for the whole screen in `display`'s space: exactly that
+/// size (not the plain tools' model-sized default), and an image every time (a vendor's
+/// screenshot has no "unchanged" answer).
 pub(crate) fn full_capture(display: &Display) -> Value {
-    json!({"scale": display.scale()})
+    json!({"scale": display.scale(), "size": "canvas", "if_changed": false})
 }
 
 /// `screen.capture` arguments for a canvas rectangle, at the canvas's resolution or
@@ -133,7 +135,12 @@ pub(crate) fn region_capture(display: &Display, x0: i64, y0: i64, x1: i64, y1: i
     let fit = (f64::from(display.width) / w)
         .min(f64::from(display.height) / h)
         .clamp(0.1, 1.0);
-    json!({"region": {"x": x0, "y": y0, "width": x1 - x0, "height": y1 - y0}, "scale": fit})
+    json!({
+        "region": {"x": x0, "y": y0, "width": x1 - x0, "height": y1 - y0},
+        "scale": fit,
+        "size": "canvas",
+        "if_changed": false,
+    })
 }
 
 #[cfg(test)]
