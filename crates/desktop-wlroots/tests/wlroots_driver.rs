@@ -259,6 +259,48 @@ fn without_ipc_windows_come_from_the_foreign_toplevel_protocol() {
     );
 }
 
+/// A text announced before it is typed (as `keyboard.type` does) binds what the layout
+/// lacks in one keymap; one with more such characters than a keymap has slots is bound
+/// batch by batch as typing reaches them (and again when an earlier batch's characters
+/// come back); characters typed without being announced still arrive.
+#[test]
+fn announced_text_with_more_characters_than_slots_arrives_exactly() {
+    let mut desk = Desk::start();
+    let out = desk.path("many.txt");
+    desk.spawn(
+        "foot",
+        &[
+            "--app-id",
+            "cc-many",
+            "sh",
+            "-c",
+            &format!("cat > {}", out.display()),
+        ],
+    );
+    desk.wait_view("cc-many");
+    let mut d = driver(&desk);
+    let many: String = (0..70u32)
+        .map(|i| char::from_u32(0x4e00 + i * 7).unwrap())
+        .collect();
+    let text = format!("{many} é, {many} ü!\n");
+    d.prepare_typing(&text).unwrap();
+    for c in text.chars() {
+        d.type_char(c).unwrap();
+    }
+    let unannounced = "✓ ñ\n";
+    for c in unannounced.chars() {
+        d.type_char(c).unwrap();
+    }
+    let expected = format!("{text}{unannounced}");
+    desk.wait_until(
+        "the typed text in the file",
+        Duration::from_secs(20),
+        || std::fs::read_to_string(&out).is_ok_and(|s| s == expected),
+    );
+    d.release_all().unwrap();
+    assert_eq!(d.held_inputs(), Default::default());
+}
+
 /// Typing faster than the compositor reads fills the socket: the driver waits for it
 /// to drain instead of failing, and every character arrives.
 #[test]
