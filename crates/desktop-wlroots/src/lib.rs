@@ -390,7 +390,7 @@ impl Drop for WlrootsDesktop {
         let _ = self.input.release_all(&self.client);
         let _ = self.input.restore_layout(&self.client, true);
         self.input.close();
-        self.capture.close();
+        self.capture.close(&mut self.client);
         let _ = self.client.roundtrip();
     }
 }

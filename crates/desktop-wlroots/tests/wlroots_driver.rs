@@ -115,6 +115,37 @@ fn capture_shows_the_outputs_and_follows_layout_changes() {
     assert_eq!(img.get(480, 270), Some([255, 0, 0]));
 }
 
+/// Every capture shows the screen as it is when asked, never an older frame: the frame
+/// the driver keeps ready between captures copies the output's next commit. Switching
+/// workspaces changes the screen at once (sway's scene, no client involved).
+#[test]
+fn every_capture_shows_the_screen_as_it_is_now() {
+    let mut desk = Desk::start();
+    desk.swaymsg(&["output", "HEADLESS-1", "bg", "#ff0000", "solid_color"]);
+    desk.spawn("foot", &["--app-id", "cc-fresh"]);
+    desk.wait_view("cc-fresh");
+    let mut d = driver(&desk);
+    let full = rect(0, 0, 1920, 1080);
+    let red = Some([255, 0, 0]);
+    desk.swaymsg(&["workspace", "2"]);
+    desk.wait_until("the red background", Duration::from_secs(10), || {
+        d.capture(full).is_ok_and(|img| img.get(960, 540) == red)
+    });
+    desk.swaymsg(&["workspace", "1"]);
+    desk.wait_until("the terminal", Duration::from_secs(10), || {
+        d.capture(full)
+            .is_ok_and(|img| img.get(960, 540).is_some_and(|p| Some(p) != red))
+    });
+    for round in 0..5 {
+        desk.swaymsg(&["workspace", "2"]);
+        let img = d.capture(full).unwrap();
+        assert_eq!(img.get(960, 540), red, "round {round}: the empty workspace");
+        desk.swaymsg(&["workspace", "1"]);
+        let img = d.capture(full).unwrap();
+        assert_ne!(img.get(960, 540), red, "round {round}: the terminal");
+    }
+}
+
 #[test]
 fn unicode_typed_into_a_terminal_arrives_exactly_and_nothing_stays_held() {
     let mut desk = Desk::start();
