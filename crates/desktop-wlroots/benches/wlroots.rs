@@ -116,6 +116,13 @@ fn snapshot_child(n: usize) {
     });
     let samples: Vec<String> = s.0.iter().map(|v| format!("{v:.3}")).collect();
     println!("{nodes} {}", samples.join(" "));
+    // The part of a snapshot that is not AT-SPI: the window list (sway's `get_tree`
+    // over its IPC and the foreign-toplevel state) that binds top-levels to windows.
+    let w = time_n(n, || {
+        std::hint::black_box(d.windows().unwrap());
+    });
+    let samples: Vec<String> = w.0.iter().map(|v| format!("{v:.3}")).collect();
+    println!("{}", samples.join(" "));
 }
 
 fn main() {
@@ -218,9 +225,18 @@ fn main() {
         .expect("the snapshot child");
     assert!(out.status.success(), "snapshot child: {out:?}");
     let text = String::from_utf8_lossy(&out.stdout);
-    let mut it = text.split_whitespace();
+    let mut lines = text.lines();
+    let mut it = lines.next().unwrap_or_default().split_whitespace();
     let ours_nodes = it.next().unwrap_or("?").to_string();
     let ours = Stats(it.filter_map(|v| v.parse().ok()).collect());
+    let list = Stats(
+        lines
+            .next()
+            .unwrap_or_default()
+            .split_whitespace()
+            .filter_map(|v| v.parse().ok())
+            .collect(),
+    );
     let mut py_nodes = String::new();
     let mut inner = Vec::new();
     let whole = time_n(if quick { 2 } else { 5 }, || {
@@ -246,6 +262,7 @@ fn main() {
         &ours,
         Some(("pyatspi walk (whole process)", &whole)),
     );
+    row("window list (part of every snapshot)", &list, None);
     println!(
         "\nnodes: ours {ours_nodes} (showing subtrees, with rectangles and values), \
          the pyatspi walk {py_nodes} (every node: role, name, states, extents)"
