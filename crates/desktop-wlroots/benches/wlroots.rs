@@ -166,6 +166,32 @@ fn main() {
         &ours,
         Some(("grim -t ppm", &grim)),
     );
+    // Back to back, every capture waits for the output's next frame (the copy happens
+    // at the commit after the request, and the previous capture's commit leaves a frame
+    // pending for one refresh period: 16.7 ms at 60 Hz). A capture after a pause does
+    // not: the same, with the output idle for 50 ms (not timed) before each sample.
+    let spaced = |d: &mut WlrootsDesktop| {
+        std::thread::sleep(std::time::Duration::from_millis(50));
+        let t = Instant::now();
+        d.capture(full).unwrap();
+        t.elapsed().as_secs_f64() * 1e3
+    };
+    let ours = Stats((0..n).map(|_| spaced(&mut d)).collect());
+    let grim = Stats(
+        (0..n)
+            .map(|_| {
+                std::thread::sleep(std::time::Duration::from_millis(50));
+                let t = Instant::now();
+                run("grim", &["-t", "ppm", "/dev/null"]);
+                t.elapsed().as_secs_f64() * 1e3
+            })
+            .collect(),
+    );
+    row(
+        "capture 1920×1080, output idle before each",
+        &ours,
+        Some(("grim -t ppm, same pause", &grim)),
+    );
 
     // Typing as `keyboard.type` does it: the text announced, then one character at a
     // time; each sample ends with `release_all` (which uploads the plain layout again, as
