@@ -195,6 +195,9 @@ impl Driver for FaultDriver {
         self.hit("type_char")?;
         self.inner.type_char(c)
     }
+    fn prepare_typing(&mut self, text: &str) -> Result<(), DriverError> {
+        self.inner.prepare_typing(text)
+    }
     fn release_all(&mut self) -> Result<(), DriverError> {
         self.inner.release_all()
     }

@@ -116,6 +116,13 @@ fn snapshot_child(n: usize) {
     });
     let samples: Vec<String> = s.0.iter().map(|v| format!("{v:.3}")).collect();
     println!("{nodes} {}", samples.join(" "));
+    // The part of a snapshot that is not AT-SPI: the window list (sway's `get_tree`
+    // over its IPC and the foreign-toplevel state) that binds top-levels to windows.
+    let w = time_n(n, || {
+        std::hint::black_box(d.windows().unwrap());
+    });
+    let samples: Vec<String> = w.0.iter().map(|v| format!("{v:.3}")).collect();
+    println!("{}", samples.join(" "));
 }
 
 fn main() {
@@ -159,29 +166,71 @@ fn main() {
         &ours,
         Some(("grim -t ppm", &grim)),
     );
+    // Back to back, every capture waits for the output's next frame (the copy happens
+    // at the commit after the request, and the previous capture's commit leaves a frame
+    // pending for one refresh period: 16.7 ms at 60 Hz). A capture after a pause does
+    // not: the same, with the output idle for 50 ms (not timed) before each sample.
+    let spaced = |d: &mut WlrootsDesktop| {
+        std::thread::sleep(std::time::Duration::from_millis(50));
+        let t = Instant::now();
+        d.capture(full).unwrap();
+        t.elapsed().as_secs_f64() * 1e3
+    };
+    let ours = Stats((0..n).map(|_| spaced(&mut d)).collect());
+    let grim = Stats(
+        (0..n)
+            .map(|_| {
+                std::thread::sleep(std::time::Duration::from_millis(50));
+                let t = Instant::now();
+                run("grim", &["-t", "ppm", "/dev/null"]);
+                t.elapsed().as_secs_f64() * 1e3
+            })
+            .collect(),
+    );
+    row(
+        "capture 1920×1080, output idle before each",
+        &ours,
+        Some(("grim -t ppm, same pause", &grim)),
+    );
 
-    let ascii: String = "abcdefghij".repeat(10);
-    let ours = time_n(n, || {
-        for c in ascii.chars() {
+    // Typing as `keyboard.type` does it: the text announced, then one character at a
+    // time; each sample ends with `release_all` (which uploads the plain layout again, as
+    // a pause in typing does). A sample starts once the compositor has handled the
+    // previous one (`sync`, not timed): what is timed is handing the keys over, not
+    // the compositor's backlog of keymaps from earlier samples.
+    let type_text = |d: &mut WlrootsDesktop, text: &str| {
+        d.sync().unwrap();
+        let t = Instant::now();
+        d.prepare_typing(text).unwrap();
+        for c in text.chars() {
             d.type_char(c).unwrap();
         }
-    });
+        d.release_all().unwrap();
+        t.elapsed().as_secs_f64() * 1e3
+    };
+    let ascii: String = "abcdefghij".repeat(10);
+    let ours = Stats((0..n).map(|_| type_text(&mut d, &ascii)).collect());
     let wtype = time_n(n, || run("wtype", &[&ascii]));
     row("type 100 ASCII characters", &ours, Some(("wtype", &wtype)));
 
     let uni: String = "é世✓ü".repeat(25);
-    let ours = time_n(n, || {
-        for c in uni.chars() {
-            d.type_char(c).unwrap();
-        }
-        d.release_all().unwrap();
-    });
+    let ours = Stats((0..n).map(|_| type_text(&mut d, &uni)).collect());
     let wtype = time_n(n, || run("wtype", &[&uni]));
     row(
         "type 100 non-ASCII characters",
         &ours,
         Some(("wtype", &wtype)),
     );
+    // The same back to back, never waiting for the compositor: the compositor's
+    // throughput (two keymaps compiled per sample), once the socket is full.
+    let ours = time_n(n, || {
+        d.prepare_typing(&uni).unwrap();
+        for c in uni.chars() {
+            d.type_char(c).unwrap();
+        }
+        d.release_all().unwrap();
+    });
+    row("type 100 non-ASCII characters, back to back", &ours, None);
 
     let ours = time_n(n, || {
         d.pointer_move(960, 540).unwrap();
@@ -202,9 +251,18 @@ fn main() {
         .expect("the snapshot child");
     assert!(out.status.success(), "snapshot child: {out:?}");
     let text = String::from_utf8_lossy(&out.stdout);
-    let mut it = text.split_whitespace();
+    let mut lines = text.lines();
+    let mut it = lines.next().unwrap_or_default().split_whitespace();
     let ours_nodes = it.next().unwrap_or("?").to_string();
     let ours = Stats(it.filter_map(|v| v.parse().ok()).collect());
+    let list = Stats(
+        lines
+            .next()
+            .unwrap_or_default()
+            .split_whitespace()
+            .filter_map(|v| v.parse().ok())
+            .collect(),
+    );
     let mut py_nodes = String::new();
     let mut inner = Vec::new();
     let whole = time_n(if quick { 2 } else { 5 }, || {
@@ -230,6 +288,7 @@ fn main() {
         &ours,
         Some(("pyatspi walk (whole process)", &whole)),
     );
+    row("window list (part of every snapshot)", &list, None);
     println!(
         "\nnodes: ours {ours_nodes} (showing subtrees, with rectangles and values), \
          the pyatspi walk {py_nodes} (every node: role, name, states, extents)"

@@ -1,5 +1,5 @@
 //! The Wayland connection: the globals this driver binds, and the state their events
-//! keep (outputs, toplevels, the screencopy frame in flight).
+//! keep (outputs, toplevels, the screencopy frames in flight).
 
 use std::collections::BTreeMap;
 
@@ -59,8 +59,8 @@ pub struct ForeignToplevel {
     pub outputs: Vec<u32>,
 }
 
-/// The screencopy frame in flight.
-#[derive(Debug, Default)]
+/// What the compositor said about one screencopy frame.
+#[derive(Debug, Default, Clone, Copy)]
 pub struct FrameState {
     /// `wl_shm` format, width, height, stride.
     pub shm: Option<(u32, u32, u32, u32)>,
@@ -80,7 +80,8 @@ pub struct State {
     pub toplevels: BTreeMap<u32, (ZwlrForeignToplevelHandleV1, ForeignToplevel)>,
     /// Something about the outputs changed since the layout was last read.
     pub outputs_changed: bool,
-    pub frame: FrameState,
+    /// Screencopy frames by protocol object id (removed when the frame is destroyed).
+    pub frames: BTreeMap<u32, FrameState>,
     pub xdg_manager: Option<ZxdgOutputManagerV1>,
 }
 
@@ -439,7 +440,7 @@ impl Dispatch<ZwlrScreencopyFrameV1, ()> for State {
         _: &QueueHandle<Self>,
     ) {
         use zwlr_screencopy_frame_v1::Event;
-        let f = &mut state.frame;
+        let f = state.frames.entry(frame.id().protocol_id()).or_default();
         match event {
             Event::Buffer {
                 format,

@@ -3,7 +3,8 @@
 //! gains the device, and clients bind it, too late).
 //!
 //! What this driver holds down is tracked here, so `release_all` lets go of exactly
-//! that, and the plain layout is uploaded again once typing is over.
+//! that, and the plain layout is uploaded again once typing is over. Nothing here waits
+//! for the compositor: keymaps and keys are queued in order and flushed.
 
 use std::fs::File;
 use std::io::Write;
@@ -66,6 +67,9 @@ pub struct Input {
     slots: Slots,
     /// The uploaded keymap carries slots that the plain layout lacks.
     slots_uploaded: bool,
+    /// What the announced text still lacks beyond the bound slots could need: its
+    /// characters without a key, in first-use order (see [`Input::prepare`]).
+    upcoming: Vec<char>,
     last_typed: Option<Instant>,
     keys: Vec<(u32, Key)>,
     buttons: Vec<Button>,
@@ -84,6 +88,7 @@ impl Input {
             keyboard: c.new_keyboard(),
             slots: Slots::default(),
             slots_uploaded: false,
+            upcoming: Vec::new(),
             last_typed: None,
             keys: Vec::new(),
             buttons: Vec::new(),
@@ -250,10 +255,38 @@ impl Input {
         c.flush()
     }
 
+    /// Readies the keymap for `text`: every character it lacks is bound to a slot in
+    /// ONE upload sent ahead of its keys (the compositor handles requests in order, so
+    /// no round trip is needed before typing). A text with more such characters than
+    /// there are slots binds the first ones now and the next ones when typing reaches
+    /// them.
+    pub fn prepare(&mut self, c: &Client, text: &str) -> Result<(), DriverError> {
+        self.keyboard()?;
+        self.upcoming = keymap::lacking(text);
+        let first: Vec<char> = self.upcoming.iter().take(keymap::SLOTS).copied().collect();
+        if first.is_empty()
+            || (self.slots_uploaded && first.iter().all(|&ch| self.slots.contains(ch)))
+        {
+            return Ok(());
+        }
+        self.slots.bind(&first);
+        self.last_typed = Some(Instant::now());
+        self.upload(c, true)
+    }
+
     /// Types one character: a key of the US layout (with shift when needed), or a slot
     /// key bound to the character in a newly uploaded keymap.
     pub fn type_char(&mut self, c: &Client, ch: char) -> Result<(), DriverError> {
         self.keyboard()?;
+        if keymap::needs_slot(ch)
+            && !self.slots.contains(ch)
+            && let Some(i) = self.upcoming.iter().position(|&u| u == ch)
+        {
+            // An announced text with more characters than slots: the next batch.
+            let batch: Vec<char> = self.upcoming[i..].to_vec();
+            self.slots.bind(&batch);
+            self.upload(c, true)?;
+        }
         let plan = self.slots.plan(ch).ok_or_else(|| {
             DriverError::Failed(format!("no key types the control character {:?}", ch))
         })?;
@@ -298,6 +331,7 @@ impl Input {
             return Ok(());
         }
         self.slots.clear();
+        self.upcoming.clear();
         self.upload(c, false)
     }
 

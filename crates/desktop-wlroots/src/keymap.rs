@@ -5,8 +5,10 @@
 //! Linux evdev codes interpreted under that keymap. Keys of the protocol vocabulary and
 //! ASCII characters use the US layout's keys (so compositor bindings and applications see
 //! ordinary keys); other characters get a slot key whose only keysym is the character's
-//! Unicode keysym. Slots are kept while typing goes on (a character typed again reuses
-//! its slot), and the plain layout is uploaded again once typing is over.
+//! Unicode keysym. A text announced before it is typed binds every character it lacks
+//! at once (one upload, not one per character); slots are kept while typing goes on (a
+//! character typed again reuses its slot), and the plain layout is uploaded again once
+//! typing is over.
 
 use cc_protocol::Key;
 use cc_protocol::keys::{Modifier, Named, Numpad};
@@ -139,6 +141,23 @@ fn ascii_stroke(c: char) -> Option<Stroke> {
     None
 }
 
+/// True when typing `c` needs a slot: no key of the US layout types it, and it is not
+/// a control character (which no key types).
+pub fn needs_slot(c: char) -> bool {
+    ascii_stroke(c).is_none() && !c.is_control()
+}
+
+/// The characters of `text` that need a slot, each once, in the order they first occur.
+pub fn lacking(text: &str) -> Vec<char> {
+    let mut out: Vec<char> = Vec::new();
+    for c in text.chars().filter(|&c| needs_slot(c)) {
+        if !out.contains(&c) {
+            out.push(c);
+        }
+    }
+    out
+}
+
 /// The evdev code of a key of the protocol vocabulary.
 pub fn key_code(key: Key) -> Option<u32> {
     Some(match key {
@@ -231,6 +250,18 @@ impl Slots {
     /// Forgets every slot (the plain layout is uploaded again).
     pub fn clear(&mut self) {
         self.chars.clear();
+    }
+
+    /// True when `c` has a slot.
+    pub fn contains(&self, c: char) -> bool {
+        self.chars.contains(&c)
+    }
+
+    /// Binds exactly these characters (at most [`SLOTS`], the first ones), replacing
+    /// every earlier slot.
+    pub fn bind(&mut self, chars: &[char]) {
+        self.chars.clear();
+        self.chars.extend(chars.iter().take(SLOTS));
     }
 
     /// How to type `c`; `None` for control characters no key types. A full set of
@@ -349,6 +380,28 @@ mod tests {
         assert!(km.contains("<CCS0> = 208;"), "{km}");
         assert!(km.contains("key <CCS1> { [ U4E16 ] };"), "{km}");
         assert_eq!(s.plan('\u{1}'), None, "control characters are not typed");
+    }
+
+    #[test]
+    fn a_text_binds_what_the_layout_lacks_once() {
+        assert_eq!(
+            lacking("héllo wörld 世界 ✓ é\u{1}"),
+            ['é', 'ö', '世', '界', '✓']
+        );
+        assert!(lacking("plain ASCII\n\t").is_empty());
+        let mut s = Slots::default();
+        s.bind(&lacking("é世✓ü".repeat(25).as_str()));
+        for (i, c) in ['é', '世', '✓', 'ü'].into_iter().enumerate() {
+            assert_eq!(s.plan(c), Some(Plan::Ready(slot_stroke(i))), "{c}");
+        }
+        let km = s.keymap();
+        assert!(km.contains("key <CCS3> { [ U00FC ] };"), "{km}");
+        let many: Vec<char> = (0..SLOTS as u32 + 5)
+            .map(|i| char::from_u32(0x4e00 + i).unwrap())
+            .collect();
+        s.bind(&many);
+        assert!(s.contains('\u{4e00}'));
+        assert!(!s.contains(many[SLOTS]), "only the first SLOTS are bound");
     }
 
     #[test]

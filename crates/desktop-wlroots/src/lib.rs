@@ -170,6 +170,13 @@ impl WlrootsDesktop {
         Ok(report_of(&client, &monitors, ipc.as_ref(), &a11y))
     }
 
+    /// Waits until the compositor has handled every request sent so far: input is only
+    /// handed over (queued on the socket) when a call returns, so a caller that must
+    /// know it was processed (a benchmark sample, a read-back) syncs first.
+    pub fn sync(&mut self) -> Result<(), DriverError> {
+        self.client.roundtrip()
+    }
+
     fn bounds(&self) -> Result<PhysicalRect, DriverError> {
         self.monitors
             .bounds()
@@ -268,6 +275,10 @@ impl Driver for WlrootsDesktop {
 
     fn type_char(&mut self, c: char) -> Result<(), DriverError> {
         self.input.type_char(&self.client, c)
+    }
+
+    fn prepare_typing(&mut self, text: &str) -> Result<(), DriverError> {
+        self.input.prepare(&self.client, text)
     }
 
     fn release_all(&mut self) -> Result<(), DriverError> {
@@ -379,7 +390,7 @@ impl Drop for WlrootsDesktop {
         let _ = self.input.release_all(&self.client);
         let _ = self.input.restore_layout(&self.client, true);
         self.input.close();
-        self.capture.close();
+        self.capture.close(&mut self.client);
         let _ = self.client.roundtrip();
     }
 }

@@ -115,6 +115,37 @@ fn capture_shows_the_outputs_and_follows_layout_changes() {
     assert_eq!(img.get(480, 270), Some([255, 0, 0]));
 }
 
+/// Every capture shows the screen as it is when asked, never an older frame: the frame
+/// the driver keeps ready between captures copies the output's next commit. Switching
+/// workspaces changes the screen at once (sway's scene, no client involved).
+#[test]
+fn every_capture_shows_the_screen_as_it_is_now() {
+    let mut desk = Desk::start();
+    desk.swaymsg(&["output", "HEADLESS-1", "bg", "#ff0000", "solid_color"]);
+    desk.spawn("foot", &["--app-id", "cc-fresh"]);
+    desk.wait_view("cc-fresh");
+    let mut d = driver(&desk);
+    let full = rect(0, 0, 1920, 1080);
+    let red = Some([255, 0, 0]);
+    desk.swaymsg(&["workspace", "2"]);
+    desk.wait_until("the red background", Duration::from_secs(10), || {
+        d.capture(full).is_ok_and(|img| img.get(960, 540) == red)
+    });
+    desk.swaymsg(&["workspace", "1"]);
+    desk.wait_until("the terminal", Duration::from_secs(10), || {
+        d.capture(full)
+            .is_ok_and(|img| img.get(960, 540).is_some_and(|p| Some(p) != red))
+    });
+    for round in 0..5 {
+        desk.swaymsg(&["workspace", "2"]);
+        let img = d.capture(full).unwrap();
+        assert_eq!(img.get(960, 540), red, "round {round}: the empty workspace");
+        desk.swaymsg(&["workspace", "1"]);
+        let img = d.capture(full).unwrap();
+        assert_ne!(img.get(960, 540), red, "round {round}: the terminal");
+    }
+}
+
 #[test]
 fn unicode_typed_into_a_terminal_arrives_exactly_and_nothing_stays_held() {
     let mut desk = Desk::start();
@@ -257,6 +288,48 @@ fn without_ipc_windows_come_from_the_foreign_toplevel_protocol() {
                 .is_ok_and(|ws| ws.iter().any(|w| w.app_id == "cc-first" && w.focused))
         },
     );
+}
+
+/// A text announced before it is typed (as `keyboard.type` does) binds what the layout
+/// lacks in one keymap; one with more such characters than a keymap has slots is bound
+/// batch by batch as typing reaches them (and again when an earlier batch's characters
+/// come back); characters typed without being announced still arrive.
+#[test]
+fn announced_text_with_more_characters_than_slots_arrives_exactly() {
+    let mut desk = Desk::start();
+    let out = desk.path("many.txt");
+    desk.spawn(
+        "foot",
+        &[
+            "--app-id",
+            "cc-many",
+            "sh",
+            "-c",
+            &format!("cat > {}", out.display()),
+        ],
+    );
+    desk.wait_view("cc-many");
+    let mut d = driver(&desk);
+    let many: String = (0..70u32)
+        .map(|i| char::from_u32(0x4e00 + i * 7).unwrap())
+        .collect();
+    let text = format!("{many} é, {many} ü!\n");
+    d.prepare_typing(&text).unwrap();
+    for c in text.chars() {
+        d.type_char(c).unwrap();
+    }
+    let unannounced = "✓ ñ\n";
+    for c in unannounced.chars() {
+        d.type_char(c).unwrap();
+    }
+    let expected = format!("{text}{unannounced}");
+    desk.wait_until(
+        "the typed text in the file",
+        Duration::from_secs(20),
+        || std::fs::read_to_string(&out).is_ok_and(|s| s == expected),
+    );
+    d.release_all().unwrap();
+    assert_eq!(d.held_inputs(), Default::default());
 }
 
 /// Typing faster than the compositor reads fills the socket: the driver waits for it

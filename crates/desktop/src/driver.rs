@@ -234,6 +234,16 @@ pub trait Driver: Send {
     fn key(&mut self, key: Key, down: bool) -> Result<(), DriverError>;
     /// Types one character, whatever the keyboard layout (`'\n'` is Enter, `'\t'` Tab).
     fn type_char(&mut self, c: char) -> Result<(), DriverError>;
+    /// Announces the text the next `type_char` calls will type, so a backend that must
+    /// prepare its keyboard for characters the layout lacks (a Wayland keymap upload,
+    /// which the compositor and the focused client each compile) does it once for the
+    /// whole text instead of once per new character. Typing stays correct without it,
+    /// and with characters it did not announce; backends with nothing to prepare keep
+    /// the default.
+    fn prepare_typing(&mut self, text: &str) -> Result<(), DriverError> {
+        let _ = text;
+        Ok(())
+    }
     /// Releases every key and button this driver holds; used after a failure or panic.
     fn release_all(&mut self) -> Result<(), DriverError>;
     /// What this driver holds down right now.

@@ -92,6 +92,9 @@ impl Driver for HotkeyAware {
         self.poll();
         self.inner.type_char(c)
     }
+    fn prepare_typing(&mut self, text: &str) -> Result<(), DriverError> {
+        self.inner.prepare_typing(text)
+    }
     fn release_all(&mut self) -> Result<(), DriverError> {
         let r = self.inner.release_all();
         self.publish_held();

@@ -227,6 +227,9 @@ impl Driver for HotkeyDesk {
     fn type_char(&mut self, c: char) -> Result<(), DriverError> {
         self.inner.type_char(c)
     }
+    fn prepare_typing(&mut self, text: &str) -> Result<(), DriverError> {
+        self.inner.prepare_typing(text)
+    }
     fn release_all(&mut self) -> Result<(), DriverError> {
         self.inner.release_all()
     }

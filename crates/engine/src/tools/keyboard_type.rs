@@ -32,6 +32,7 @@ impl Tool for KeyboardType {
 
     fn run(&self, a: Args, ex: &mut Exec<'_>) -> Result<Value, ToolError> {
         let mut chars = 0usize;
+        drv(ex.driver.prepare_typing(&a.text))?;
         for c in a.text.chars() {
             ex.check_stop()?;
             drv(ex.driver.type_char(c))?;

@@ -323,6 +323,7 @@ pub(crate) fn input(args: &a11y_input::Args, ex: &mut Exec<'_>) -> Result<Value,
     }
     click_at(ex, center(&info, &label)?)?;
     let mut chars = 0usize;
+    drv(ex.driver.prepare_typing(text))?;
     for c in text.chars() {
         ex.check_stop()?;
         drv(ex.driver.type_char(c))?;
