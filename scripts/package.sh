@@ -25,6 +25,8 @@ version="$(sed -n 's/^version = "\(.*\)"/\1/p' "$root/Cargo.toml" | head -1)"
 
 rm -rf "$dist"
 mkdir -p "$dist/wheels" "$dist/npm" "$dist/stage"
+# Absolute: maturin and npm run from other directories.
+dist="$(cd "$dist" && pwd)"
 
 wheel_of() { ls "$dist/wheels"/computer_control-"$version"-*"$1".whl; }
 
