@@ -221,6 +221,8 @@ pub fn client() -> reqwest::Client {
 /// A client for event streams: no limit on the whole response (a stream may be read
 /// for longer than any request takes), only on each read; keep-alives come every 15 s.
 pub fn stream_client() -> reqwest::Client {
+    // The same crypto provider as `client`: this one may be the test's first.
+    let _ = rustls::crypto::ring::default_provider().install_default();
     reqwest::Client::builder()
         .no_proxy()
         .connect_timeout(Duration::from_secs(30))
