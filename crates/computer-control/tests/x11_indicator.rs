@@ -72,12 +72,13 @@ fn banners(desk: &Desk) -> Vec<Banner> {
             .reply()
             .map(|r| String::from_utf8_lossy(&r.value).into_owned())
             .unwrap_or_default();
-        let geo = conn.get_geometry(w).unwrap().reply().unwrap();
-        let input = conn
-            .shape_get_rectangles(w, SK::INPUT)
-            .unwrap()
-            .reply()
-            .unwrap();
+        // Windows come and go while the tree is read: one gone since is skipped.
+        let Ok(geo) = conn.get_geometry(w).unwrap().reply() else {
+            continue;
+        };
+        let Ok(input) = conn.shape_get_rectangles(w, SK::INPUT).unwrap().reply() else {
+            continue;
+        };
         out.push(Banner {
             window: w,
             name,
