@@ -12,6 +12,7 @@ mod common;
 mod wlroots_support;
 
 use common::{Server, center};
+use common::{find_where, has_state};
 
 use std::process::Command;
 use std::time::{Duration, Instant};
@@ -40,23 +41,6 @@ fn state(s: &mut Server) -> String {
 
 fn event(s: &mut Server, kind: &str, pred: impl Fn(&Value) -> bool) -> Value {
     s.wait_event_matching(kind, 0, pred).1
-}
-
-fn find<'a>(node: &'a Value, role: &str, pred: &dyn Fn(&Value) -> bool) -> Option<&'a Value> {
-    if node["role"] == role && pred(node) {
-        return Some(node);
-    }
-    node["children"]
-        .as_array()
-        .into_iter()
-        .flatten()
-        .find_map(|c| find(c, role, pred))
-}
-
-fn has_state(n: &Value, s: &str) -> bool {
-    n["states"]
-        .as_array()
-        .is_some_and(|a| a.iter().any(|x| x == s))
 }
 
 /// The window whose app id contains `app_id`, from `window.list`, waiting for it.
@@ -180,7 +164,7 @@ fn a_click_at_a_gtk_checkbox_rect_toggles_it() {
     let deadline = Instant::now() + Duration::from_secs(30);
     let (snap, checkbox) = loop {
         let snap = s.ok("a11y.snapshot", scoped.clone());
-        if let Some(c) = find(&snap["tree"], "checkbox", &unchecked) {
+        if let Some(c) = find_where(&snap["tree"], "checkbox", &unchecked) {
             let c = c.clone();
             break (snap, c);
         }
@@ -203,7 +187,7 @@ fn a_click_at_a_gtk_checkbox_rect_toggles_it() {
     let deadline = Instant::now() + Duration::from_secs(10);
     loop {
         let again = s.ok("a11y.snapshot", scoped.clone());
-        if find(&again["tree"], "checkbox", &|n| {
+        if find_where(&again["tree"], "checkbox", &|n| {
             n["name"] == name && has_state(n, "checked")
         })
         .is_some()
@@ -218,7 +202,7 @@ fn a_click_at_a_gtk_checkbox_rect_toggles_it() {
     }
     // Semantic activation goes through the same AT-SPI code as on X11: it toggles back.
     let snap = s.ok("a11y.snapshot", scoped.clone());
-    let checked = find(&snap["tree"], "checkbox", &|n| {
+    let checked = find_where(&snap["tree"], "checkbox", &|n| {
         n["name"] == name && has_state(n, "checked")
     })
     .unwrap()
@@ -231,7 +215,7 @@ fn a_click_at_a_gtk_checkbox_rect_toggles_it() {
     let deadline = Instant::now() + Duration::from_secs(10);
     loop {
         let again = s.ok("a11y.snapshot", scoped.clone());
-        let after = find(&again["tree"], "checkbox", &|n| n["name"] == name).unwrap();
+        let after = find_where(&again["tree"], "checkbox", &|n| n["name"] == name).unwrap();
         if !has_state(after, "checked") {
             break;
         }
@@ -380,7 +364,7 @@ fn a_password_never_leaks() {
         let snap = s.ok("a11y.snapshot", json!({"level": "full"}));
         let owner = snap["tree"]["children"].as_array().and_then(|tops| {
             tops.iter()
-                .find(|w| w["window_id"].is_u64() && find(w, "edit", &is_password).is_some())
+                .find(|w| w["window_id"].is_u64() && find_where(w, "edit", &is_password).is_some())
         });
         if let Some(w) = owner {
             break w["window_id"].clone();
@@ -392,7 +376,9 @@ fn a_password_never_leaks() {
     std::thread::sleep(Duration::from_millis(300));
     let scoped = json!({"level": "full", "window": window_id});
     let snap = s.ok("a11y.snapshot", scoped.clone());
-    let pw = find(&snap["tree"], "edit", &is_password).unwrap().clone();
+    let pw = find_where(&snap["tree"], "edit", &is_password)
+        .unwrap()
+        .clone();
     let (x, y) = center(&pw);
     let click = s.call(
         "tools.call",
@@ -410,7 +396,8 @@ fn a_password_never_leaks() {
     let deadline = Instant::now() + Duration::from_secs(10);
     loop {
         let snap = s.ok("a11y.snapshot", scoped.clone());
-        if find(&snap["tree"], "edit", &is_password).is_some_and(|n| has_state(n, "focused")) {
+        if find_where(&snap["tree"], "edit", &is_password).is_some_and(|n| has_state(n, "focused"))
+        {
             break;
         }
         assert!(
@@ -449,10 +436,10 @@ fn a_password_never_leaks() {
     let deadline = Instant::now() + Duration::from_secs(10);
     loop {
         let snap = s.ok("a11y.snapshot", scoped.clone());
-        let pw = find(&snap["tree"], "edit", &is_password).unwrap();
+        let pw = find_where(&snap["tree"], "edit", &is_password).unwrap();
         assert!(pw.get("value").is_none_or(Value::is_null), "{pw}");
         assert!(!pw.to_string().contains(SECRET), "{pw}");
-        if find(&snap["tree"], "edit", &|n| {
+        if find_where(&snap["tree"], "edit", &|n| {
             !is_password(n) && n["value"] == SECRET
         })
         .is_some()

@@ -10,6 +10,7 @@ mod common;
 mod x11_support;
 
 use common::{Server, center};
+use common::{find_where, has_state};
 
 use std::process::Command;
 use std::sync::Arc;
@@ -221,23 +222,6 @@ impl Drop for ForeignOwner {
     }
 }
 
-fn find<'a>(node: &'a Value, role: &str, pred: &dyn Fn(&Value) -> bool) -> Option<&'a Value> {
-    if node["role"] == role && pred(node) {
-        return Some(node);
-    }
-    node["children"]
-        .as_array()
-        .into_iter()
-        .flatten()
-        .find_map(|c| find(c, role, pred))
-}
-
-fn has_state(n: &Value, s: &str) -> bool {
-    n["states"]
-        .as_array()
-        .is_some_and(|a| a.iter().any(|x| x == s))
-}
-
 #[test]
 fn what_clipboard_write_puts_there_other_clients_read_and_gtk_pastes() {
     const TEXT: &str = "Pasted by computer-control ✓";
@@ -263,7 +247,7 @@ fn what_clipboard_write_puts_there_other_clients_read_and_gtk_pastes() {
     s.ok("window.focus", json!({ "id": factory }));
     let scoped = json!({"level": "full", "window": factory});
     let snap = s.ok("a11y.snapshot", scoped.clone());
-    let entry = find(&snap["tree"], "edit", &|n| {
+    let entry = find_where(&snap["tree"], "edit", &|n| {
         has_state(n, "editable")
             && has_state(n, "enabled")
             && !has_state(n, "password")
@@ -277,7 +261,7 @@ fn what_clipboard_write_puts_there_other_clients_read_and_gtk_pastes() {
     let deadline = Instant::now() + Duration::from_secs(20);
     loop {
         let snap = s.ok("a11y.snapshot", scoped.clone());
-        if find(&snap["tree"], "edit", &|n| has_state(n, "focused")).is_some() {
+        if find_where(&snap["tree"], "edit", &|n| has_state(n, "focused")).is_some() {
             break;
         }
         assert!(Instant::now() < deadline, "no entry took the focus: {snap}");
@@ -288,7 +272,7 @@ fn what_clipboard_write_puts_there_other_clients_read_and_gtk_pastes() {
     let deadline = Instant::now() + Duration::from_secs(20);
     loop {
         let snap = s.ok("a11y.snapshot", scoped.clone());
-        let pasted = find(&snap["tree"], "edit", &|n| has_state(n, "focused"));
+        let pasted = find_where(&snap["tree"], "edit", &|n| has_state(n, "focused"));
         // Over the selection or at the caret (GTK's ctrl+a may race the click's own
         // selection handling): either way, the text GTK received is ours.
         if pasted.is_some_and(|n| n["value"].as_str().is_some_and(|v| v.contains(TEXT))) {

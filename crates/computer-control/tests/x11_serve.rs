@@ -14,6 +14,7 @@ mod common;
 mod x11_support;
 
 use common::{Server, center};
+use common::{find_where, has_state};
 
 use std::process::Command;
 use std::time::{Duration, Instant};
@@ -47,23 +48,6 @@ fn state(s: &mut Server) -> String {
 /// The first event of `kind` whose payload `pred` accepts.
 fn event(s: &mut Server, kind: &str, pred: impl Fn(&Value) -> bool) -> Value {
     s.wait_event_matching(kind, 0, pred).1
-}
-
-fn find<'a>(node: &'a Value, role: &str, pred: &dyn Fn(&Value) -> bool) -> Option<&'a Value> {
-    if node["role"] == role && pred(node) {
-        return Some(node);
-    }
-    node["children"]
-        .as_array()
-        .into_iter()
-        .flatten()
-        .find_map(|c| find(c, role, pred))
-}
-
-fn has_state(n: &Value, s: &str) -> bool {
-    n["states"]
-        .as_array()
-        .is_some_and(|a| a.iter().any(|x| x == s))
 }
 
 #[test]
@@ -123,9 +107,9 @@ fn a_session_on_x11_observes_acts_and_panics() {
 
     let snap = s.ok("a11y.snapshot", json!({"level": "full"}));
     // One root for the desktop; the application's window under it, bound to X11.
-    let window = find(&snap["tree"], "window", &|_| true).unwrap();
+    let window = find_where(&snap["tree"], "window", &|_| true).unwrap();
     assert!(window["window_id"].is_u64(), "{window}");
-    let checkbox = find(window, "checkbox", &|n| {
+    let checkbox = find_where(window, "checkbox", &|n| {
         has_state(n, "enabled") && !has_state(n, "checked")
     })
     .unwrap()
@@ -370,14 +354,14 @@ fn a_click_at_a_checkboxs_canvas_rect_toggles_it_on_a_scaled_canvas() {
 
     // Several checkboxes share a name: the one clicked is the one at the same place.
     let same_checkbox = |snap: &Value, like: &Value| -> Value {
-        find(&snap["tree"], "checkbox", &|n| {
+        find_where(&snap["tree"], "checkbox", &|n| {
             n["name"] == like["name"] && n["rect"] == like["rect"]
         })
         .unwrap_or_else(|| panic!("no checkbox like {like}: {snap}"))
         .clone()
     };
     let snap = s.ok("a11y.snapshot", json!({"level": "full"}));
-    let window = find(&snap["tree"], "window", &|w| w["window_id"] == window_id).unwrap();
+    let window = find_where(&snap["tree"], "window", &|w| w["window_id"] == window_id).unwrap();
     let wr = window["rect"].as_array().unwrap().clone();
     // The widget factory's window is about 1366 px wide on the screen: about 911 canvas units.
     let width = wr[2].as_i64().unwrap() - wr[0].as_i64().unwrap();
@@ -385,7 +369,7 @@ fn a_click_at_a_checkboxs_canvas_rect_toggles_it_on_a_scaled_canvas() {
         (850..=960).contains(&width),
         "window width in canvas units: {wr:?}"
     );
-    let cb = find(window, "checkbox", &|n| {
+    let cb = find_where(window, "checkbox", &|n| {
         has_state(n, "enabled")
             && !has_state(n, "checked")
             && n["name"].as_str().is_some_and(|t| !t.is_empty())
@@ -495,8 +479,8 @@ fn a_window_is_captured_in_place_and_clicked_relative_to_it_on_x11() {
 
     // A click relative to the window toggles a checkbox there.
     let snap = s.ok("a11y.snapshot", json!({"level": "full"}));
-    let window = find(&snap["tree"], "window", &|w| w["window_id"] == window_id).unwrap();
-    let cb = find(window, "checkbox", &|n| {
+    let window = find_where(&snap["tree"], "window", &|w| w["window_id"] == window_id).unwrap();
+    let cb = find_where(window, "checkbox", &|n| {
         has_state(n, "enabled")
             && !has_state(n, "checked")
             && n["name"].as_str().is_some_and(|t| !t.is_empty())
@@ -513,7 +497,7 @@ fn a_window_is_captured_in_place_and_clicked_relative_to_it_on_x11() {
     let deadline = Instant::now() + Duration::from_secs(10);
     loop {
         let snap = s.ok("a11y.snapshot", json!({"level": "full"}));
-        let same = find(&snap["tree"], "checkbox", &|n| {
+        let same = find_where(&snap["tree"], "checkbox", &|n| {
             n["name"] == cb["name"] && n["rect"] == cb["rect"]
         });
         if same.is_some_and(|n| has_state(n, "checked")) {
@@ -589,7 +573,7 @@ fn typing_into_a_gtk_password_entry_asks_first_and_never_leaks() {
         let snap = s.ok("a11y.snapshot", json!({"level": "full"}));
         let owner = snap["tree"]["children"].as_array().and_then(|tops| {
             tops.iter()
-                .find(|w| w["window_id"].is_u64() && find(w, "edit", &is_password).is_some())
+                .find(|w| w["window_id"].is_u64() && find_where(w, "edit", &is_password).is_some())
         });
         if let Some(w) = owner {
             break w["window_id"].clone();
@@ -601,7 +585,9 @@ fn typing_into_a_gtk_password_entry_asks_first_and_never_leaks() {
     std::thread::sleep(Duration::from_millis(300));
     let scoped = json!({"level": "full", "window": window_id});
     let snap = s.ok("a11y.snapshot", scoped.clone());
-    let pw = find(&snap["tree"], "edit", &is_password).unwrap().clone();
+    let pw = find_where(&snap["tree"], "edit", &is_password)
+        .unwrap()
+        .clone();
     let (x, y) = center(&pw);
     // Clicking a password field is itself high risk: approve it as a person would.
     let click = s.call(
@@ -620,7 +606,7 @@ fn typing_into_a_gtk_password_entry_asks_first_and_never_leaks() {
     let deadline = Instant::now() + Duration::from_secs(10);
     let focused = |s: &mut Server| {
         let snap = s.ok("a11y.snapshot", scoped.clone());
-        find(&snap["tree"], "edit", &is_password).is_some_and(|n| has_state(n, "focused"))
+        find_where(&snap["tree"], "edit", &is_password).is_some_and(|n| has_state(n, "focused"))
     };
     while !focused(&mut s) {
         assert!(
@@ -668,10 +654,10 @@ fn typing_into_a_gtk_password_entry_asks_first_and_never_leaks() {
     let deadline = Instant::now() + Duration::from_secs(10);
     loop {
         let snap = s.ok("a11y.snapshot", scoped.clone());
-        let pw = find(&snap["tree"], "edit", &is_password).unwrap();
+        let pw = find_where(&snap["tree"], "edit", &is_password).unwrap();
         assert!(pw.get("value").is_none_or(Value::is_null), "{pw}");
         assert!(!pw.to_string().contains(SECRET), "{pw}");
-        let plain = find(&snap["tree"], "edit", &|n| {
+        let plain = find_where(&snap["tree"], "edit", &|n| {
             !is_password(n) && n["value"] == SECRET
         });
         if plain.is_some() {

@@ -7,29 +7,13 @@ mod common;
 #[path = "../../desktop-x11/tests/x11_support/mod.rs"]
 mod x11_support;
 
+use common::{find_where, has_state};
 use std::process::Command;
 use std::time::{Duration, Instant};
 
 use common::{Server, center};
-use serde_json::{Value, json};
+use serde_json::json;
 use x11_support::Desk;
-
-fn find<'a>(node: &'a Value, role: &str, pred: &dyn Fn(&Value) -> bool) -> Option<&'a Value> {
-    if node["role"] == role && pred(node) {
-        return Some(node);
-    }
-    node["children"]
-        .as_array()
-        .into_iter()
-        .flatten()
-        .find_map(|c| find(c, role, pred))
-}
-
-fn has_state(n: &Value, s: &str) -> bool {
-    n["states"]
-        .as_array()
-        .is_some_and(|a| a.iter().any(|x| x == s))
-}
 
 #[test]
 fn anthropic_clicks_a_gtk_checkbox_read_off_the_scaled_screenshot() {
@@ -63,8 +47,8 @@ fn anthropic_clicks_a_gtk_checkbox_read_off_the_scaled_screenshot() {
     assert_eq!((w, h), (1366, 768));
 
     let snap = s.ok("a11y.snapshot", json!({"level": "full"}));
-    let window = find(&snap["tree"], "window", &|w| w["window_id"] == window_id).unwrap();
-    let cb = find(window, "checkbox", &|n| {
+    let window = find_where(&snap["tree"], "window", &|w| w["window_id"] == window_id).unwrap();
+    let cb = find_where(window, "checkbox", &|n| {
         has_state(n, "enabled")
             && !has_state(n, "checked")
             && n["name"].as_str().is_some_and(|t| !t.is_empty())
@@ -92,7 +76,7 @@ fn anthropic_clicks_a_gtk_checkbox_read_off_the_scaled_screenshot() {
     let deadline = Instant::now() + Duration::from_secs(10);
     loop {
         let snap = s.ok("a11y.snapshot", json!({"level": "full"}));
-        let now = find(&snap["tree"], "checkbox", &|n| {
+        let now = find_where(&snap["tree"], "checkbox", &|n| {
             n["name"] == cb["name"] && n["rect"] == cb["rect"]
         })
         .cloned()

@@ -10,6 +10,7 @@ mod common;
 #[path = "../../desktop-x11/tests/x11_support/mod.rs"]
 mod x11_support;
 
+use common::has_state;
 use std::process::Command;
 use std::time::{Duration, Instant};
 
@@ -26,12 +27,6 @@ fn serve(desk: &Desk) -> Server {
         .env_remove("COMPUTER_CONTROL_CONFIG")
         .env("COMPUTER_CONTROL_LOG", "info");
     Server::start_command(cmd)
-}
-
-fn has_state(n: &Value, s: &str) -> bool {
-    n["states"]
-        .as_array()
-        .is_some_and(|a| a.iter().any(|x| x == s))
 }
 
 /// Sends a `wait.for` and returns its request id once the worker runs it.

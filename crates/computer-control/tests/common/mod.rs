@@ -540,6 +540,29 @@ pub fn decode_png(bytes: &[u8]) -> (u32, u32, png::ColorType, Vec<u8>) {
     (info.width, info.height, info.color_type, buf)
 }
 
+/// The first node of an a11y tree (depth first) with `role` that `pred` accepts.
+pub fn find_where<'a>(
+    node: &'a Value,
+    role: &str,
+    pred: &dyn Fn(&Value) -> bool,
+) -> Option<&'a Value> {
+    if node["role"] == role && pred(node) {
+        return Some(node);
+    }
+    node["children"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .find_map(|c| find_where(c, role, pred))
+}
+
+/// Whether a snapshot node carries the state `s` (`checked`, `focused`…).
+pub fn has_state(n: &Value, s: &str) -> bool {
+    n["states"]
+        .as_array()
+        .is_some_and(|a| a.iter().any(|x| x == s))
+}
+
 /// Finds a node in an a11y tree by role and name.
 pub fn find_node<'a>(tree: &'a Value, role: &str, name: &str) -> Option<&'a Value> {
     if tree["role"] == json!(role) && tree["name"] == json!(name) {
