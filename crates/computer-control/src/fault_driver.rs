@@ -16,7 +16,7 @@ use std::time::Duration;
 
 use cc_desktop::{
     Axis, Button, Capabilities, Driver, DriverError, DriverEvent, ElementHandle, ElementInfo,
-    HeldInputs, Layout, RawNode, RgbImage, SemanticAction, WindowInfo,
+    HeldInputs, Layout, Pace, RawNode, RgbImage, SemanticAction, WindowInfo,
 };
 use cc_protocol::{Key, PhysicalRect};
 
@@ -195,8 +195,8 @@ impl Driver for FaultDriver {
         self.hit("type_char")?;
         self.inner.type_char(c)
     }
-    fn prepare_typing(&mut self, text: &str) -> Result<(), DriverError> {
-        self.inner.prepare_typing(text)
+    fn prepare_typing(&mut self, text: &str, pace: Pace) -> Result<(), DriverError> {
+        self.inner.prepare_typing(text, pace)
     }
     fn release_all(&mut self) -> Result<(), DriverError> {
         self.inner.release_all()

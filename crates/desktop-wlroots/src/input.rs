@@ -4,14 +4,15 @@
 //!
 //! What this driver holds down is tracked here, so `release_all` lets go of exactly
 //! that, and the plain layout is uploaded again once typing is over. Nothing here waits
-//! for the compositor: keymaps and keys are queued in order and flushed.
+//! for the compositor: keymaps and keys are queued in order and flushed, typed
+//! characters at the pace [`crate::pacing`] sets.
 
 use std::fs::File;
 use std::io::Write;
 use std::os::fd::AsFd;
 use std::time::{Duration, Instant};
 
-use cc_desktop::{Axis, Button, DriverError, HeldInputs};
+use cc_desktop::{Axis, Button, DriverError, HeldInputs, Pace};
 use cc_protocol::{Key, PhysicalRect};
 use wayland_client::Proxy as _;
 use wayland_client::protocol::wl_pointer;
@@ -20,6 +21,7 @@ use wayland_protocols_wlr::virtual_pointer::v1::client::zwlr_virtual_pointer_v1:
 
 use crate::client::Client;
 use crate::keymap::{self, Plan, Slots, code};
+use crate::pacing::Pacer;
 
 /// Linux button codes.
 const BTN_LEFT: u32 = 0x110;
@@ -77,6 +79,7 @@ pub struct Input {
     /// the pointer is).
     pub position: (i32, i32),
     start: Instant,
+    pacer: Pacer,
 }
 
 impl Input {
@@ -94,6 +97,7 @@ impl Input {
             buttons: Vec::new(),
             position: (0, 0),
             start: Instant::now(),
+            pacer: Pacer::new(Instant::now()),
         };
         if input.keyboard.is_some() {
             input.upload(c, false)?;
@@ -252,6 +256,7 @@ impl Input {
         if modifier_mask(code) != 0 {
             self.send_modifiers(0)?;
         }
+        self.pacer.flushed();
         c.flush()
     }
 
@@ -260,8 +265,9 @@ impl Input {
     /// no round trip is needed before typing). A text with more such characters than
     /// there are slots binds the first ones now and the next ones when typing reaches
     /// them.
-    pub fn prepare(&mut self, c: &Client, text: &str) -> Result<(), DriverError> {
+    pub fn prepare(&mut self, c: &Client, text: &str, pace: Pace) -> Result<(), DriverError> {
         self.keyboard()?;
+        self.pacer.announce(text.chars().count(), pace);
         self.upcoming = keymap::lacking(text);
         let first: Vec<char> = self.upcoming.iter().take(keymap::SLOTS).copied().collect();
         if first.is_empty()
@@ -275,7 +281,8 @@ impl Input {
     }
 
     /// Types one character: a key of the US layout (with shift when needed), or a slot
-    /// key bound to the character in a newly uploaded keymap.
+    /// key bound to the character in a newly uploaded keymap. Announced back-to-back
+    /// characters are queued and leave in batches, at the pacer's rate.
     pub fn type_char(&mut self, c: &Client, ch: char) -> Result<(), DriverError> {
         self.keyboard()?;
         if keymap::needs_slot(ch)
@@ -318,7 +325,15 @@ impl Input {
             self.send_key(code::LEFTSHIFT, false)?;
             self.send_modifiers(0)?;
         }
-        c.flush()
+        if !self.pacer.typed() {
+            return Ok(());
+        }
+        let wait = self.pacer.send(Instant::now());
+        c.flush()?;
+        if !wait.is_zero() {
+            std::thread::sleep(wait);
+        }
+        Ok(())
     }
 
     /// Uploads the plain layout again once typing has paused (or now, with `force`).
@@ -354,6 +369,7 @@ impl Input {
                 first_err.get_or_insert(e);
             }
         }
+        self.pacer.flushed();
         if let Err(e) = c.flush() {
             first_err.get_or_insert(e);
         }

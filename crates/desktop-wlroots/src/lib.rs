@@ -19,12 +19,13 @@ mod extents;
 mod input;
 mod keymap;
 mod outputs;
+mod pacing;
 mod sway_ipc;
 mod windows;
 
 use cc_desktop::{
     Axis, Button, Capabilities, Driver, DriverError, DriverEvent, ElementHandle, ElementInfo,
-    HeldInputs, Layout, Platform, RawNode, RgbImage, SemanticAction, WindowInfo,
+    HeldInputs, Layout, Pace, Platform, RawNode, RgbImage, SemanticAction, WindowInfo,
 };
 use cc_desktop_atspi::{A11y, Toplevel};
 use cc_protocol::{Key, PhysicalRect};
@@ -277,8 +278,8 @@ impl Driver for WlrootsDesktop {
         self.input.type_char(&self.client, c)
     }
 
-    fn prepare_typing(&mut self, text: &str) -> Result<(), DriverError> {
-        self.input.prepare(&self.client, text)
+    fn prepare_typing(&mut self, text: &str, pace: Pace) -> Result<(), DriverError> {
+        self.input.prepare(&self.client, text, pace)
     }
 
     fn release_all(&mut self) -> Result<(), DriverError> {

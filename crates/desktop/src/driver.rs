@@ -60,6 +60,16 @@ pub enum Axis {
     Horizontal,
 }
 
+/// How announced characters follow each other. Back-to-back ones may be sent to the
+/// desktop together (a Wayland compositor then forwards them to the focused client in
+/// a few large writes, which a busy client's socket holds, instead of one per key,
+/// which overflows it); spaced ones must each arrive before the wait that follows.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Pace {
+    BackToBack,
+    Spaced,
+}
+
 /// Semantic actions an element may offer (AT-SPI Action, UIA patterns).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum SemanticAction {
@@ -237,11 +247,13 @@ pub trait Driver: Send {
     /// Announces the text the next `type_char` calls will type, so a backend that must
     /// prepare its keyboard for characters the layout lacks (a Wayland keymap upload,
     /// which the compositor and the focused client each compile) does it once for the
-    /// whole text instead of once per new character. Typing stays correct without it,
-    /// and with characters it did not announce; backends with nothing to prepare keep
-    /// the default.
-    fn prepare_typing(&mut self, text: &str) -> Result<(), DriverError> {
-        let _ = text;
+    /// whole text instead of once per new character. With [`Pace::BackToBack`] a
+    /// backend may hold typed characters back until the last announced one or until it
+    /// has a batch; every one is sent by the time the last returns. Typing stays correct
+    /// without it, and with characters it did not announce; backends with nothing to
+    /// prepare keep the default.
+    fn prepare_typing(&mut self, text: &str, pace: Pace) -> Result<(), DriverError> {
+        let _ = (text, pace);
         Ok(())
     }
     /// Releases every key and button this driver holds; used after a failure or panic.

@@ -20,8 +20,8 @@ pub mod virtual_desktop;
 
 pub use driver::{
     Axis, Button, Capabilities, Changes, ClipboardContent, Driver, DriverError, DriverEvent,
-    ElementHandle, ElementInfo, HeldInputs, Indicator, Launched, Layout, PhysicalDisplay, RawNode,
-    SemanticAction, Watching, WindowInfo,
+    ElementHandle, ElementInfo, HeldInputs, Indicator, Launched, Layout, Pace, PhysicalDisplay,
+    RawNode, SemanticAction, Watching, WindowInfo,
 };
 pub use image::RgbImage;
 pub use platform::Platform;

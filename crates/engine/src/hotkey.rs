@@ -9,7 +9,7 @@ use std::sync::Arc;
 
 use cc_desktop::{
     Axis, Button, Capabilities, Driver, DriverError, DriverEvent, ElementHandle, ElementInfo,
-    HeldInputs, Layout, RawNode, SemanticAction, WindowInfo,
+    HeldInputs, Layout, Pace, RawNode, SemanticAction, WindowInfo,
 };
 use cc_protocol::{Key, PhysicalRect};
 
@@ -92,8 +92,8 @@ impl Driver for HotkeyAware {
         self.poll();
         self.inner.type_char(c)
     }
-    fn prepare_typing(&mut self, text: &str) -> Result<(), DriverError> {
-        self.inner.prepare_typing(text)
+    fn prepare_typing(&mut self, text: &str, pace: Pace) -> Result<(), DriverError> {
+        self.inner.prepare_typing(text, pace)
     }
     fn release_all(&mut self) -> Result<(), DriverError> {
         let r = self.inner.release_all();

@@ -7,7 +7,7 @@ use std::time::{Duration, Instant};
 
 use cc_desktop::{
     Axis, Button, Capabilities, Driver, DriverError, DriverEvent, ElementHandle, ElementInfo,
-    HeldInputs, Layout, RawNode, SemanticAction, VirtualDesktop, WindowInfo,
+    HeldInputs, Layout, Pace, RawNode, SemanticAction, VirtualDesktop, WindowInfo,
 };
 use cc_protocol::{ErrorCode, Event, Key, PhysicalRect};
 use serde_json::{Value, json};
@@ -227,8 +227,8 @@ impl Driver for HotkeyDesk {
     fn type_char(&mut self, c: char) -> Result<(), DriverError> {
         self.inner.type_char(c)
     }
-    fn prepare_typing(&mut self, text: &str) -> Result<(), DriverError> {
-        self.inner.prepare_typing(text)
+    fn prepare_typing(&mut self, text: &str, pace: Pace) -> Result<(), DriverError> {
+        self.inner.prepare_typing(text, pace)
     }
     fn release_all(&mut self) -> Result<(), DriverError> {
         self.inner.release_all()

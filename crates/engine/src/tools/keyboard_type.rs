@@ -1,5 +1,6 @@
 //! `keyboard.type`: any Unicode text, one pre-emptible character at a time.
 
+use cc_desktop::Pace;
 use cc_protocol::keys::Named;
 use cc_protocol::{Key, Risk, ToolError};
 use serde::Deserialize;
@@ -32,7 +33,12 @@ impl Tool for KeyboardType {
 
     fn run(&self, a: Args, ex: &mut Exec<'_>) -> Result<Value, ToolError> {
         let mut chars = 0usize;
-        drv(ex.driver.prepare_typing(&a.text))?;
+        let pace = if a.interval_ms > 0 {
+            Pace::Spaced
+        } else {
+            Pace::BackToBack
+        };
+        drv(ex.driver.prepare_typing(&a.text, pace))?;
         for c in a.text.chars() {
             ex.check_stop()?;
             drv(ex.driver.type_char(c))?;

@@ -1,7 +1,7 @@
 //! Accessibility tools: snapshot, activate and input, always against the latest
 //! snapshot and after re-checking the element's identity.
 
-use cc_desktop::{ElementInfo, SemanticAction};
+use cc_desktop::{ElementInfo, Pace, SemanticAction};
 use cc_protocol::{ErrorCode, Role, ToolError};
 use serde_json::{Value, json};
 
@@ -323,7 +323,7 @@ pub(crate) fn input(args: &a11y_input::Args, ex: &mut Exec<'_>) -> Result<Value,
     }
     click_at(ex, center(&info, &label)?)?;
     let mut chars = 0usize;
-    drv(ex.driver.prepare_typing(text))?;
+    drv(ex.driver.prepare_typing(text, Pace::BackToBack))?;
     for c in text.chars() {
         ex.check_stop()?;
         drv(ex.driver.type_char(c))?;
