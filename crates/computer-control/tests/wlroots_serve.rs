@@ -604,3 +604,55 @@ fn without_a_compositor_check_and_serve_say_why() {
     );
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// `app.launch` starts a Wayland client on this compositor (after the stdio host's
+/// session allows it), and `tools.list` and the capabilities say the clipboard is not
+/// served here, which a call confirms with `backend_unavailable`.
+#[test]
+fn app_launch_starts_a_client_on_the_compositor_and_the_clipboard_says_unavailable() {
+    let mut desk = Desk::start();
+    let mut s = serve(&desk, "info");
+    let started = s.call("session.start", json!({}));
+    assert_eq!(started["ok"], true, "{started}");
+    let caps = &started["result"]["capabilities"];
+    assert_eq!(caps["launch"], true, "{caps}");
+    assert_eq!(caps["clipboard"], false, "{caps}");
+    let list = s.call("tools.list", json!({}));
+    let available = |name: &str| {
+        list["result"]["tools"]
+            .as_array()
+            .and_then(|ts| ts.iter().find(|t| t["name"] == name))
+            .map(|t| t["available"].clone())
+            .unwrap_or_else(|| panic!("{name} not listed: {list}"))
+    };
+    assert_eq!(available("app.launch"), true);
+    assert_eq!(available("clipboard.read"), false);
+    assert_eq!(available("clipboard.write"), false);
+    s.fails("clipboard.read", json!({}), "backend_unavailable");
+    s.fails(
+        "clipboard.write",
+        json!({"text": "not served"}),
+        "backend_unavailable",
+    );
+
+    let env = s.call(
+        "session.configure",
+        json!({"apps": {"launch_allowed": ["foot"]}}),
+    );
+    assert_eq!(env["ok"], true, "{env}");
+    // `foot` is a desktop entry here (Debian's foot.desktop): its shell starts.
+    let r = s.ok("app.launch", json!({"app": "foot"}));
+    let w = window(&mut s, "foot");
+    assert_eq!(w["pid"], r["pid"], "{w}");
+    // It is this compositor's client: a command typed into its shell runs.
+    let out = desk.path("launched.txt");
+    s.ok("window.focus", json!({"id": w["id"]}));
+    std::thread::sleep(Duration::from_millis(500));
+    s.ok(
+        "keyboard.type",
+        json!({"text": format!("echo launched here > '{}'\n", out.display())}),
+    );
+    desk.wait_until("the command's file", Duration::from_secs(20), || {
+        std::fs::read_to_string(&out).is_ok_and(|t| t == "launched here\n")
+    });
+}

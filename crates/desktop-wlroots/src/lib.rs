@@ -25,7 +25,7 @@ mod windows;
 
 use cc_desktop::{
     Axis, Button, Capabilities, Driver, DriverError, DriverEvent, ElementHandle, ElementInfo,
-    HeldInputs, Layout, Pace, Platform, RawNode, RgbImage, SemanticAction, WindowInfo,
+    HeldInputs, Launched, Layout, Pace, Platform, RawNode, RgbImage, SemanticAction, WindowInfo,
 };
 use cc_desktop_atspi::{A11y, Toplevel};
 use cc_protocol::{Key, PhysicalRect};
@@ -118,6 +118,9 @@ pub struct WlrootsDesktop {
     origins: extents::Origins,
     /// The layout changed while read outside `poll_events`: the event is still owed.
     layout_event_due: bool,
+    /// The session bus named explicitly, handed to launched applications so that
+    /// their accessibility tree is on the bus this driver reads.
+    session_bus: Option<String>,
 }
 
 impl WlrootsDesktop {
@@ -144,7 +147,8 @@ impl WlrootsDesktop {
                 Some(p) => Some(SwayIpc::at(p)),
                 None => SwayIpc::from_env(),
             },
-            a11y: A11y::new(opts.session_bus, None, false),
+            a11y: A11y::new(opts.session_bus.clone(), None, false),
+            session_bus: opts.session_bus,
             client,
             input,
             capture: capture::Capture::default(),
@@ -237,6 +241,8 @@ impl Driver for WlrootsDesktop {
             accessibility: self.a11y.available(),
             windows: self.ipc.is_some() || self.client.toplevel_manager.is_some(),
             hotkey: false,
+            clipboard: false,
+            launch: true,
         }
     }
 
@@ -367,6 +373,21 @@ impl Driver for WlrootsDesktop {
 
     fn a11y_set_text(&mut self, handle: &ElementHandle, text: &str) -> Result<(), DriverError> {
         self.a11y.set_text(handle, text)
+    }
+
+    /// Starts the program on this compositor (`WAYLAND_DISPLAY` set to the display
+    /// this driver is connected to), detached.
+    fn launch(&mut self, app: &str, args: &[String]) -> Result<Launched, DriverError> {
+        let cmd = match cc_desktop::launch::resolve(app, args) {
+            Ok(c) => c,
+            Err(why) => return Ok(Launched::Refused(why)),
+        };
+        let mut env = vec![("WAYLAND_DISPLAY", self.client.display.as_str())];
+        if let Some(bus) = &self.session_bus {
+            env.push(("DBUS_SESSION_BUS_ADDRESS", bus.as_str()));
+        }
+        let pid = cc_desktop::launch::spawn(&cmd, &env)?;
+        Ok(Launched::Started { pid, window: None })
     }
 
     fn poll_events(&mut self) -> Vec<DriverEvent> {

@@ -295,6 +295,8 @@ impl Driver for X11Desktop {
             accessibility: self.a11y.available(),
             windows: true,
             hotkey: self.hotkey.active(),
+            clipboard: true,
+            launch: true,
         }
     }
 

@@ -26,6 +26,10 @@ pub struct Capabilities {
     pub windows: bool,
     /// The emergency hotkey is grabbed and will reach the engine.
     pub hotkey: bool,
+    /// The clipboard can be read and written ([`Driver::clipboard_read`]).
+    pub clipboard: bool,
+    /// Applications can be started in this desktop ([`Driver::launch`]).
+    pub launch: bool,
 }
 
 /// One monitor in physical pixels.

@@ -725,6 +725,8 @@ impl Engine {
                     Needs::Input => caps.input,
                     Needs::Accessibility => caps.accessibility,
                     Needs::Windows => caps.windows,
+                    Needs::Clipboard => caps.clipboard,
+                    Needs::Launch => caps.launch,
                 });
                 v
             })
@@ -849,6 +851,8 @@ fn caps_json(c: &Capabilities) -> Value {
         "accessibility": c.accessibility,
         "windows": c.windows,
         "hotkey": c.hotkey,
+        "clipboard": c.clipboard,
+        "launch": c.launch,
     })
 }
 

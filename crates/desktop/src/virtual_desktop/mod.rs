@@ -121,6 +121,8 @@ impl Driver for VirtualDesktop {
             accessibility: true,
             windows: true,
             hotkey: false,
+            clipboard: true,
+            launch: true,
         }
     }
 

@@ -59,7 +59,7 @@ pub(crate) fn def() -> ToolDef {
         name: "app.launch",
         summary: "Start an application (a desktop-file id or an executable on PATH, never a shell string), detached; high risk unless the operator allows it.",
         risk: Risk::High,
-        needs: Needs::Nothing,
+        needs: Needs::Launch,
         nature: Nature::Acts,
         text: TextEntry::No,
         moves_focus: true,

@@ -47,7 +47,7 @@ pub(crate) fn def() -> ToolDef {
         name: "clipboard.read",
         summary: "Read the clipboard's text (may reveal secrets: events and logs show only its length).",
         risk: Risk::Moderate,
-        needs: Needs::Nothing,
+        needs: Needs::Clipboard,
         nature: Nature::Reveals,
         text: TextEntry::No,
         moves_focus: false,

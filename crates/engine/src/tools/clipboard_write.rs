@@ -41,7 +41,7 @@ pub(crate) fn def() -> ToolDef {
         name: "clipboard.write",
         summary: "Put text on the clipboard for any application to paste (ctrl+v).",
         risk: Risk::Moderate,
-        needs: Needs::Nothing,
+        needs: Needs::Clipboard,
         nature: Nature::Acts,
         text: TextEntry::No,
         moves_focus: false,

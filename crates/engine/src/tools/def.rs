@@ -21,6 +21,8 @@ pub enum Needs {
     Input,
     Accessibility,
     Windows,
+    Clipboard,
+    Launch,
 }
 
 /// What running the tool does to the desktop.
