@@ -610,7 +610,7 @@ fn without_a_compositor_check_and_serve_say_why() {
 /// served here, which a call confirms with `backend_unavailable`.
 #[test]
 fn app_launch_starts_a_client_on_the_compositor_and_the_clipboard_says_unavailable() {
-    let mut desk = Desk::start();
+    let desk = Desk::start();
     let mut s = serve(&desk, "info");
     let started = s.call("session.start", json!({}));
     assert_eq!(started["ok"], true, "{started}");
