@@ -23,9 +23,10 @@ fi
 
 # The headless sway desk of the Wayland tests (crates/desktop-wlroots/tests/): sway runs
 # as an unprivileged user the tests create, with foot, wtype (the stop-key press and the
-# typing benchmark's peer), grim (the capture benchmark's peer) and Xwayland.
+# typing benchmark's peer), grim (the capture benchmark's peer), wl-clipboard (another
+# client's copy and paste) and Xwayland.
 wl=()
-for cmd in sway swaymsg swaybg foot grim wtype Xwayland setpriv; do
+for cmd in sway swaymsg swaybg foot grim wtype wl-copy wl-paste Xwayland setpriv; do
   command -v "$cmd" >/dev/null 2>&1 || wl+=("$cmd")
 done
 if [ ${#wl[@]} -gt 0 ]; then
@@ -34,7 +35,7 @@ if [ ${#wl[@]} -gt 0 ]; then
   export DEBIAN_FRONTEND=noninteractive
   $SUDO apt-get update -qq
   $SUDO apt-get install -y -qq --no-install-recommends \
-    sway swaybg foot grim wtype xwayland util-linux >/dev/null
+    sway swaybg foot grim wtype wl-clipboard xwayland util-linux >/dev/null
 fi
 
 # The operator console's browser test (tests/http_browser.rs): Debian's chromium and

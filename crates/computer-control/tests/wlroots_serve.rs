@@ -605,35 +605,25 @@ fn without_a_compositor_check_and_serve_say_why() {
     let _ = std::fs::remove_dir_all(&dir);
 }
 
-/// `app.launch` starts a Wayland client on this compositor (after the stdio host's
-/// session allows it), and `tools.list` and the capabilities say the clipboard is not
-/// served here, which a call confirms with `backend_unavailable`.
+/// `app.launch` starts a Wayland client on this compositor (once the stdio host's
+/// session lists it), and `tools.list` and the capabilities say so.
 #[test]
-fn app_launch_starts_a_client_on_the_compositor_and_the_clipboard_says_unavailable() {
+fn app_launch_starts_a_client_on_the_compositor() {
     let desk = Desk::start();
     let mut s = serve(&desk, "info");
     let started = s.call("session.start", json!({}));
     assert_eq!(started["ok"], true, "{started}");
     let caps = &started["result"]["capabilities"];
     assert_eq!(caps["launch"], true, "{caps}");
-    assert_eq!(caps["clipboard"], false, "{caps}");
+    assert_eq!(caps["clipboard"], true, "{caps}");
     let list = s.call("tools.list", json!({}));
-    let available = |name: &str| {
-        list["result"]["tools"]
+    for name in ["app.launch", "clipboard.read", "clipboard.write"] {
+        let t = list["result"]["tools"]
             .as_array()
             .and_then(|ts| ts.iter().find(|t| t["name"] == name))
-            .map(|t| t["available"].clone())
-            .unwrap_or_else(|| panic!("{name} not listed: {list}"))
-    };
-    assert_eq!(available("app.launch"), true);
-    assert_eq!(available("clipboard.read"), false);
-    assert_eq!(available("clipboard.write"), false);
-    s.fails("clipboard.read", json!({}), "backend_unavailable");
-    s.fails(
-        "clipboard.write",
-        json!({"text": "not served"}),
-        "backend_unavailable",
-    );
+            .unwrap_or_else(|| panic!("{name} not listed: {list}"));
+        assert_eq!(t["available"], true, "{t}");
+    }
 
     let env = s.call(
         "session.configure",
@@ -655,4 +645,106 @@ fn app_launch_starts_a_client_on_the_compositor_and_the_clipboard_says_unavailab
     desk.wait_until("the command's file", Duration::from_secs(20), || {
         std::fs::read_to_string(&out).is_ok_and(|t| t == "launched here\n")
     });
+}
+
+/// The clipboard through data-control: what `clipboard.write` puts there is what
+/// `wl-paste` reads and what a terminal pastes; `clipboard.read` reads what `wl-copy`
+/// put there, refuses a copy marked as a password, gives up on an owner that never
+/// hands its text over, and what it read reaches no event and no log line.
+#[test]
+fn the_clipboard_is_shared_with_wayland_clients_and_leaks_nowhere() {
+    const OURS: &str = "héllo 世界 written-4417";
+    const THEIRS: &str = "Copied-Elsewhere-Secret-7731";
+    let mut desk = Desk::start();
+    let mut s = serve(&desk, "debug");
+    let started = s.call("session.start", json!({}));
+    assert_eq!(started["ok"], true, "{started}");
+
+    s.ok("clipboard.write", json!({"text": OURS}));
+    let pasted = desk
+        .command("wl-paste")
+        .arg("--no-newline")
+        .output()
+        .unwrap();
+    assert!(pasted.status.success(), "{pasted:?}");
+    assert_eq!(String::from_utf8_lossy(&pasted.stdout), OURS);
+    let r = s.ok("clipboard.read", json!({}));
+    assert_eq!(r["text"], OURS);
+    assert_eq!(r["owner"], "computer-control");
+
+    // A terminal pastes it (ctrl+shift+v in foot): the compositor hands our text to an
+    // ordinary client.
+    let file = desk.path("pasted.txt");
+    terminal(&mut desk, &mut s, "cc-paste", &file);
+    s.ok("clipboard.write", json!({"text": "pasted line\n"}));
+    s.ok("keyboard.combo", json!({"keys": "ctrl+shift+v"}));
+    desk.wait_until("the pasted line", Duration::from_secs(20), || {
+        std::fs::read_to_string(&file).is_ok_and(|t| t == "pasted line\n")
+    });
+
+    let copy = |args: &[&str]| {
+        let st = desk.command("wl-copy").args(args).status().unwrap();
+        assert!(st.success(), "wl-copy {args:?}");
+    };
+    copy(&[THEIRS]);
+    let r = s.ok("clipboard.read", json!({}));
+    assert_eq!(r["text"], THEIRS);
+    assert!(
+        r["owner"].is_null(),
+        "Wayland does not say who owns it: {r}"
+    );
+
+    // A password manager's mark: refused, the text never received.
+    copy(&["--type", "x-kde-passwordManagerHint", "secret"]);
+    let e = s.fails("clipboard.read", json!({}), "policy_denied");
+    assert_eq!(e["data"]["rule"], "secret_clipboard", "{e}");
+    // Owned, but no text.
+    copy(&["--type", "image/png", "not really a png"]);
+    let r = s.ok("clipboard.read", json!({}));
+    assert!(r["text"].is_null(), "{r}");
+
+    // An owner that never hands its text over: a bounded wait, then a clear failure.
+    let mut silent = desk
+        .command("wl-copy")
+        .args(["--foreground", THEIRS])
+        .spawn()
+        .unwrap();
+    desk.wait_until(
+        "wl-copy owns the clipboard",
+        Duration::from_secs(10),
+        || s.ok("clipboard.read", json!({}))["text"] == THEIRS,
+    );
+    let stop = |sig: &str| {
+        std::process::Command::new("kill")
+            .args([sig, &silent.id().to_string()])
+            .status()
+            .unwrap()
+    };
+    stop("-STOP");
+    let e = s.fails("clipboard.read", json!({}), "driver_failed");
+    assert!(
+        e["message"]
+            .as_str()
+            .unwrap()
+            .contains("did not hand it over"),
+        "{e}"
+    );
+    stop("-CONT");
+    let _ = silent.kill();
+    let _ = silent.wait();
+    // The server goes on.
+    s.ok("clipboard.write", json!({"text": "after"}));
+
+    s.drain_available();
+    let events = serde_json::to_string(&s.events).unwrap();
+    assert!(events.contains("clipboard.read"));
+    // What was read from another client (the agent's own `clipboard.write` text is
+    // its argument, shown like any other).
+    assert!(
+        !events.contains(THEIRS),
+        "the clipboard leaked into an event"
+    );
+    let log = s.stderr_text();
+    assert!(log.contains("clipboard.read"), "the log says what ran");
+    assert!(!log.contains(THEIRS), "the clipboard leaked into the log");
 }

@@ -1,7 +1,8 @@
 //! The Wayland connection: the globals this driver binds, and the state their events
-//! keep (outputs, toplevels, the screencopy frames in flight).
+//! keep (outputs, toplevels, the screencopy frames in flight, the clipboard's offers).
 
 use std::collections::BTreeMap;
+use std::os::fd::OwnedFd;
 
 use wayland_client::globals::{GlobalList, GlobalListContents, registry_queue_init};
 use wayland_client::protocol::{
@@ -17,6 +18,12 @@ use wayland_protocols::xdg::xdg_output::zv1::client::{
 use wayland_protocols_misc::zwp_virtual_keyboard_v1::client::{
     zwp_virtual_keyboard_manager_v1::ZwpVirtualKeyboardManagerV1,
     zwp_virtual_keyboard_v1::ZwpVirtualKeyboardV1,
+};
+use wayland_protocols_wlr::data_control::v1::client::{
+    zwlr_data_control_device_v1::{self, ZwlrDataControlDeviceV1},
+    zwlr_data_control_manager_v1::ZwlrDataControlManagerV1,
+    zwlr_data_control_offer_v1::{self, ZwlrDataControlOfferV1},
+    zwlr_data_control_source_v1::{self, ZwlrDataControlSourceV1},
 };
 use wayland_protocols_wlr::foreign_toplevel::v1::client::{
     zwlr_foreign_toplevel_handle_v1::{self, ZwlrForeignToplevelHandleV1},
@@ -83,6 +90,18 @@ pub struct State {
     /// Screencopy frames by protocol object id (removed when the frame is destroyed).
     pub frames: BTreeMap<u32, FrameState>,
     pub xdg_manager: Option<ZxdgOutputManagerV1>,
+    /// Data offers announced to the clipboard device, by object id, with their MIME
+    /// types (destroyed once they are neither the selection nor still arriving).
+    pub offers: BTreeMap<u32, (ZwlrDataControlOfferV1, Vec<String>)>,
+    /// The clipboard's current content as an offer; `None`: the clipboard is empty.
+    pub selection: Option<u32>,
+    /// The clipboard device was taken away (`finished`): it serves nothing any more.
+    pub device_finished: bool,
+    /// Paste requests for what this driver put on the clipboard: the source's object
+    /// id, a MIME type and the pipe to write it into.
+    pub source_sends: Vec<(u32, String, OwnedFd)>,
+    /// Sources of this driver whose clipboard another client took, by object id.
+    pub cancelled_sources: Vec<u32>,
 }
 
 /// The bound globals.
@@ -97,6 +116,9 @@ pub struct Client {
     pub keyboard_manager: Option<ZwpVirtualKeyboardManagerV1>,
     pub screencopy: Option<ZwlrScreencopyManagerV1>,
     pub toplevel_manager: Option<ZwlrForeignToplevelManagerV1>,
+    pub data_control: Option<ZwlrDataControlManagerV1>,
+    /// The seat's clipboard, through the data-control protocol.
+    pub data_device: Option<ZwlrDataControlDeviceV1>,
     /// The compositor's own name for the display socket.
     pub display: String,
 }
@@ -173,12 +195,17 @@ impl Client {
             keyboard_manager: bind(&globals, &qh, 1..=1),
             screencopy: bind(&globals, &qh, 1..=3),
             toplevel_manager: bind(&globals, &qh, 1..=3),
+            data_control: bind(&globals, &qh, 1..=2),
+            data_device: None,
             conn,
             queue,
             qh,
             state,
             display: name,
         };
+        if let (Some(m), Some(seat)) = (&client.data_control, &client.seat) {
+            client.data_device = Some(m.get_data_device(seat, &client.qh, ()));
+        }
         client.roundtrip()?;
         client.roundtrip()?;
         client.state.outputs_changed = false;
@@ -471,6 +498,92 @@ impl Dispatch<ZwlrScreencopyFrameV1, ()> for State {
     }
 }
 
+impl Dispatch<ZwlrDataControlDeviceV1, ()> for State {
+    fn event(
+        state: &mut Self,
+        _: &ZwlrDataControlDeviceV1,
+        event: zwlr_data_control_device_v1::Event,
+        _: &(),
+        _: &Connection,
+        _: &QueueHandle<Self>,
+    ) {
+        use zwlr_data_control_device_v1::Event;
+        match event {
+            Event::DataOffer { id } => {
+                state.offers.insert(id.id().protocol_id(), (id, Vec::new()));
+            }
+            Event::Selection { id } => {
+                let new = id.map(|o| o.id().protocol_id());
+                if let Some(old) = state.selection.take()
+                    && Some(old) != new
+                {
+                    state.drop_offer(old);
+                }
+                state.selection = new;
+            }
+            // The primary selection is not the clipboard: its offers are let go.
+            Event::PrimarySelection { id: Some(o) } => {
+                let id = o.id().protocol_id();
+                if state.selection != Some(id) {
+                    state.drop_offer(id);
+                }
+            }
+            Event::Finished => state.device_finished = true,
+            _ => {}
+        }
+    }
+
+    event_created_child!(State, ZwlrDataControlDeviceV1, [
+        zwlr_data_control_device_v1::EVT_DATA_OFFER_OPCODE => (ZwlrDataControlOfferV1, ()),
+    ]);
+}
+
+impl Dispatch<ZwlrDataControlOfferV1, ()> for State {
+    fn event(
+        state: &mut Self,
+        offer: &ZwlrDataControlOfferV1,
+        event: zwlr_data_control_offer_v1::Event,
+        _: &(),
+        _: &Connection,
+        _: &QueueHandle<Self>,
+    ) {
+        if let zwlr_data_control_offer_v1::Event::Offer { mime_type } = event
+            && let Some((_, types)) = state.offers.get_mut(&offer.id().protocol_id())
+        {
+            types.push(mime_type);
+        }
+    }
+}
+
+impl Dispatch<ZwlrDataControlSourceV1, ()> for State {
+    fn event(
+        state: &mut Self,
+        source: &ZwlrDataControlSourceV1,
+        event: zwlr_data_control_source_v1::Event,
+        _: &(),
+        _: &Connection,
+        _: &QueueHandle<Self>,
+    ) {
+        let id = source.id().protocol_id();
+        match event {
+            zwlr_data_control_source_v1::Event::Send { mime_type, fd } => {
+                state.source_sends.push((id, mime_type, fd));
+            }
+            zwlr_data_control_source_v1::Event::Cancelled => state.cancelled_sources.push(id),
+            _ => {}
+        }
+    }
+}
+
+impl State {
+    /// Destroys an offer nobody will read.
+    fn drop_offer(&mut self, id: u32) {
+        if let Some((offer, _)) = self.offers.remove(&id) {
+            offer.destroy();
+        }
+    }
+}
+
 /// Objects whose events this driver ignores.
 macro_rules! ignore_events {
     ($($t:ty),* $(,)?) => {$(
@@ -499,4 +612,5 @@ ignore_events!(
     ZwpVirtualKeyboardManagerV1,
     ZwpVirtualKeyboardV1,
     ZwlrScreencopyManagerV1,
+    ZwlrDataControlManagerV1,
 );

@@ -15,6 +15,7 @@
 
 mod capture;
 mod client;
+mod clipboard;
 mod extents;
 mod input;
 mod keymap;
@@ -24,8 +25,9 @@ mod sway_ipc;
 mod windows;
 
 use cc_desktop::{
-    Axis, Button, Capabilities, Driver, DriverError, DriverEvent, ElementHandle, ElementInfo,
-    HeldInputs, Launched, Layout, Pace, Platform, RawNode, RgbImage, SemanticAction, WindowInfo,
+    Axis, Button, Capabilities, ClipboardContent, Driver, DriverError, DriverEvent, ElementHandle,
+    ElementInfo, HeldInputs, Launched, Layout, Pace, Platform, RawNode, RgbImage, SemanticAction,
+    WindowInfo,
 };
 use cc_desktop_atspi::{A11y, Toplevel};
 use cc_protocol::{Key, PhysicalRect};
@@ -121,6 +123,7 @@ pub struct WlrootsDesktop {
     /// The session bus named explicitly, handed to launched applications so that
     /// their accessibility tree is on the bus this driver reads.
     session_bus: Option<String>,
+    clipboard: clipboard::Clipboard,
 }
 
 impl WlrootsDesktop {
@@ -149,6 +152,7 @@ impl WlrootsDesktop {
             },
             a11y: A11y::new(opts.session_bus.clone(), None, false),
             session_bus: opts.session_bus,
+            clipboard: clipboard::Clipboard::default(),
             client,
             input,
             capture: capture::Capture::default(),
@@ -241,7 +245,7 @@ impl Driver for WlrootsDesktop {
             accessibility: self.a11y.available(),
             windows: self.ipc.is_some() || self.client.toplevel_manager.is_some(),
             hotkey: false,
-            clipboard: false,
+            clipboard: clipboard::Clipboard::available(&self.client),
             launch: true,
         }
     }
@@ -375,6 +379,14 @@ impl Driver for WlrootsDesktop {
         self.a11y.set_text(handle, text)
     }
 
+    fn clipboard_read(&mut self) -> Result<ClipboardContent, DriverError> {
+        self.clipboard.read(&mut self.client)
+    }
+
+    fn clipboard_write(&mut self, text: &str) -> Result<(), DriverError> {
+        self.clipboard.write(&mut self.client, text)
+    }
+
     /// Starts the program on this compositor (`WAYLAND_DISPLAY` set to the display
     /// this driver is connected to), detached.
     fn launch(&mut self, app: &str, args: &[String]) -> Result<Launched, DriverError> {
@@ -401,6 +413,7 @@ impl Driver for WlrootsDesktop {
         if std::mem::take(&mut self.layout_event_due) {
             out.push(DriverEvent::LayoutChanged);
         }
+        self.clipboard.serve(&mut self.client);
         let _ = self.input.restore_layout(&self.client, false);
         out
     }
@@ -412,6 +425,7 @@ impl Drop for WlrootsDesktop {
         let _ = self.input.release_all(&self.client);
         let _ = self.input.restore_layout(&self.client, true);
         self.input.close();
+        self.clipboard.close();
         self.capture.close(&mut self.client);
         let _ = self.client.roundtrip();
     }
@@ -462,6 +476,12 @@ fn report_of(
                 c.toplevel_manager.is_some(),
                 false,
                 "windows only from the compositor's IPC",
+            ),
+            p(
+                "zwlr_data_control_manager_v1",
+                c.data_control.is_some(),
+                false,
+                "no clipboard",
             ),
         ],
         outputs: monitors.layout().displays.len(),

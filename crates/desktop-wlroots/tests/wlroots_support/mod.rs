@@ -26,6 +26,8 @@ const TOOLS: &[&str] = &[
     "dbus-run-session",
     "setpriv",
     "wtype",
+    "wl-copy",
+    "wl-paste",
 ];
 
 fn on_path(tool: &str) -> bool {
@@ -40,7 +42,7 @@ pub fn require_tools() {
         missing.is_empty(),
         "the Wayland tests need a headless sway desk, missing: {}. Install it (see \
          scripts/test.sh): apt-get install -y --no-install-recommends sway foot grim wtype \
-         xwayland dbus-x11 at-spi2-core gtk-3-examples util-linux",
+         wl-clipboard xwayland dbus-x11 at-spi2-core gtk-3-examples util-linux",
         missing.join(", ")
     );
 }
