@@ -192,7 +192,13 @@ fn resource(
     target: Option<&cc_contract::TargetEvidence>,
 ) -> Option<ActionResource> {
     let named_window = match lands {
-        Some(Target::Window(id) | Target::InWindow(id, _)) => Some(WindowId::from(id)),
+        Some(
+            Target::Window(id)
+            | Target::InWindow(id, _)
+            | Target::Aimed {
+                window: Some(id), ..
+            },
+        ) => Some(WindowId::from(id)),
         _ => None,
     };
     let r = ActionResource {
