@@ -1,6 +1,7 @@
-//! Naming the element an accessibility tool acts on: a node of the latest snapshot
-//! (`snapshot_id` + `node_id`), a stable element reference (`ref`), or a selector
-//! (`selector`: role, name, text, states). Exactly one way per call.
+//! Naming the element an accessibility tool acts on, or a pointer tool aims at: a node
+//! of the latest snapshot (`snapshot_id` + `node_id`), a stable element reference
+//! (`ref`), or a selector (`selector`: role, name, text, states). Exactly one way per
+//! element.
 
 use serde::Deserialize;
 use serde_json::json;
