@@ -166,6 +166,18 @@ fn native_size_zooms_to_the_displays_own_pixels() {
     let (_, w, h, _, _) =
         s.capture_png(json!({"region": {"x": 60, "y": 40, "width": 320, "height": 220}}));
     assert_eq!((w, h), (320, 220));
+    // Limits given bound a native image too, aspect kept; a region within them stays
+    // native.
+    let (_, w, h, _, _) = s.capture_png(json!({"size": "native", "max_edge": 1000}));
+    assert_eq!((w, h), (1000, 563));
+    let (_, w, h, _, _) =
+        s.capture_png(json!({"size": "native", "max_pixels": 1_150_000, "max_edge": 1568}));
+    assert_eq!((w, h), (1430, 804));
+    let (_, w, h, _, px) = s.capture_png(
+        json!({"region": {"x": 60, "y": 40, "width": 320, "height": 220}, "size": "native", "max_edge": 1568}),
+    );
+    assert_eq!((w, h), (640, 440));
+    assert_eq!(px, crop_rgb(&native_full, nw, 120, 80, 640, 440));
 }
 
 #[test]

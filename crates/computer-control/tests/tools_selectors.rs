@@ -262,3 +262,276 @@ fn a_click_aimed_at_an_element_is_judged_where_it_lands() {
     let e = s.fails("pointer.click", json!({"element": {}}), "invalid_arguments");
     assert_eq!(common::issue_paths(&e), ["element.ref"]);
 }
+
+fn position(s: &mut Server) -> Value {
+    s.ok("pointer.position", json!({}))["position"].clone()
+}
+
+fn window_rect(s: &mut Server, app: &str) -> Value {
+    let list = s.ok("window.list", json!({}));
+    list["windows"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|w| w["app_id"] == app)
+        .unwrap_or_else(|| panic!("no {app} window in {list}"))["rect"]
+        .clone()
+}
+
+/// `pointer.move`, `pointer.scroll` and `pointer.drag` aim at elements as
+/// `pointer.click` does: the element's centre, read back from the desktop.
+#[test]
+fn move_scroll_and_drag_aim_at_the_centre_of_an_element() {
+    let mut s = Server::start();
+    s.start_session(json!({}));
+    let cb = s.node("checkbox", "Remember me");
+    let (cx, cy) = common::center(&cb);
+
+    // Move, by selector in steps, then by ref: the pointer is at the centre.
+    let r = s.ok(
+        "pointer.move",
+        json!({"element": {"selector": {"role": "checkbox", "name": "Remember me"}}, "steps": 5}),
+    );
+    assert_eq!(r["position"], json!({"x": cx, "y": cy}), "{r}");
+    assert_eq!(
+        r["element"],
+        json!({"ref": cb["ref"], "role": "checkbox", "name": "Remember me"})
+    );
+    assert_eq!(position(&mut s), json!({"x": cx, "y": cy}));
+    s.ok("pointer.move", json!({"x": 5, "y": 5}));
+    let r = s.ok("pointer.move", json!({"element": {"ref": cb["ref"]}}));
+    assert_eq!(position(&mut s), json!({"x": cx, "y": cy}), "{r}");
+    assert!(!common::has_state(
+        &s.node("checkbox", "Remember me"),
+        "checked"
+    ));
+
+    // Scroll at the list by selector: the list scrolled, the pointer is over it.
+    let list = s.node("list", "Items");
+    let r = s.ok(
+        "pointer.scroll",
+        json!({"amount": -3, "element": {"selector": {"role": "list", "name": "Items"}}}),
+    );
+    assert_eq!(r["element"]["ref"], list["ref"], "{r}");
+    assert_eq!(
+        (r["axis"].clone(), r["amount"].clone()),
+        (json!("vertical"), json!(-3))
+    );
+    assert_eq!(s.node("scrollbar", "Vertical")["value"], "3");
+    let (lx, ly) = common::center(&list);
+    assert_eq!(position(&mut s), json!({"x": lx, "y": ly}));
+
+    // Drag from the checkbox to itself: pressed and released on it, so it toggles.
+    let r = s.ok(
+        "pointer.drag",
+        json!({"from_element": {"ref": cb["ref"]}, "to_element": {"selector": {"role": "checkbox", "name": "Remember me"}}, "steps": 3}),
+    );
+    assert_eq!(r["from"], json!({"x": cx, "y": cy}), "{r}");
+    assert_eq!(r["to"], json!({"x": cx, "y": cy}), "{r}");
+    assert_eq!(r["from_element"]["ref"], cb["ref"]);
+    assert_eq!(r["to_element"]["name"], "Remember me");
+    assert!(common::has_state(
+        &s.node("checkbox", "Remember me"),
+        "checked"
+    ));
+    // From the checkbox to a point away from it: released elsewhere, no toggle.
+    let r = s.ok(
+        "pointer.drag",
+        json!({"from_element": {"ref": cb["ref"]}, "to": {"x": 1500, "y": 950}}),
+    );
+    assert_eq!(r["to"], json!({"x": 1500, "y": 950}), "{r}");
+    assert!(r.get("to_element").is_none(), "{r}");
+    assert!(common::has_state(
+        &s.node("checkbox", "Remember me"),
+        "checked"
+    ));
+    assert_eq!(position(&mut s), json!({"x": 1500, "y": 950}));
+
+    // From a point on the list window's title bar to an element: the window moved by
+    // exactly the distance to the element's centre.
+    let cb = s.node("checkbox", "Remember me");
+    let (cx, cy) = common::center(&cb);
+    let before = window_rect(&mut s, "cc-list");
+    let (fx, fy) = (
+        before["x"].as_i64().unwrap() + 100,
+        before["y"].as_i64().unwrap() + 10,
+    );
+    let r = s.ok(
+        "pointer.drag",
+        json!({"from": {"x": fx, "y": fy}, "to_element": {"ref": cb["ref"]}}),
+    );
+    assert_eq!(r["to"], json!({"x": cx, "y": cy}), "{r}");
+    let after = window_rect(&mut s, "cc-list");
+    assert_eq!(
+        (after["x"].as_i64().unwrap(), after["y"].as_i64().unwrap()),
+        (
+            before["x"].as_i64().unwrap() + cx - fx,
+            before["y"].as_i64().unwrap() + cy - fy
+        ),
+        "{before} → {after}"
+    );
+}
+
+/// Every refusal of an aimed `pointer.move`, `pointer.scroll` and `pointer.drag`:
+/// the arguments, then a stale, absent or ambiguous element; none moves the pointer,
+/// presses a button or scrolls.
+#[test]
+fn aimed_pointer_tools_refuse_bad_elements_and_do_nothing() {
+    let mut s = Server::start();
+    s.start_session(json!({}));
+    let cb = s.node("checkbox", "Remember me");
+    let item = s.node("listitem", "Item 3");
+    let paths = |s: &mut Server, tool: &str, args: Value| {
+        let e = s.fails(tool, args, "invalid_arguments");
+        common::issue_paths(&e)
+    };
+    let el = json!({"ref": cb["ref"]});
+    for tool in ["pointer.move", "pointer.scroll"] {
+        let mut a = json!({"x": 10, "y": 10, "element": el});
+        if tool == "pointer.scroll" {
+            a["amount"] = json!(1);
+        }
+        assert_eq!(paths(&mut s, tool, a.clone()), ["element"], "{tool}");
+        a.as_object_mut().unwrap().remove("x");
+        assert_eq!(paths(&mut s, tool, a.clone()), ["x", "element"], "{tool}");
+        a.as_object_mut().unwrap().remove("y");
+        a["window"] = json!(1);
+        assert_eq!(paths(&mut s, tool, a.clone()), ["window"], "{tool}");
+        a.as_object_mut().unwrap().remove("window");
+        a["element"] = json!({});
+        assert_eq!(paths(&mut s, tool, a.clone()), ["element.ref"], "{tool}");
+        a["element"] = json!({"ref": cb["ref"], "selector": {"role": "button"}});
+        assert_eq!(
+            paths(&mut s, tool, a.clone()),
+            ["element.selector"],
+            "{tool}"
+        );
+        a["element"] = json!({"node_id": 3});
+        assert_eq!(
+            paths(&mut s, tool, a.clone()),
+            ["element.node_id"],
+            "{tool}"
+        );
+        a["element"] = json!({"selector": {"window": 4194305}});
+        assert_eq!(paths(&mut s, tool, a), ["element.selector"], "{tool}");
+    }
+    // pointer.move must be aimed somewhere.
+    assert_eq!(paths(&mut s, "pointer.move", json!({"steps": 2})), ["x"]);
+    let to = json!({"x": 10, "y": 10});
+    for (args, want) in [
+        (
+            json!({"from": to, "from_element": el, "to": to}),
+            vec!["from_element"],
+        ),
+        (
+            json!({"from": to, "to": to, "to_element": el}),
+            vec!["to_element"],
+        ),
+        (json!({"to": to}), vec!["from"]),
+        (json!({"from_element": el}), vec!["to"]),
+        (
+            json!({"from_element": el, "to_element": el, "window": 1}),
+            vec!["window"],
+        ),
+        (
+            json!({"from_element": {}, "to": to}),
+            vec!["from_element.ref"],
+        ),
+        (
+            json!({"from": to, "to_element": {"snapshot_id": "snap-1"}}),
+            vec!["to_element.node_id"],
+        ),
+    ] {
+        assert_eq!(paths(&mut s, "pointer.drag", args.clone()), want, "{args}");
+    }
+
+    // A ref made stale: its window is closed.
+    let windows = s.ok("window.list", json!({}));
+    let list_id = windows["windows"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|w| w["app_id"] == "cc-list")
+        .unwrap()["id"]
+        .clone();
+    s.ok("window.focus", json!({"id": list_id}));
+    s.ok("keyboard.combo", json!({"keys": ["alt", "F4"]}));
+    s.ok("pointer.move", json!({"x": 7, "y": 9}));
+    let here = json!({"x": 7, "y": 9});
+    let stale = json!({"ref": item["ref"]});
+    let absent = json!({"selector": {"role": "dialog"}});
+    let many = json!({"selector": {"role": "button"}});
+    for (element, code) in [
+        (&stale, "stale_element"),
+        (&absent, "element_not_found"),
+        (&many, "ambiguous_element"),
+    ] {
+        let e = s.fails("pointer.move", json!({"element": element}), code);
+        if code == "stale_element" {
+            assert_eq!(e["data"]["ref"], item["ref"], "{e}");
+        }
+        s.fails(
+            "pointer.scroll",
+            json!({"amount": 3, "element": element}),
+            code,
+        );
+        // A bad far end is found before anything is pressed: the checkbox stays as
+        // it was.
+        s.fails(
+            "pointer.drag",
+            json!({"from_element": el, "to_element": element}),
+            code,
+        );
+        s.fails(
+            "pointer.drag",
+            json!({"from_element": element, "to": {"x": 900, "y": 500}}),
+            code,
+        );
+        assert_eq!(position(&mut s), here, "{code}: the pointer did not move");
+    }
+    assert!(!common::has_state(
+        &s.node("checkbox", "Remember me"),
+        "checked"
+    ));
+}
+
+/// The gate judges the point an element resolves to, for every aimed pointer tool: a
+/// rule denying a region refuses an element there named by selector as it refuses
+/// its coordinates, and nothing moves.
+#[test]
+fn a_region_denied_by_a_rule_refuses_an_element_there_through_each_pointer_tool() {
+    let mut s = Server::start();
+    s.start_session(json!({}));
+    let item = s.node("listitem", "Item 3");
+    let (ix, iy) = common::center(&item);
+    let region = json!({"x": ix - 5, "y": iy - 5, "width": 10, "height": 10});
+    let rule = json!({"match": {"tool": "pointer.*", "argument": {"name": "x", "matcher": "in_region", "value": region}}, "effect": "deny"});
+    s.method_ok("session.configure", json!({"safety": {"rules": [rule]}}));
+    s.ok("pointer.move", json!({"x": 7, "y": 9}));
+    let here = json!({"x": 7, "y": 9});
+    let sel = json!({"selector": {"role": "listitem", "name": "Item 3"}});
+    for (tool, args) in [
+        ("pointer.click", json!({"element": sel})),
+        ("pointer.move", json!({"element": sel})),
+        ("pointer.scroll", json!({"amount": -2, "element": sel})),
+        ("pointer.drag", json!({"from": here, "to_element": sel})),
+        (
+            "pointer.drag",
+            json!({"from_element": sel, "to": {"x": 1500, "y": 950}}),
+        ),
+        ("pointer.move", json!({"x": ix, "y": iy})),
+    ] {
+        let e = s.fails(tool, args.clone(), "policy_denied");
+        assert_eq!(e["data"]["rule"]["index"], 0, "{tool} {args}: {e}");
+        assert_eq!(position(&mut s), here, "{tool} {args} moved the pointer");
+    }
+    assert_eq!(s.node("scrollbar", "Vertical")["value"], "0");
+    assert!(!common::has_state(
+        &s.node("listitem", "Item 3"),
+        "selected"
+    ));
+    // Just outside the region, the same tools run.
+    let sel = json!({"selector": {"role": "listitem", "name": "Item 4"}});
+    s.ok("pointer.move", json!({"element": sel}));
+    s.ok("pointer.scroll", json!({"amount": -1, "element": sel}));
+}

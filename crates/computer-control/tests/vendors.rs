@@ -8,7 +8,7 @@ mod common;
 mod vendor_support;
 
 use serde_json::{Value, json};
-use vendor_support::{Desk, centre, png_size, states};
+use vendor_support::{Desk, centre, png_pixels, png_size, states};
 
 /// A vendor call and what must be true after it.
 type Step = (Value, Box<dyn Fn(&mut Desk, &Value)>);
@@ -54,6 +54,38 @@ fn anthropic_image(answer: &Value) -> (u32, u32) {
     assert_eq!(img["source"]["media_type"], "image/png");
     assert_eq!(answer["is_error"], false);
     png_size(img["source"]["data"].as_str().unwrap())
+}
+
+/// The pixels of the image block of an Anthropic answer.
+fn anthropic_pixels(answer: &Value) -> (u32, u32, Vec<u8>) {
+    anthropic_image(answer);
+    let img = answer["content"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|b| b["type"] == "image")
+        .unwrap();
+    png_pixels(img["source"]["data"].as_str().unwrap())
+}
+
+/// A zoom's image is exactly what a plain capture of the same canvas region at the
+/// display's own pixels shows, within the model's image limits (in `format`: `png`,
+/// lossless, where the zoom's own encoding is too; else the vocabulary's, `auto`).
+fn zoomed_like_a_native_capture(
+    d: &mut Desk,
+    zoom: &Value,
+    region: Value,
+    format: &str,
+) -> (u32, u32) {
+    let (w, h, px) = anthropic_pixels(zoom);
+    let (plain, b64) = d.capture(
+        json!({"region": region, "size": "native", "format": format, "if_changed": false,
+               "max_edge": 1568, "max_pixels": 1_150_000}),
+    );
+    let (pw, ph, ppx) = png_pixels(&b64);
+    assert_eq!((w, h), (pw, ph), "{plain}");
+    assert!(px == ppx, "the zoom shows other pixels than the region's");
+    (w, h)
 }
 
 fn anthropic_steps(desk: &mut Desk) -> Vec<Step> {
@@ -181,9 +213,15 @@ fn anthropic_steps(desk: &mut Desk) -> Vec<Step> {
         ),
         (
             json!({"action": "zoom", "region": [0, 0, 683, 384]}),
-            // Half the screen at the canvas's own resolution (it fits the 1366x768
-            // budget without scaling).
-            Box::new(|_, a| assert_eq!(anthropic_image(a), (960, 540))),
+            // Half the screen at the display's own pixels (here the canvas's: the
+            // canvas is the screen), larger than the 1366x768 screenshot.
+            Box::new(|d, a| {
+                let region = json!({"x": 0, "y": 0, "width": 960, "height": 540});
+                assert_eq!(
+                    zoomed_like_a_native_capture(d, a, region, "png"),
+                    (960, 540)
+                );
+            }),
         ),
         (json!({"action": "wait", "duration": 0.1}), Box::new(full)),
         (
@@ -199,6 +237,38 @@ fn anthropic_sequences_over_the_plugin_protocol_and_mcp() {
         let steps = anthropic_steps(&mut desk);
         run(&mut desk, "anthropic.computer", steps);
     }
+}
+
+/// Anthropic's zoom on a display denser than the canvas: a 960-unit canvas over the
+/// 1920x1080 screen, shown to the model as 960x540. The zoomed region comes at the
+/// display's own pixels (two per canvas unit each way), the same pixels a native
+/// capture of it shows; a region whose native size exceeds the model's image limits
+/// comes as the largest image within them.
+#[test]
+fn anthropic_zoom_is_the_regions_native_pixels_within_the_image_limits() {
+    let mut desk = Desk::stdio(json!({"capture": {"default_width": 960}}));
+    let full = desk.vendor_ok("anthropic.computer", json!({"action": "screenshot"}));
+    assert_eq!(anthropic_image(&full), (960, 540), "the model's screenshot");
+    let zoom = desk.vendor_ok(
+        "anthropic.computer",
+        json!({"action": "zoom", "region": [100, 50, 420, 270]}),
+    );
+    let region = json!({"x": 100, "y": 50, "width": 320, "height": 220});
+    assert_eq!(
+        zoomed_like_a_native_capture(&mut desk, &zoom, region, "png"),
+        (640, 440),
+        "the region's native size"
+    );
+    // The whole screen natively is 1920x1080: too large for one image, so the largest
+    // within 1568 px and 1.15 megapixels (resampled, so encoded as the vocabulary's
+    // screenshots are: `auto`, here a quantized palette).
+    let zoom = desk.vendor_ok(
+        "anthropic.computer",
+        json!({"action": "zoom", "region": [0, 0, 960, 540]}),
+    );
+    let region = json!({"x": 0, "y": 0, "width": 960, "height": 540});
+    let (w, h) = zoomed_like_a_native_capture(&mut desk, &zoom, region, "auto");
+    assert_eq!((w, h), (1430, 804));
 }
 
 // ---- OpenAI: display pixels of the whole 1920x1080 canvas.

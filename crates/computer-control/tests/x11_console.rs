@@ -1,7 +1,8 @@
 //! The operator console open in Debian's chromium on the very X11 desk the agent
 //! drives: the agent previews a governed action whose decision is `confirm`, the
 //! console shows its card, and the agent tries to press Approve itself — by its
-//! coordinates, by the keyboard, by accessibility activation, by focusing the window.
+//! coordinates, by the keyboard, by accessibility activation, by pointer tools aimed at
+//! a console element, by focusing the window.
 //! Every attempt is refused `policy_denied` by the built-in console rule, and the
 //! approval stays pending until a person decides.
 
@@ -302,7 +303,26 @@ async fn on_the_desk(mut desk: Desk) {
         .await,
         "activating a node of the console",
     );
-    // 3. By focusing the console, then by keys while a person left it focused.
+    // 3. By pointer tools aimed at a console element: judged where its centre lands.
+    let on_reload = json!({"ref": reload["ref"]});
+    for (name, args) in [
+        ("pointer.click", json!({"element": on_reload})),
+        ("pointer.move", json!({"element": on_reload})),
+        (
+            "pointer.scroll",
+            json!({"amount": -1, "element": on_reload}),
+        ),
+        (
+            "pointer.drag",
+            json!({"from": {"x": x - 200, "y": y}, "to_element": on_reload}),
+        ),
+    ] {
+        refused_as_console(
+            &tool(&base, name, args.clone()).await,
+            &format!("{name} {args}"),
+        );
+    }
+    // 4. By focusing the console, then by keys while a person left it focused.
     refused_as_console(
         &tool(&base, "window.focus", json!({"id": console["id"]})).await,
         "focusing the console",
@@ -328,7 +348,7 @@ async fn on_the_desk(mut desk: Desk) {
             &format!("{name} {args}"),
         );
     }
-    // 4. A governed action aimed at the console.
+    // 5. A governed action aimed at the console.
     let l = ok(
         &a,
         "acquire_control_lease",

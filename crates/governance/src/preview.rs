@@ -192,7 +192,13 @@ fn resource(
     target: Option<&cc_contract::TargetEvidence>,
 ) -> Option<ActionResource> {
     let named_window = match lands {
-        Some(Target::Window(id) | Target::InWindow(id, _)) => Some(WindowId::from(id)),
+        Some(
+            Target::Window(id)
+            | Target::InWindow(id, _)
+            | Target::Aimed {
+                window: Some(id), ..
+            },
+        ) => Some(WindowId::from(id)),
         _ => None,
     };
     let r = ActionResource {
@@ -212,5 +218,35 @@ impl Governance {
             .or_else(|_| tool_or_invalid(&a.tool))?;
         let app_id = a.app_id.as_deref().unwrap_or("desktop");
         serde_json::to_value(capability(&self.engine, def, app_id)).map_err(crate::error::storage)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use cc_engine::tools::find;
+    use serde_json::json;
+
+    /// A drag whose plain end is relative to a window names that window, whether or not
+    /// its other end is an element; aimed at elements alone it names none.
+    #[test]
+    fn a_drag_relative_to_a_window_names_it_even_aimed_at_an_element() {
+        let drag = find("pointer.drag").unwrap();
+        let lands = |args: Value| {
+            let args = cc_engine::tools::validate_args(drag, &args, &json!({})).unwrap();
+            resource(drag.target(&args), None)
+        };
+        let r = lands(json!({"from_element": {"ref": "e1"}, "to": {"x": 5, "y": 5}, "window": 7}));
+        assert_eq!(
+            r.expect("a resource").target_window_id,
+            Some(WindowId::from(7))
+        );
+        let r = lands(json!({"from_element": {"ref": "e1"}, "to_element": {"ref": "e2"}}));
+        assert!(r.is_none());
+        let r = lands(json!({"from": {"x": 1, "y": 1}, "to": {"x": 5, "y": 5}, "window": 7}));
+        assert_eq!(
+            r.expect("a resource").target_window_id,
+            Some(WindowId::from(7))
+        );
     }
 }

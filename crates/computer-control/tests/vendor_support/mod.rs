@@ -208,6 +208,30 @@ impl Desk {
         }
     }
 
+    /// A plain `screen.capture` and its image as base64 (a data URL over the plugin
+    /// protocol, an image content block over MCP).
+    pub fn capture(&mut self, args: Value) -> (Value, String) {
+        match self {
+            Desk::Stdio(s) => {
+                let r = s.ok("screen.capture", args);
+                let url = r["data_url"].as_str().expect("data_url");
+                let (_, b64) = url.split_once(";base64,").expect("a base64 data URL");
+                let b64 = b64.to_string();
+                (r, b64)
+            }
+            Desk::Mcp { .. } => {
+                let r = self.mcp_call("screen_capture", args);
+                assert_ne!(r.is_error, Some(true), "screen_capture: {r:?}");
+                let b64 = r
+                    .content
+                    .iter()
+                    .find_map(|c| c.as_image().map(|i| i.data.clone()))
+                    .expect("an image block");
+                (r.structured_content.expect("structured content"), b64)
+            }
+        }
+    }
+
     /// The node with this role and name, from a fresh full snapshot.
     pub fn node(&mut self, role: &str, name: &str) -> Value {
         let snap = self.plain("a11y.snapshot", json!({"level": "full"}));
@@ -267,11 +291,17 @@ pub fn centre(node: &Value) -> (f64, f64) {
 
 /// A PNG's size from base64.
 pub fn png_size(b64: &str) -> (u32, u32) {
+    let (w, h, _) = png_pixels(b64);
+    (w, h)
+}
+
+/// A PNG from base64: its size and its pixels, decoded to RGB (or gray).
+pub fn png_pixels(b64: &str) -> (u32, u32, Vec<u8>) {
     let bytes = base64::engine::general_purpose::STANDARD
         .decode(b64)
         .expect("base64");
-    let (w, h, _, _) = crate::common::decode_png(&bytes);
-    (w, h)
+    let (w, h, _, px) = crate::common::decode_png(&bytes);
+    (w, h, px)
 }
 
 /// The states of a node.

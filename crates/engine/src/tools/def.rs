@@ -86,9 +86,23 @@ pub enum Target {
     Window(u64),
     /// An element, however it was named.
     Element(ElementTarget),
-    /// The centre of an element's rectangle, under the pointer (a pointer tool aimed
-    /// at an element): judged like the point it resolves to.
-    ElementPoint(ElementTarget),
+    /// Points under the pointer of which some are elements' centres (a pointer tool
+    /// aimed at an element): each judged like the point it resolves to, the plain
+    /// ones placed relative to `window` when the call names one.
+    Aimed {
+        window: Option<u64>,
+        spots: Vec<Spot>,
+    },
+}
+
+/// One point of a pointer action aimed at an element.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Spot {
+    /// A canvas point, unclamped (relative to the call's window when it names one).
+    Point(f64, f64),
+    /// The centre of an element's rectangle, wherever it is when the call is judged
+    /// and again when it runs.
+    Centre(ElementTarget),
 }
 
 /// How a call names its element.

@@ -1,6 +1,7 @@
-//! Naming the element an accessibility tool acts on: a node of the latest snapshot
-//! (`snapshot_id` + `node_id`), a stable element reference (`ref`), or a selector
-//! (`selector`: role, name, text, states). Exactly one way per call.
+//! Naming the element an accessibility tool acts on, or a pointer tool aims at: a node
+//! of the latest snapshot (`snapshot_id` + `node_id`), a stable element reference
+//! (`ref`), or a selector (`selector`: role, name, text, states). Exactly one way per
+//! element.
 
 use serde::Deserialize;
 use serde_json::json;
@@ -121,27 +122,28 @@ pub(crate) fn examples() -> Vec<serde_json::Value> {
 
 /// `element` of a pointer tool: the element to aim at, named one of the three ways.
 pub(crate) fn field() -> Field {
-    Field::opt(
+    field_named(
         "element",
-        Ty::Object(fields()),
         "aim at the centre of an element instead of x and y: {ref}, {selector}, or {snapshot_id, node_id}",
     )
 }
 
-/// The rules of [`check`] for the `element` object of a pointer tool, which replaces
-/// its point.
-pub(crate) fn check_nested(c: &mut Checked<'_>) {
+/// An element object of a pointer tool under another name (`from_element` of a drag).
+pub(crate) fn field_named(name: &'static str, doc: &'static str) -> Field {
+    Field::opt(name, Ty::Object(fields()), doc)
+}
+
+/// The rules of [`check`] for the element object `key` of a pointer tool, which
+/// replaces a point; true when it was given.
+pub(crate) fn check_nested(c: &mut Checked<'_>, key: &str) -> bool {
     let el = c
         .out
         .as_ref()
-        .and_then(|o| o.get("element"))
-        .or_else(|| c.raw.get("element"))
+        .and_then(|o| o.get(key))
+        .or_else(|| c.raw.get(key))
         .filter(|v| !v.is_null())
         .cloned();
-    let Some(el) = el else { return };
-    if c.given("x") || c.given("y") {
-        c.issue("element", "aim at an element or at x and y, not both");
-    }
+    let Some(el) = el else { return false };
     let given = |k: &str| el.get(k).is_some_and(|v| !v.is_null());
     let node = given("snapshot_id") || given("node_id");
     match [node, given("ref"), given("selector")]
@@ -150,14 +152,17 @@ pub(crate) fn check_nested(c: &mut Checked<'_>) {
         .count()
     {
         0 => c.issue(
-            "element.ref",
+            format!("{key}.ref"),
             "name the element: ref, selector, or snapshot_id with node_id",
         ),
         1 => {}
-        _ => c.issue("element.selector", "name the element one way only"),
+        _ => c.issue(format!("{key}.selector"), "name the element one way only"),
     }
     if node && given("snapshot_id") != given("node_id") {
-        c.issue("element.node_id", "snapshot_id and node_id go together");
+        c.issue(
+            format!("{key}.node_id"),
+            "snapshot_id and node_id go together",
+        );
     }
     let empty = el
         .get("selector")
@@ -165,8 +170,9 @@ pub(crate) fn check_nested(c: &mut Checked<'_>) {
         .is_some_and(|s| s.is_empty());
     if empty {
         c.issue(
-            "element.selector",
+            format!("{key}.selector"),
             "a selector needs a role, name, name_contains, text or states",
         );
     }
+    true
 }

@@ -3,12 +3,13 @@
 use cc_desktop::Button;
 use cc_protocol::Key;
 use serde::{Deserialize, Deserializer};
-use serde_json::json;
+use serde_json::{Value, json};
 
 use cc_protocol::ToolError;
 
-use super::def::{Checked, Target};
-use super::exec::{Exec, pointer};
+use super::def::{Checked, Spot, Target};
+use super::element::{self, ElementArg};
+use super::exec::{Exec, a11y, pointer};
 use crate::spec::{Field, Ty};
 
 /// `x` and `y`, required or optional together.
@@ -122,7 +123,7 @@ pub(crate) fn landing(window: Option<u64>, points: Vec<(f64, f64)>) -> Target {
 
 /// The cross-field rule of an optional point: x with y, or neither; a window only
 /// with a point.
-pub(crate) fn x_with_y(c: &mut Checked<'_>) {
+fn x_with_y(c: &mut Checked<'_>) {
     let (has_x, has_y) = (c.given("x"), c.given("y"));
     if has_x != has_y {
         c.issue(
@@ -134,29 +135,68 @@ pub(crate) fn x_with_y(c: &mut Checked<'_>) {
     }
 }
 
-/// An optional point (`x` with `y`, or neither: where the pointer is), flattened into
-/// a tool's arguments.
-#[derive(Debug, Clone, Copy, Deserialize)]
+/// The cross-field rules of a pointer tool that acts where it is aimed or, aimed
+/// nowhere, where the pointer is (`pointer.click`, `pointer.scroll`).
+pub(crate) fn aim_or_here(c: &mut Checked<'_>) {
+    point_or_element(c, false);
+}
+
+/// The cross-field rules of a pointer tool that must be aimed (`pointer.move`).
+pub(crate) fn aim(c: &mut Checked<'_>) {
+    point_or_element(c, true);
+}
+
+/// x with y, or an element instead, or (unless `required`) neither.
+fn point_or_element(c: &mut Checked<'_>, required: bool) {
+    x_with_y(c);
+    let aimed = element::check_nested(c, "element");
+    let point = c.given("x") || c.given("y");
+    if aimed && point {
+        c.issue("element", "aim at an element or at x and y, not both");
+    } else if required && !aimed && !point {
+        c.issue("x", "give x and y, or an element");
+    }
+}
+
+/// Where a pointer tool acts, flattened into its arguments: a point (`x` with `y`,
+/// maybe relative to a window), the centre of an `element`, or neither (where the
+/// pointer is).
+#[derive(Debug, Clone, Deserialize)]
 pub(crate) struct At {
     x: Option<f64>,
     y: Option<f64>,
     window: Option<u64>,
+    element: Option<ElementArg>,
 }
 
 impl At {
-    /// Where a call at this point lands.
+    /// Where a call at this point lands: an element is judged at the centre it resolves
+    /// to, like a point.
     pub fn target(&self) -> Target {
-        landing(self.window, self.x.zip(self.y).into_iter().collect())
+        match &self.element {
+            Some(el) => Target::Aimed {
+                window: None,
+                spots: vec![Spot::Centre(el.element())],
+            },
+            None => landing(self.window, self.x.zip(self.y).into_iter().collect()),
+        }
     }
 
-    /// Moves the pointer there, if a point was given.
-    pub fn go(&self, ex: &mut Exec<'_>) -> Result<(), ToolError> {
+    /// Moves the pointer there in `steps`, if a point or an element was given; answers
+    /// `{ref, role, name}` of the element aimed at. A stale, absent or ambiguous
+    /// element is refused before the pointer moves.
+    pub fn go(&self, ex: &mut Exec<'_>, steps: u64) -> Result<Option<Value>, ToolError> {
+        if let Some(el) = &self.element {
+            let (to, element) = a11y::locate(el, ex)?;
+            pointer::glide(ex, to, steps)?;
+            return Ok(Some(element));
+        }
         if let Some((x, y)) = self.x.zip(self.y) {
             let (ox, oy) = pointer::origin(ex, self.window)?;
             let to = ex.canvas.to_physical(ox + x, oy + y);
-            pointer::glide(ex, to, 1)?;
+            pointer::glide(ex, to, steps)?;
         }
-        Ok(())
+        Ok(None)
     }
 }
 

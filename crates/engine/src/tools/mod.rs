@@ -46,6 +46,6 @@ table! {
 }
 
 pub(crate) use batch_execute::Args as BatchArgs;
-pub use def::{ElementTarget, Lands, Nature, Needs, Target, TextEntry, ToolDef};
+pub use def::{ElementTarget, Lands, Nature, Needs, Spot, Target, TextEntry, ToolDef};
 pub(crate) use table::index;
 pub use table::{batch, find, tools};

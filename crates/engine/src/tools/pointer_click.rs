@@ -1,16 +1,16 @@
-//! `pointer.click`: one, two or three clicks at a canvas point or where the pointer is.
+//! `pointer.click`: one, two or three clicks at a canvas point, at an element's centre,
+//! or where the pointer is.
 
 use cc_protocol::{Risk, ToolError};
 use serde::Deserialize;
 use serde_json::{Value, json};
 
 use super::def::{Lands, Nature, Needs, Runs, Target, TextEntry, Tool, ToolDef};
-use super::def::Checked;
-use super::element::{self, ElementArg};
-use super::exec::{Exec, a11y, pointer};
+use super::element;
+use super::exec::{Exec, pointer};
 use super::fields::{
-    At, ButtonArg, button, frame, held_keys, hold, modifiers, point_fields, relative_to,
-    x_with_y,
+    At, ButtonArg, aim_or_here, button, frame, held_keys, hold, modifiers, point_fields,
+    relative_to,
 };
 use super::keyboard_combo::reaches_shell;
 use cc_protocol::Key;
@@ -20,7 +20,6 @@ use crate::spec::{Field, Ty};
 pub(crate) struct Args {
     #[serde(flatten)]
     at: At,
-    element: Option<ElementArg>,
     button: ButtonArg,
     times: u64,
     hold_ms: u64,
@@ -39,21 +38,12 @@ impl Tool for PointerClick {
     }
 
     fn target(&self, a: &Args) -> Target {
-        match &a.element {
-            Some(el) => Target::ElementPoint(el.element()),
-            None => a.at.target(),
-        }
+        a.at.target()
     }
 
     fn run(&self, a: Args, ex: &mut Exec<'_>) -> Result<Value, ToolError> {
         ex.frames.check(a.frame)?;
-        let aimed = match &a.element {
-            Some(el) => Some(a11y::aim(el, ex)?),
-            None => {
-                a.at.go(ex)?;
-                None
-            }
-        };
+        let aimed = a.at.go(ex, 1)?;
         let times = a.times.max(1);
         pointer::holding(ex, &a.modifiers, |ex| {
             (0..times).try_for_each(|_| pointer::press(ex, a.button.button(), a.hold_ms))
@@ -106,13 +96,8 @@ pub(crate) fn def() -> ToolDef {
             json!({"element": {"selector": {"role": "listitem", "name": "Item 3"}}, "button": "right"}),
             json!({"x": 640, "y": 400, "observe": {"capture": {"scale": 0.5}, "snapshot": {"diff": true}}}),
         ],
-        check: point_or_element,
+        check: aim_or_here,
         runs: Runs::Alone(&PointerClick),
     }
 }
 
-/// x with y, or an element instead.
-fn point_or_element(c: &mut Checked<'_>) {
-    x_with_y(c);
-    element::check_nested(c);
-}

@@ -1,11 +1,13 @@
-//! `pointer.drag`: press at one canvas point, move to another in steps, release.
+//! `pointer.drag`: press at one canvas point or element, move to another in steps,
+//! release.
 
-use cc_protocol::{Risk, ToolError};
+use cc_protocol::{ErrorCode, Risk, ToolError};
 use serde::Deserialize;
 use serde_json::{Value, json};
 
-use super::def::{Lands, Nature, Needs, Runs, Target, TextEntry, Tool, ToolDef, no_check};
-use super::exec::{Exec, drv, pointer};
+use super::def::{Checked, Lands, Nature, Needs, Runs, Spot, Target, TextEntry, Tool, ToolDef};
+use super::element::{self, ElementArg};
+use super::exec::{Exec, a11y, drv, pointer};
 use super::fields::{
     ButtonArg, Point, button, frame, held_keys, hold, landing, modifiers, point, relative_to,
 };
@@ -15,8 +17,10 @@ use crate::spec::{Field, Ty};
 
 #[derive(Debug, Deserialize)]
 pub(crate) struct Args {
-    from: Point,
-    to: Point,
+    from: Option<Point>,
+    to: Option<Point>,
+    from_element: Option<ElementArg>,
+    to_element: Option<ElementArg>,
     button: ButtonArg,
     steps: u64,
     hold_ms: u64,
@@ -24,6 +28,58 @@ pub(crate) struct Args {
     #[serde(default, deserialize_with = "held_keys")]
     modifiers: Vec<Key>,
     window: Option<u64>,
+}
+
+/// One end of the drag, as named: a point or an element (validation ensured one).
+fn spot(p: Option<Point>, el: &Option<ElementArg>) -> Option<Spot> {
+    match (p, el) {
+        (_, Some(el)) => Some(Spot::Centre(el.element())),
+        (Some(p), None) => Some(Spot::Point(p.x, p.y)),
+        (None, None) => None,
+    }
+}
+
+/// One end of the drag, found.
+struct End {
+    /// Where the pointer goes.
+    physical: (i32, i32),
+    /// The same point on the canvas (clamped), for the answer.
+    canvas: (i32, i32),
+    /// `{ref, role, name}` of the element, when the end was named by one.
+    element: Option<Value>,
+}
+
+/// Finds one end: an element's centre, re-checked against the desktop, or a point
+/// relative to `origin`.
+fn place(
+    p: Option<Point>,
+    el: &Option<ElementArg>,
+    origin: (f64, f64),
+    ex: &mut Exec<'_>,
+) -> Result<End, ToolError> {
+    match (p, el) {
+        (_, Some(el)) => {
+            let (physical, element) = a11y::locate(el, ex)?;
+            let (cx, cy) = ex.canvas.to_canvas(physical.0, physical.1);
+            Ok(End {
+                physical,
+                canvas: ex.canvas.clamp(f64::from(cx), f64::from(cy)),
+                element: Some(element),
+            })
+        }
+        (Some(p), None) => {
+            let (x, y) = (origin.0 + p.x, origin.1 + p.y);
+            Ok(End {
+                physical: ex.canvas.to_physical(x, y),
+                canvas: ex.canvas.clamp(x, y),
+                element: None,
+            })
+        }
+        (None, None) => Err(ToolError::new(
+            ErrorCode::InvalidArguments,
+            "each end of a drag needs a point or an element",
+        )),
+    }
 }
 
 struct PointerDrag;
@@ -36,17 +92,31 @@ impl Tool for PointerDrag {
     }
 
     fn target(&self, a: &Args) -> Target {
-        landing(a.window, vec![(a.from.x, a.from.y), (a.to.x, a.to.y)])
+        if a.from_element.is_none() && a.to_element.is_none() {
+            let points = [a.from, a.to].into_iter().flatten().map(|p| (p.x, p.y));
+            return landing(a.window, points.collect());
+        }
+        Target::Aimed {
+            window: a.window,
+            spots: [
+                spot(a.from, &a.from_element),
+                spot(a.to, &a.to_element),
+            ]
+            .into_iter()
+            .flatten()
+            .collect(),
+        }
     }
 
     fn run(&self, a: Args, ex: &mut Exec<'_>) -> Result<Value, ToolError> {
         ex.frames.check(a.frame)?;
-        let (ox, oy) = pointer::origin(ex, a.window)?;
-        let (fx, fy, tx, ty) = (ox + a.from.x, oy + a.from.y, ox + a.to.x, oy + a.to.y);
-        let from = ex.canvas.to_physical(fx, fy);
-        let to = ex.canvas.to_physical(tx, ty);
+        let origin = pointer::origin(ex, a.window)?;
+        // Both ends are found before anything is pressed: a stale or missing element
+        // leaves the desktop as it was.
+        let from = place(a.from, &a.from_element, origin, ex)?;
+        let to = place(a.to, &a.to_element, origin, ex)?;
         let b = a.button.button();
-        pointer::glide(ex, from, 1)?;
+        pointer::glide(ex, from.physical, 1)?;
         pointer::holding(ex, &a.modifiers, |ex| {
             ex.check_stop()?;
             drv(ex.driver.button(b, true))?;
@@ -55,31 +125,56 @@ impl Tool for PointerDrag {
             } else {
                 Ok(())
             })
-            .and_then(|_| pointer::glide(ex, to, a.steps));
+            .and_then(|_| pointer::glide(ex, to.physical, a.steps));
             // The button comes up even when the glide was stopped.
             let up = drv(ex.driver.button(b, false));
             moved.and(up)
         })?;
-        let (fcx, fcy) = ex.canvas.clamp(fx, fy);
-        let (tcx, tcy) = ex.canvas.clamp(tx, ty);
-        Ok(json!({"from": {"x": fcx, "y": fcy}, "to": {"x": tcx, "y": tcy}}))
+        let (fc, tc) = (from.canvas, to.canvas);
+        let mut out = json!({"from": {"x": fc.0, "y": fc.1}, "to": {"x": tc.0, "y": tc.1}});
+        if let Some(e) = from.element {
+            out["from_element"] = e;
+        }
+        if let Some(e) = to.element {
+            out["to_element"] = e;
+        }
+        Ok(out)
     }
 }
 
 pub(crate) fn def() -> ToolDef {
     ToolDef {
         name: "pointer.drag",
-        summary: "Press at one canvas point, move to another in steps, release.",
+        summary: "Press at one canvas point or element, move to another in steps, release.",
         risk: Risk::Moderate,
         needs: Needs::Input,
         nature: Nature::Acts,
         text: TextEntry::No,
         moves_focus: true,
         lands: Lands::Pointer,
-        outputs: &[("from", "start point"), ("to", "end point")],
+        outputs: &[
+            ("from", "start point, in canvas coordinates"),
+            ("to", "end point, in canvas coordinates"),
+            (
+                "from_element",
+                "with from_element: {ref, role, name} of the element the drag started at",
+            ),
+            (
+                "to_element",
+                "with to_element: {ref, role, name} of the element the drag ended at",
+            ),
+        ],
         params: Ty::Object(vec![
-            Field::req("from", point(), "start point"),
-            Field::req("to", point(), "end point"),
+            Field::opt("from", point(), "start point (or from_element)"),
+            Field::opt("to", point(), "end point (or to_element)"),
+            element::field_named(
+                "from_element",
+                "start at the centre of an element instead of from: {ref}, {selector}, or {snapshot_id, node_id}",
+            ),
+            element::field_named(
+                "to_element",
+                "end at the centre of an element instead of to: {ref}, {selector}, or {snapshot_id, node_id}",
+            ),
             button(),
             Field::def("steps", Ty::int(1, 400), json!(24), "intermediate moves"),
             hold(),
@@ -87,8 +182,31 @@ pub(crate) fn def() -> ToolDef {
             modifiers(),
             relative_to(),
         ]),
-        examples: vec![json!({"from": {"x": 100, "y": 100}, "to": {"x": 400, "y": 300}})],
-        check: no_check,
+        examples: vec![
+            json!({"from": {"x": 100, "y": 100}, "to": {"x": 400, "y": 300}}),
+            json!({"from_element": {"selector": {"role": "listitem", "name": "Item 3"}}, "to_element": {"ref": "e3f1a09c2b7d4"}}),
+            json!({"from_element": {"ref": "e3f1a09c2b7d4"}, "to": {"x": 400, "y": 300}}),
+        ],
+        check: ends,
         runs: Runs::Alone(&PointerDrag),
+    }
+}
+
+/// Each end a point or an element, not both; a window only with a point relative to
+/// it.
+fn ends(c: &mut Checked<'_>) {
+    for (point, el) in [("from", "from_element"), ("to", "to_element")] {
+        let aimed = element::check_nested(c, el);
+        match (c.given(point), aimed) {
+            (true, true) => c.issue(el, format!("give {point} or {el}, not both")),
+            (false, false) => c.issue(point, format!("give {point} {{x, y}} or {el}")),
+            _ => {}
+        }
+    }
+    if c.given("window") && !c.given("from") && !c.given("to") {
+        c.issue(
+            "window",
+            "a window needs a point (from or to) relative to it",
+        );
     }
 }

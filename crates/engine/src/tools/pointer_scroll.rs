@@ -1,4 +1,5 @@
-//! `pointer.scroll`: notches on one axis, at a canvas point or where the pointer is.
+//! `pointer.scroll`: notches on one axis, at a canvas point, at an element's centre, or
+//! where the pointer is.
 
 use cc_desktop::Axis;
 use cc_protocol::{Risk, ToolError};
@@ -8,7 +9,8 @@ use serde_json::{Value, json};
 use super::def::{Lands, Nature, Needs, Runs, Target, TextEntry, Tool, ToolDef};
 use super::exec::{Exec, drv};
 use super::exec::pointer;
-use super::fields::{At, frame, held_keys, modifiers, point_fields, relative_to, x_with_y};
+use super::element;
+use super::fields::{At, aim_or_here, frame, held_keys, modifiers, point_fields, relative_to};
 use super::keyboard_combo::reaches_shell;
 use cc_protocol::Key;
 use crate::spec::{Field, Ty};
@@ -46,7 +48,7 @@ impl Tool for PointerScroll {
 
     fn run(&self, a: Args, ex: &mut Exec<'_>) -> Result<Value, ToolError> {
         ex.frames.check(a.frame)?;
-        a.at.go(ex)?;
+        let aimed = a.at.go(ex, 1)?;
         let (axis, name) = match a.axis {
             AxisArg::Vertical => (Axis::Vertical, "vertical"),
             AxisArg::Horizontal => (Axis::Horizontal, "horizontal"),
@@ -57,7 +59,11 @@ impl Tool for PointerScroll {
                 drv(ex.driver.scroll(axis, a.amount > 0))
             })
         })?;
-        Ok(json!({"axis": name, "amount": a.amount}))
+        let mut out = json!({"axis": name, "amount": a.amount});
+        if let Some(element) = aimed {
+            out["element"] = element;
+        }
+        Ok(out)
     }
 }
 
@@ -76,23 +82,28 @@ pub(crate) fn def() -> ToolDef {
         ),
     ];
     params.extend(point_fields(false));
-    params.extend([frame(), modifiers(), relative_to()]);
+    params.extend([frame(), modifiers(), element::field(), relative_to()]);
     ToolDef {
         name: "pointer.scroll",
-        summary: "Scroll by notches, at a canvas point or where the pointer is.",
+        summary: "Scroll by notches, at a canvas point, at an element (by ref or selector), or where the pointer is.",
         risk: Risk::Moderate,
         needs: Needs::Input,
         nature: Nature::Acts,
         text: TextEntry::No,
         moves_focus: false,
         lands: Lands::Pointer,
-        outputs: &[("axis", "vertical or horizontal"), ("amount", "notches")],
+        outputs: &[
+            ("axis", "vertical or horizontal"),
+            ("amount", "notches"),
+            ("element", "with element: {ref, role, name} of the element scrolled at"),
+        ],
         params: Ty::Object(params),
         examples: vec![
             json!({"amount": -3}),
             json!({"axis": "horizontal", "amount": 2, "x": 500, "y": 300}),
+            json!({"amount": -5, "element": {"selector": {"role": "list"}}}),
         ],
-        check: x_with_y,
+        check: aim_or_here,
         runs: Runs::Alone(&PointerScroll),
     }
 }

@@ -27,9 +27,10 @@ pub(crate) struct Region {
 pub(crate) enum Size {
     /// Canvas units × `scale`, then within `max_edge` and `max_pixels`.
     Model,
-    /// Canvas units × `scale`.
+    /// Canvas units × `scale` (within `max_edge` and `max_pixels` when given).
     Canvas,
-    /// The display's own pixels × `scale` (zoom).
+    /// The display's own pixels × `scale` (zoom; within `max_edge` and `max_pixels`
+    /// when given).
     Native,
 }
 
@@ -53,22 +54,24 @@ pub(crate) struct Args {
     pub quality: u8,
     pub size: Size,
     pub scale: f64,
-    pub max_edge: u32,
-    pub max_pixels: u64,
+    pub max_edge: Option<u32>,
+    pub max_pixels: Option<u64>,
     pub grayscale: bool,
     pub if_changed: bool,
     pub changes: bool,
 }
 
 impl Args {
-    /// The limits the image must fit in.
+    /// The limits the image must fit in: those given, else the model's for `size:
+    /// model` and none for the full sizes (so a zoom can be native yet bounded).
     pub fn fit(&self) -> Fit {
-        match self.size {
-            Size::Model => Fit {
-                max_edge: self.max_edge,
-                max_pixels: self.max_pixels,
-            },
+        let default = match self.size {
+            Size::Model => Fit::MODEL,
             Size::Canvas | Size::Native => Fit::NONE,
+        };
+        Fit {
+            max_edge: self.max_edge.unwrap_or(default.max_edge),
+            max_pixels: self.max_pixels.unwrap_or(default.max_pixels),
         }
     }
 }
@@ -188,7 +191,7 @@ pub(crate) fn def() -> ToolDef {
                 "size",
                 Ty::one_of(&["model", "canvas", "native"]),
                 json!("model"),
-                "model: canvas size within max_edge and max_pixels; canvas: canvas size; native: the display's own pixels (zoom)",
+                "model: canvas size within max_edge and max_pixels; canvas: canvas size; native: the display's own pixels (zoom); any of them within max_edge and max_pixels when given",
             ),
             Field::def(
                 "scale",
@@ -196,17 +199,15 @@ pub(crate) fn def() -> ToolDef {
                 json!(1.0),
                 "image size relative to the size chosen by `size`",
             ),
-            Field::def(
+            Field::opt(
                 "max_edge",
                 Ty::int(16, 16384),
-                json!(Fit::MODEL.max_edge),
-                "size model: longest image side in pixels",
+                "longest image side in pixels, aspect kept; when not given: 1568 for size model, no limit for canvas and native",
             ),
-            Field::def(
+            Field::opt(
                 "max_pixels",
                 Ty::int(1024, 1 << 40),
-                json!(Fit::MODEL.max_pixels),
-                "size model: most image pixels",
+                "most image pixels, aspect kept; when not given: 1 150 000 for size model, no limit for canvas and native",
             ),
             Field::cfg(
                 "grayscale",
@@ -231,6 +232,7 @@ pub(crate) fn def() -> ToolDef {
             json!({}),
             json!({"region": {"x": 0, "y": 0, "width": 800, "height": 600}, "format": "jpeg", "quality": 70}),
             json!({"region": {"x": 100, "y": 100, "width": 400, "height": 300}, "size": "native"}),
+            json!({"region": {"x": 0, "y": 0, "width": 1920, "height": 1080}, "size": "native", "max_edge": 1568, "max_pixels": 1_150_000}),
             json!({"window": 2, "changes": true}),
             json!({"size": "canvas", "format": "png", "if_changed": false}),
         ],

@@ -100,7 +100,7 @@ mod tests {
                     (t.lands, &target),
                     (
                         Lands::Pointer,
-                        Target::Points(_) | Target::ElementPoint(_) | Target::InWindow(..)
+                        Target::Points(_) | Target::Aimed { .. } | Target::InWindow(..)
                     ) | (Lands::Window, Target::Window(_))
                         | (Lands::Element, Target::Element(_))
                         | (Lands::Focused, Target::Focused)

@@ -210,7 +210,6 @@ fn translate(v: &Value, cx: &mut Context) -> Result<Plan, Refusal> {
             let sy = f64::from(d.canvas_height) / f64::from(d.height);
             let c = |v: f64, s: f64| (v * s).round() as i64;
             plan.capture = Some(region_capture(
-                &d,
                 c(x0, sx),
                 c(y0, sy),
                 c(x1, sx).max(c(x0, sx) + 1),

@@ -24,6 +24,8 @@ use serde_json::{Value, json};
 
 use cc_protocol::ToolError;
 
+use crate::encode::Fit;
+
 pub(crate) use input::Refusal;
 use scaling::Display;
 
@@ -128,17 +130,16 @@ pub(crate) fn full_capture(display: &Display) -> Value {
     json!({"scale": display.scale(), "size": "canvas", "if_changed": false})
 }
 
-/// `screen.capture` arguments for a canvas rectangle, at the canvas's resolution or
-/// less, to fit `display` with its aspect kept (a zoom).
-pub(crate) fn region_capture(display: &Display, x0: i64, y0: i64, x1: i64, y1: i64) -> Value {
-    let (w, h) = ((x1 - x0).max(1) as f64, (y1 - y0).max(1) as f64);
-    let fit = (f64::from(display.width) / w)
-        .min(f64::from(display.height) / h)
-        .clamp(0.1, 1.0);
+/// `screen.capture` arguments for a canvas rectangle at the display's own pixels, as
+/// Anthropic's reference zooms: native when that fits the model's image limits
+/// ([`Fit::MODEL`]: 1568 px on the long edge, 1.15 megapixels), else the largest image
+/// within them, aspect kept.
+pub(crate) fn region_capture(x0: i64, y0: i64, x1: i64, y1: i64) -> Value {
     json!({
         "region": {"x": x0, "y": y0, "width": x1 - x0, "height": y1 - y0},
-        "scale": fit,
-        "size": "canvas",
+        "size": "native",
+        "max_edge": Fit::MODEL.max_edge,
+        "max_pixels": Fit::MODEL.max_pixels,
         "if_changed": false,
     })
 }

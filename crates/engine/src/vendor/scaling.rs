@@ -5,11 +5,13 @@
 
 use serde::Serialize;
 
+use crate::encode::Fit;
+
 /// The demo's scaling targets (computer-use-demo `MAX_SCALING_TARGETS`), in its order.
 const ANTHROPIC_TARGETS: [(u32, u32); 3] = [(1024, 768), (1280, 800), (1366, 768)];
 /// Anthropic's documented image budget for the dated tool versions: long edge and area.
-const ANTHROPIC_LONG_EDGE: f64 = 1568.0;
-const ANTHROPIC_AREA: f64 = 1_150_000.0;
+const ANTHROPIC_LONG_EDGE: f64 = Fit::MODEL.max_edge as f64;
+const ANTHROPIC_AREA: f64 = Fit::MODEL.max_pixels as f64;
 /// Gemini's normalized grid: 0–999 on both axes.
 pub(crate) const GEMINI_GRID: f64 = 1000.0;
 

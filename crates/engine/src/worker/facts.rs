@@ -8,7 +8,7 @@ use super::Worker;
 use crate::assess::Facts;
 use crate::coords::Canvas;
 use crate::rules::Landing;
-use crate::tools::{ElementTarget, Target, TextEntry, ToolDef};
+use crate::tools::{ElementTarget, Spot, Target, TextEntry, ToolDef};
 
 impl Worker {
     /// Reads the desktop facts of one call. Reads only: the latest snapshot stays the
@@ -61,13 +61,18 @@ impl Worker {
         out
     }
 
-    /// The element a target names, as the desktop shows it now: a node of the latest
-    /// snapshot, a remembered reference, or the single match of a selector in the live
-    /// tree. Reads only: no reference is remembered and the latest snapshot stays.
+    /// The element a target names, as the desktop shows it now (see [`Self::element`]).
     fn entry(&mut self, target: &Target) -> Option<crate::snapshot::Entry> {
-        let (Target::Element(el) | Target::ElementPoint(el)) = target else {
-            return None;
-        };
+        match target {
+            Target::Element(el) => self.element(el),
+            _ => None,
+        }
+    }
+
+    /// An element as the desktop shows it now: a node of the latest snapshot, a
+    /// remembered reference, or the single match of a selector in the live tree. Reads
+    /// only: no reference is remembered and the latest snapshot stays.
+    fn element(&mut self, el: &ElementTarget) -> Option<crate::snapshot::Entry> {
         match el {
             ElementTarget::Node {
                 snapshot_id,
@@ -87,45 +92,55 @@ impl Worker {
         }
     }
 
+    /// The physical centre of an element's rectangle now, as a pointer tool aimed at it
+    /// would find it; `None` when it cannot be found (the call is then refused when it
+    /// runs, before any input).
+    fn centre(&mut self, el: &ElementTarget) -> Option<(i32, i32)> {
+        let handle = self.element(el)?.handle;
+        let r = self.driver.a11y_element(&handle).ok().flatten()?.rect?;
+        Some((r.x + r.width as i32 / 2, r.y + r.height as i32 / 2))
+    }
+
     /// Canvas points a pointer action touches (clamped): its target, both ends of a
-    /// drag, the centre of the element it aims at, or the pointer's position when no
+    /// drag, the centre of each element it aims at, or the pointer's position when no
     /// point is given.
     fn points(&mut self, target: &Target) -> Vec<(i32, i32)> {
-        if let Target::ElementPoint(_) = target {
-            let handle = self.entry(target).map(|e| e.handle);
-            let rect = handle
-                .and_then(|h| self.driver.a11y_element(&h).ok().flatten())
-                .and_then(|i| i.rect);
-            return match (&self.canvas, rect) {
-                (Some(canvas), Some(r)) => {
-                    vec![canvas.to_canvas(r.x + r.width as i32 / 2, r.y + r.height as i32 / 2)]
-                }
-                _ => Vec::new(),
-            };
-        }
-        let (canvas, points, (ox, oy)) = match (&self.canvas, target) {
-            (Some(c), Target::Points(p)) => (c, p, (0.0, 0.0)),
-            (Some(c), Target::InWindow(id, p)) => {
-                // Placed where the window is now; a window that is gone lands nowhere
-                // (the call is refused when it runs).
-                let Some(rect) = self.driver.window_shown(*id).ok().flatten().map(|w| w.rect)
-                else {
-                    return Vec::new();
-                };
-                let [l, t, _, _] = c.rect_from_physical(&rect);
-                (c, p, (f64::from(l), f64::from(t)))
-            }
+        let Some(canvas) = self.canvas.clone() else {
+            return Vec::new();
+        };
+        let (window, spots): (Option<u64>, Vec<Spot>) = match target {
+            Target::Points(p) => (None, p.iter().map(|&(x, y)| Spot::Point(x, y)).collect()),
+            Target::InWindow(id, p) => (
+                Some(*id),
+                p.iter().map(|&(x, y)| Spot::Point(x, y)).collect(),
+            ),
+            Target::Aimed { window, spots } => (*window, spots.clone()),
             _ => return Vec::new(),
         };
-        if points.is_empty() {
+        let (ox, oy) = match window {
+            None => (0.0, 0.0),
+            // Placed where the window is now; a window that is gone lands nowhere (the
+            // call is refused when it runs).
+            Some(id) => match self.driver.window_shown(id).ok().flatten() {
+                Some(w) => {
+                    let [l, t, _, _] = canvas.rect_from_physical(&w.rect);
+                    (f64::from(l), f64::from(t))
+                }
+                None => return Vec::new(),
+            },
+        };
+        if spots.is_empty() {
             return match self.driver.pointer_position() {
                 Ok((px, py)) => vec![canvas.to_canvas(px, py)],
                 Err(_) => Vec::new(),
             };
         }
-        points
+        spots
             .iter()
-            .map(|&(x, y)| canvas.clamp(ox + x, oy + y))
+            .filter_map(|spot| match spot {
+                Spot::Point(x, y) => Some(canvas.clamp(ox + x, oy + y)),
+                Spot::Centre(el) => self.centre(el).map(|(px, py)| canvas.to_canvas(px, py)),
+            })
             .collect()
     }
 
@@ -140,7 +155,7 @@ impl Worker {
         let by_id = |id: u64| windows.iter().find(|w| w.id == id).map(name);
         let focused = || windows.iter().find(|w| w.focused).map(name);
         match target {
-            Target::Points(_) | Target::ElementPoint(_) | Target::InWindow(..) => {
+            Target::Points(_) | Target::Aimed { .. } | Target::InWindow(..) => {
                 let Some(canvas) = &self.canvas else {
                     return Vec::new();
                 };

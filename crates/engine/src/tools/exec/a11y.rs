@@ -206,13 +206,13 @@ pub(crate) fn resolve(
     }
 }
 
-/// Moves the pointer to the centre of an element (for a pointer tool aimed at it);
-/// answers `{ref, role, name}` of the element.
-pub(crate) fn aim(el: &ElementArg, ex: &mut Exec<'_>) -> Result<Value, ToolError> {
+/// Where a pointer tool aimed at an element acts: the physical centre of the element,
+/// re-checked against the desktop (stale, absent or ambiguous is refused here, before
+/// any input), and `{ref, role, name}` of the element for the tool's answer.
+pub(crate) fn locate(el: &ElementArg, ex: &mut Exec<'_>) -> Result<((i32, i32), Value), ToolError> {
     let (entry, info) = resolve(el, ex)?;
     let at = center(&info, &entry.element_ref)?;
-    super::pointer::glide(ex, at, 1)?;
-    Ok(Value::Object(acted(&entry, el.node_id)))
+    Ok((at, Value::Object(acted(&entry, el.node_id))))
 }
 
 /// What an action on an element answers about it.
@@ -231,7 +231,7 @@ fn center(info: &ElementInfo, label: &str) -> Result<(i32, i32), ToolError> {
     let r = info.rect.ok_or_else(|| {
         ToolError::new(
             ErrorCode::DriverFailed,
-            format!("{label} has no on-screen rect to click"),
+            format!("{label} has no on-screen rect to point at"),
         )
     })?;
     Ok((r.x + r.width as i32 / 2, r.y + r.height as i32 / 2))
