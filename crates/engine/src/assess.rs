@@ -14,7 +14,7 @@ use crate::config::{ConfigStack, Effect};
 use crate::gate::{Outcome, outcome};
 use crate::rules::{Landing, Verdict};
 use crate::tools::def::typed;
-use crate::tools::{BatchArgs, Nature, TextEntry, ToolDef, find};
+use crate::tools::{BatchArgs, ElementTarget, Nature, TextEntry, ToolDef, find};
 
 /// What replaces secret text in events, logs and previews.
 pub const REDACTED: &str = "[redacted]";
@@ -28,6 +28,9 @@ pub(crate) struct Facts {
     pub secret_target: Option<bool>,
     /// Where it lands.
     pub landing: Landing,
+    /// Elements it names that could not be found when it was judged: the rules saw no
+    /// place for them, so the run must not act on them if they appear meanwhile.
+    pub unplaced: Vec<ElementTarget>,
 }
 
 /// What a caller knows beyond the desktop; it can only raise the assessment.
@@ -51,6 +54,8 @@ pub struct Item {
     /// The rules that matched it.
     pub verdict: Verdict,
     pub landing: Landing,
+    /// Elements it names that were not found when it was judged (see [`Facts`]).
+    pub unplaced: Vec<ElementTarget>,
     /// The desktop's answer: does it write into a password field.
     pub secret_target: Option<bool>,
     /// It writes text into a secret field, or secret text: high risk, shown redacted.
@@ -173,6 +178,7 @@ pub(crate) fn assess(
             risk,
             verdict,
             landing: f.landing,
+            unplaced: f.unplaced,
             secret_target: f.secret_target,
             writes_secret,
             shown,
@@ -292,7 +298,6 @@ fn redact_all_text(def: &ToolDef, shown: &mut Value) {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::rules::Landing;
 
     fn tool(name: &str) -> &'static ToolDef {
         find(name).unwrap()
@@ -423,7 +428,7 @@ mod tests {
     fn pasting_into_a_password_field_is_high_like_typing() {
         let secret = Facts {
             secret_target: Some(true),
-            landing: Landing::default(),
+            ..Facts::default()
         };
         for keys in ["ctrl+v", "ctrl+shift+v", "shift+insert", "rctrl+v"] {
             let a = judge(
@@ -461,7 +466,7 @@ mod tests {
         assert_eq!(plain.risk, Risk::Moderate);
         let secret = Facts {
             secret_target: Some(true),
-            landing: Landing::default(),
+            ..Facts::default()
         };
         let pw = judge("keyboard.type", args, secret, json!({}));
         assert_eq!(pw.risk, Risk::High);

@@ -187,6 +187,9 @@ struct HotkeyDesk {
     hold: Option<(std::sync::mpsc::Sender<()>, std::sync::mpsc::Receiver<()>)>,
     /// The focused element cannot be inspected (a driver failure).
     focus_unreadable: bool,
+    /// This many reads of the accessibility tree come back empty (an element that
+    /// appears later).
+    hidden_trees: usize,
 }
 
 impl Driver for HotkeyDesk {
@@ -249,6 +252,10 @@ impl Driver for HotkeyDesk {
         self.inner.focused_is_password()
     }
     fn a11y_tree(&mut self, w: Option<u64>, max: usize) -> Result<Vec<RawNode>, DriverError> {
+        if self.hidden_trees > 0 {
+            self.hidden_trees -= 1;
+            return Ok(Vec::new());
+        }
         self.inner.a11y_tree(w, max)
     }
     fn a11y_element(&mut self, h: &ElementHandle) -> Result<Option<ElementInfo>, DriverError> {
@@ -283,6 +290,7 @@ fn hotkey_engine() -> (Engine, Arc<AtomicUsize>, Grabbed) {
         grabbed: grabbed.clone(),
         hold: None,
         focus_unreadable: false,
+        hidden_trees: 0,
     };
     let e = engine_with(Box::new(desk), Arc::new(SystemClock));
     (e, presses, grabbed)
@@ -301,6 +309,7 @@ fn an_approved_action_refused_at_its_turn_reports_action_finished() {
         grabbed: Grabbed::default(),
         hold: Some((entered_tx, release_rx)),
         focus_unreadable: false,
+        hidden_trees: 0,
     };
     let e = engine_with(Box::new(desk), Arc::new(SystemClock));
     let (_, sub) = e.subscribe(1024, None);
@@ -531,6 +540,7 @@ fn the_password_query_reads_the_desktop_without_replacing_the_snapshot() {
         grabbed: Grabbed::default(),
         hold: None,
         focus_unreadable: true,
+        hidden_trees: 0,
     };
     let blind = engine_with(Box::new(desk), Arc::new(SystemClock));
     start(&blind, json!({}));
@@ -546,6 +556,7 @@ fn the_password_query_reads_the_desktop_without_replacing_the_snapshot() {
         grabbed: Grabbed::default(),
         hold: Some((entered_tx, release_rx)),
         focus_unreadable: false,
+        hidden_trees: 0,
     };
     let busy = engine_with(Box::new(desk), Arc::new(SystemClock));
     start(&busy, json!({}));
@@ -698,4 +709,66 @@ fn a_confirm_rule_on_one_item_parks_the_whole_batch() {
     let env = e.call_tool("batch.execute", &batch);
     assert_eq!(result(&env)["status"], "awaiting_confirmation", "{env:?}");
     assert_eq!(result(&e.status())["action_count"], 0, "nothing ran");
+}
+
+/// An element that was not there when an action was judged is not acted on when it
+/// appears by the time the action runs: the rules never saw where it lands (a console's
+/// Approve button rendering between the two must not be clickable that way).
+#[test]
+fn an_element_that_appears_between_the_gate_and_the_run_is_refused_not_acted_on() {
+    let checked = |e: &Engine| {
+        let snap = result(&e.call_tool("a11y.snapshot", &json!({})));
+        let text = snap.to_string();
+        assert!(text.contains("Remember me"), "{text}");
+        fn find(n: &Value) -> Option<bool> {
+            if n["name"] == "Remember me" {
+                return Some(
+                    n["states"]
+                        .as_array()
+                        .is_some_and(|s| s.iter().any(|x| x == "checked")),
+                );
+            }
+            n["children"].as_array()?.iter().find_map(find)
+        }
+        snap["windows"]
+            .as_array()
+            .and_then(|ws| ws.iter().find_map(|w| find(&w["tree"])))
+            .or_else(|| find(&snap["tree"]))
+            .expect("the checkbox")
+    };
+    for (tool, args) in [
+        (
+            "pointer.click",
+            json!({"element": {"selector": {"role": "checkbox", "name": "Remember me"}}}),
+        ),
+        (
+            "a11y.activate",
+            json!({"selector": {"role": "checkbox", "name": "Remember me"}}),
+        ),
+    ] {
+        let desk = HotkeyDesk {
+            inner: VirtualDesktop::default(),
+            presses: Arc::default(),
+            grabbed: Grabbed::default(),
+            hold: None,
+            focus_unreadable: false,
+            // The gate's read finds nothing; the run's finds the checkbox.
+            hidden_trees: 1,
+        };
+        let e = engine_with(Box::new(desk), Arc::new(SystemClock));
+        start(&e, json!({}));
+        let pointer = result(&e.call_tool("pointer.position", &json!({})));
+        let env = e.call_tool(tool, &args);
+        assert_eq!(code(&env), Some(ErrorCode::StaleElement), "{tool}: {env:?}");
+        assert!(!checked(&e), "{tool} acted");
+        assert_eq!(
+            result(&e.call_tool("pointer.position", &json!({}))),
+            pointer,
+            "{tool} moved the pointer"
+        );
+        // Sent again, judged with the element there: it acts.
+        let env = e.call_tool(tool, &args);
+        assert!(env.ok, "{tool}: {env:?}");
+        assert!(checked(&e), "{tool} did not act");
+    }
 }

@@ -14,7 +14,7 @@ use crate::assess::{Assessment, Declared, assess, redact_result};
 use crate::config::ConfigStack;
 use crate::gate::{self, Decision, Request};
 use crate::tools::exec::{self, Exec};
-use crate::tools::{ToolDef, find};
+use crate::tools::{ElementTarget, ToolDef, find};
 
 impl Worker {
     pub(super) fn action(
@@ -77,7 +77,21 @@ impl Worker {
                 started,
                 json!({"status": "awaiting_confirmation", "request_id": request_id, "risk": risk, "reason": reason}),
             ),
-            Decision::Run => self.perform(def, args, &assessed.shown, approved, started, epoch),
+            Decision::Run => {
+                let unplaced = assessed
+                    .items
+                    .iter()
+                    .flat_map(|i| i.unplaced.iter().cloned())
+                    .collect();
+                self.perform(
+                    def,
+                    args,
+                    &assessed.shown,
+                    (approved, unplaced),
+                    started,
+                    epoch,
+                )
+            }
         }
     }
 
@@ -135,13 +149,14 @@ impl Worker {
         env
     }
 
-    /// Runs an action that passed the gate, with its events.
+    /// Runs an action that passed the gate, with its events. `unplaced`: an element it
+    /// names was not found when it was judged.
     pub(super) fn perform(
         &mut self,
         def: &ToolDef,
         args: &Value,
         shown: &Value,
-        approved: Option<&Approval>,
+        (approved, unplaced): (Option<&Approval>, Vec<ElementTarget>),
         started: Instant,
         epoch: u64,
     ) -> Envelope {
@@ -168,6 +183,7 @@ impl Worker {
                     stop: &self.core.stop,
                     frames: &mut self.frames,
                     snapshots: &mut self.snapshots,
+                    unplaced,
                 };
                 exec::run(def, args, &mut ex)
             }

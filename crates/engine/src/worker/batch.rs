@@ -151,7 +151,19 @@ impl Worker {
                             // Item events carry no request id: the approved action is the
                             // batch, reported as a whole.
                             Decision::Run => {
-                                self.perform(t, a, &item.shown, None, item_started, epoch)
+                                let unplaced = item
+                                    .items
+                                    .iter()
+                                    .flat_map(|i| i.unplaced.iter().cloned())
+                                    .collect();
+                                self.perform(
+                                    t,
+                                    a,
+                                    &item.shown,
+                                    (None, unplaced),
+                                    item_started,
+                                    epoch,
+                                )
                             }
                             Decision::Reject(e) => self.core.err(t.name, item_started, e),
                             // Unreachable for batch items (the gate refuses instead).

@@ -17,21 +17,30 @@ impl Worker {
     pub(super) fn facts(&mut self, def: &ToolDef, args: &Value, needs_window: bool) -> Facts {
         let target = def.target(args).unwrap_or(Target::Focused);
         let pastes = def.ops().is_some_and(|o| o.pastes(args));
+        // The element an accessibility tool names, as the desktop shows it now.
+        let entry = match &target {
+            Target::Element(el) => self.element(el),
+            _ => None,
+        };
         let secret_target = match (def.text, &target) {
             (TextEntry::No, _) if pastes => self.driver.focused_is_password().ok(),
             (TextEntry::No, _) => None,
             (TextEntry::Focused, _) => self.driver.focused_is_password().ok(),
-            (TextEntry::Element, t) => self.entry(t).map(|e| e.password),
+            (TextEntry::Element, _) => entry.as_ref().map(|e| e.password),
         };
-        let points = self.points(&target);
+        let (points, mut unplaced) = self.points(&target);
+        if let (Target::Element(el), None) = (&target, &entry) {
+            unplaced.push(el.clone());
+        }
         let windows = if needs_window {
-            self.windows(&target, &points)
+            self.windows(&target, &points, entry.as_ref())
         } else {
             Vec::new()
         };
         Facts {
             secret_target,
             landing: Landing { points, windows },
+            unplaced,
         }
     }
 
@@ -59,14 +68,6 @@ impl Worker {
             self.canvas = None;
         }
         out
-    }
-
-    /// The element a target names, as the desktop shows it now (see [`Self::element`]).
-    fn entry(&mut self, target: &Target) -> Option<crate::snapshot::Entry> {
-        match target {
-            Target::Element(el) => self.element(el),
-            _ => None,
-        }
     }
 
     /// An element as the desktop shows it now: a node of the latest snapshot, a
@@ -103,10 +104,10 @@ impl Worker {
 
     /// Canvas points a pointer action touches (clamped): its target, both ends of a
     /// drag, the centre of each element it aims at, or the pointer's position when no
-    /// point is given.
-    fn points(&mut self, target: &Target) -> Vec<(i32, i32)> {
+    /// point is given; and the elements it aims at that could not be placed.
+    fn points(&mut self, target: &Target) -> (Vec<(i32, i32)>, Vec<ElementTarget>) {
         let Some(canvas) = self.canvas.clone() else {
-            return Vec::new();
+            return (Vec::new(), Vec::new());
         };
         let (window, spots): (Option<u64>, Vec<Spot>) = match target {
             Target::Points(p) => (None, p.iter().map(|&(x, y)| Spot::Point(x, y)).collect()),
@@ -115,7 +116,7 @@ impl Worker {
                 p.iter().map(|&(x, y)| Spot::Point(x, y)).collect(),
             ),
             Target::Aimed { window, spots } => (*window, spots.clone()),
-            _ => return Vec::new(),
+            _ => return (Vec::new(), Vec::new()),
         };
         let (ox, oy) = match window {
             None => (0.0, 0.0),
@@ -126,28 +127,41 @@ impl Worker {
                     let [l, t, _, _] = canvas.rect_from_physical(&w.rect);
                     (f64::from(l), f64::from(t))
                 }
-                None => return Vec::new(),
+                None => return (Vec::new(), Vec::new()),
             },
         };
         if spots.is_empty() {
             return match self.driver.pointer_position() {
-                Ok((px, py)) => vec![canvas.to_canvas(px, py)],
-                Err(_) => Vec::new(),
+                Ok((px, py)) => (vec![canvas.to_canvas(px, py)], Vec::new()),
+                Err(_) => (Vec::new(), Vec::new()),
             };
         }
-        spots
+        let mut unplaced = Vec::new();
+        let points = spots
             .iter()
             .filter_map(|spot| match spot {
                 Spot::Point(x, y) => Some(canvas.clamp(ox + x, oy + y)),
-                Spot::Centre(el) => self.centre(el).map(|(px, py)| canvas.to_canvas(px, py)),
+                Spot::Centre(el) => {
+                    let at = self.centre(el).map(|(px, py)| canvas.to_canvas(px, py));
+                    if at.is_none() {
+                        unplaced.push(el.clone());
+                    }
+                    at
+                }
             })
-            .collect()
+            .collect();
+        (points, unplaced)
     }
 
     /// `(app_id, title)` of the windows the action lands in: the topmost window under
     /// each point (pointer tools), the target window (`window.focus`), the element's
     /// window (accessibility tools), else the focused window (keyboard and the rest).
-    fn windows(&mut self, target: &Target, points: &[(i32, i32)]) -> Vec<(String, String)> {
+    fn windows(
+        &mut self,
+        target: &Target,
+        points: &[(i32, i32)],
+        entry: Option<&crate::snapshot::Entry>,
+    ) -> Vec<(String, String)> {
         let Ok(windows) = self.driver.windows() else {
             return Vec::new();
         };
@@ -168,8 +182,7 @@ impl Worker {
                     .collect()
             }
             Target::Window(id) => by_id(*id).into_iter().collect(),
-            Target::Element(_) => self
-                .entry(target)
+            Target::Element(_) => entry
                 .and_then(|e| e.window_id)
                 .and_then(by_id)
                 .or_else(focused)

@@ -90,6 +90,7 @@ impl Worker {
             stop: &self.core.stop,
             frames: &mut self.frames,
             snapshots: &mut self.snapshots,
+            unplaced: Vec::new(),
         };
         match watch::until(&mut ex, &cond, Duration::from_millis(obs.settle_timeout_ms)) {
             Ok(w) => json!({"stable": w.met, "waited_ms": w.waited_ms, "driven_by": w.driven_by}),
@@ -146,6 +147,7 @@ impl Worker {
             stop: &self.core.stop,
             frames: &mut self.frames,
             snapshots: &mut self.snapshots,
+            unplaced: Vec::new(),
         };
         exec::run(def, &args, &mut ex)
     }

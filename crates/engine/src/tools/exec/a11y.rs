@@ -196,14 +196,24 @@ pub(crate) fn resolve(
     el: &ElementArg,
     ex: &mut Exec<'_>,
 ) -> Result<(Entry, ElementInfo), ToolError> {
-    match el.element() {
+    let named = el.element();
+    let found = match named.clone() {
         ElementTarget::Node {
             snapshot_id,
             node_id,
         } => resolve_node(&snapshot_id, node_id, ex),
         ElementTarget::Ref(r) => resolve_ref(&r, ex),
         ElementTarget::Select(sel) => resolve_selector(&sel, ex),
+    }?;
+    if ex.unplaced.contains(&named) {
+        // It appeared between the gate and now: the rules never saw where it is.
+        return Err(ToolError::with_data(
+            ErrorCode::StaleElement,
+            "the element was not there when the action was judged; send the action again",
+            json!({"ref": found.0.element_ref, "role": found.0.role, "name": found.0.name}),
+        ));
     }
+    Ok(found)
 }
 
 /// Where a pointer tool aimed at an element acts: the physical centre of the element,

@@ -29,6 +29,9 @@ pub struct Exec<'a> {
     pub stop: &'a AtomicBool,
     pub frames: &'a mut Frames,
     pub snapshots: &'a mut Snapshots,
+    /// Elements the action names that could not be found when it was judged: finding
+    /// one now is refused, never acted on (the gate saw no place for it).
+    pub unplaced: Vec<crate::tools::ElementTarget>,
 }
 
 /// How an interrupted action reports itself.

@@ -688,6 +688,7 @@ mod tests {
             stop: &stop,
             frames: &mut frames,
             snapshots: &mut snapshots,
+            unplaced: Vec::new(),
         };
         let c = cond(&ex);
         until(&mut ex, &c, Duration::from_secs(2))
