@@ -561,24 +561,36 @@ fn main() {
         let img = d.capture(full).expect("capture");
         let (mw, mh) = Fit::MODEL.size(1920, 1080, 1.0);
         let n = iters(100, 10);
-        let t_cpu = cpu_ticks(std::process::id());
-        let mut len = 0;
-        let pipeline = time_n(n, || {
-            len = model_image::ours(&img, mw, mh).bytes.len();
-        });
-        let cpu_ms = (cpu_ticks(std::process::id()) - t_cpu) as f64 * 10.0 / n as f64;
+        let load = |at: &str| {
+            let l = std::fs::read_to_string("/proc/loadavg").unwrap_or_default();
+            let l: Vec<&str> = l.split_whitespace().take(3).collect();
+            format!("load average {at}: {}", l.join(" "))
+        };
+        let load_before = load("before");
+        let stages = model_image::stages(&img, mw, mh, n);
+        let len = model_image::ours(&img, mw, mh).bytes.len();
         let scrot_path = desk.path("scrot-model.png");
         let scrot_path = scrot_path.to_str().expect("utf-8 path").to_string();
         time_process(&desk, 1, "scrot", &["-o", &scrot_path]);
         let scrot_len = std::fs::metadata(&scrot_path).map_or(0, |m| m.len());
+        let cores = std::thread::available_parallelism().map_or(1, |c| c.get());
         notes.push(format!(
-            "model-sized default {mw}×{mh} from a 1920×1080 capture: resize + encode p50 {} ms, \
-             p99 {} ms, mean CPU {:.2} ms; {} B (scrot's full-size PNG of the same screen: {scrot_len} B)",
-            fmt_ms(pipeline.p50()),
-            fmt_ms(pipeline.p99()),
-            cpu_ms,
-            len,
+            "model-sized default {mw}×{mh} from a 1920×1080 capture, {n} runs, {cores} core(s) \
+             available, {load_before}, {}: {len} B (scrot's full-size PNG of the same screen: \
+             {scrot_len} B)",
+            load("after")
         ));
+        for s in &stages {
+            notes.push(format!(
+                "model-sized {mw}×{mh}, {}: wall p50 {} ms (p99 {}); CPU p50 {:.2} ms on the \
+                 calling thread, {:.2} ms on all threads",
+                s.what,
+                fmt_ms(s.wall.p50()),
+                fmt_ms(s.wall.p99()),
+                s.thread_cpu.p50(),
+                s.all_cpu.p50(),
+            ));
+        }
         match std::env::var("CC_PEER_COMPUTER_USE_MCP") {
             Ok(main_js) => {
                 match model_image::peer_shots(&desk, &main_js, iters(5, 2)) {

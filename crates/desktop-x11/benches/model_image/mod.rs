@@ -8,9 +8,11 @@ use std::time::Instant;
 
 use base64::Engine as _;
 use cc_desktop::RgbImage;
-use cc_engine::encode::{Encoded, Fit, Format, Pixels, encode, resize};
+use cc_engine::encode::{Encoded, Fit, Format, Pixels, encode, quantize, resize};
+use rustix::time::{ClockId, clock_gettime};
 use serde_json::{Value, json};
 
+use crate::Stats;
 use crate::x11_support::Desk;
 
 /// The peer's answer to one `get_screenshot`.
@@ -111,3 +113,89 @@ pub const PEER_FIT: Fit = Fit {
     max_edge: 1568,
     max_pixels: 1_205_862,
 };
+
+/// One stage of [`ours`] timed: wall time, and CPU time of the calling thread and of all
+/// the process's threads (the stage's second core included), which a loaded machine
+/// inflates less than wall time.
+pub struct Stage {
+    pub what: &'static str,
+    pub wall: Stats,
+    pub thread_cpu: Stats,
+    pub all_cpu: Stats,
+}
+
+fn cpu_ms(id: ClockId) -> f64 {
+    let t = clock_gettime(id);
+    t.tv_sec as f64 * 1e3 + t.tv_nsec as f64 / 1e6
+}
+
+fn stage(what: &'static str, n: usize, mut f: impl FnMut()) -> Stage {
+    let (mut wall, mut thread_cpu, mut all_cpu) = (Vec::new(), Vec::new(), Vec::new());
+    for _ in 0..n {
+        let (t, c, p) = (
+            Instant::now(),
+            cpu_ms(ClockId::ThreadCPUTime),
+            cpu_ms(ClockId::ProcessCPUTime),
+        );
+        f();
+        thread_cpu.push(cpu_ms(ClockId::ThreadCPUTime) - c);
+        all_cpu.push(cpu_ms(ClockId::ProcessCPUTime) - p);
+        wall.push(t.elapsed().as_secs_f64() * 1e3);
+    }
+    Stage {
+        what,
+        wall: Stats::new(wall),
+        thread_cpu: Stats::new(thread_cpu),
+        all_cpu: Stats::new(all_cpu),
+    }
+}
+
+/// Each stage of [`ours`] at `w`×`h`, `n` times, interleaved by round so that load
+/// changes hit every stage alike; the last is the whole.
+pub fn stages(img: &RgbImage, w: u32, h: u32, n: usize) -> Vec<Stage> {
+    let small = resize(img, w, h).expect("resize");
+    let px = Pixels {
+        width: w,
+        height: h,
+        gray: false,
+        data: &small.pixels,
+    };
+    let mut rounds: Vec<Vec<Stage>> = Vec::new();
+    let per = n.div_ceil(10).max(1);
+    for _ in 0..n.div_ceil(per) {
+        rounds.push(vec![
+            stage("resize", per, || {
+                std::hint::black_box(resize(img, w, h).expect("resize"));
+            }),
+            stage("quantize (histogram, palette, indices)", per, || {
+                std::hint::black_box(quantize(&small.pixels));
+            }),
+            stage(
+                "encode: palette check + quantize + deflate + PNG",
+                per,
+                || {
+                    std::hint::black_box(encode(&px, Format::Auto, 85).expect("encode"));
+                },
+            ),
+            stage("whole: resize + encode", per, || {
+                std::hint::black_box(ours(img, w, h));
+            }),
+        ]);
+    }
+    let merged = |k: usize, f: fn(&Stage) -> &Stats| {
+        Stats::new(
+            rounds
+                .iter()
+                .flat_map(|r| f(&r[k]).samples.iter().copied())
+                .collect(),
+        )
+    };
+    (0..rounds[0].len())
+        .map(|k| Stage {
+            what: rounds[0][k].what,
+            wall: merged(k, |s| &s.wall),
+            thread_cpu: merged(k, |s| &s.thread_cpu),
+            all_cpu: merged(k, |s| &s.all_cpu),
+        })
+        .collect()
+}

@@ -4,13 +4,15 @@
 
 mod fit;
 mod palette;
+mod resize;
+mod split;
+mod zlib;
 
 use base64::Engine as _;
-use cc_desktop::RgbImage;
-use fast_image_resize::{self as fr, PixelType, ResizeAlg, ResizeOptions, Resizer, images::Image};
 
 pub use fit::Fit;
 pub use palette::{Indexed, exact, quantize};
+pub use resize::resize;
 
 /// An output format. `Auto` is a choice the encoder makes; what it chose is in
 /// [`Encoded::format`].
@@ -82,34 +84,6 @@ pub struct Pixels<'a> {
     pub height: u32,
     pub gray: bool,
     pub data: &'a [u8],
-}
-
-/// Resizes to `width`×`height` (a copy when the size already matches): bilinear
-/// interpolation down to half size (four source pixels per output pixel, which keeps
-/// one-pixel lines and text strokes), a bilinear convolution below that (every source
-/// pixel counts, so thin lines do not vanish).
-pub fn resize(img: &RgbImage, width: u32, height: u32) -> Result<RgbImage, String> {
-    if img.width == width && img.height == height {
-        return Ok(img.clone());
-    }
-    let src = fr::images::ImageRef::new(img.width, img.height, &img.pixels, PixelType::U8x3)
-        .map_err(|e| format!("resize source: {e}"))?;
-    let mut dst = Image::new(width.max(1), height.max(1), PixelType::U8x3);
-    let factor =
-        (width as f64 / img.width.max(1) as f64).min(height as f64 / img.height.max(1) as f64);
-    let alg = if factor >= 0.5 {
-        ResizeAlg::Interpolation(fr::FilterType::Bilinear)
-    } else {
-        ResizeAlg::Convolution(fr::FilterType::Bilinear)
-    };
-    Resizer::new()
-        .resize(&src, &mut dst, &ResizeOptions::new().resize_alg(alg))
-        .map_err(|e| format!("resize: {e}"))?;
-    Ok(RgbImage {
-        width: dst.width(),
-        height: dst.height(),
-        pixels: dst.into_vec(),
-    })
 }
 
 /// Converts to luma (ITU-R BT.601 weights, integer math).
@@ -211,17 +185,33 @@ fn png_indexed(px: &Pixels<'_>, ix: &Indexed, lossy: bool) -> Result<Encoded, St
         packed = pack(&ix.indices, px.width as usize, bits);
         &packed
     };
-    let mut out = Vec::with_capacity(data.len() / 4);
+    // Each row starts with its filter type, 0 (none).
+    let row = data.len() / px.height.max(1) as usize;
+    let mut filtered = Vec::with_capacity(data.len() + px.height as usize);
+    for r in data.chunks(row.max(1)) {
+        filtered.push(0);
+        filtered.extend_from_slice(r);
+    }
+    // Cut at a row in the middle of a large image (two cores compress the halves); the
+    // cut depends on the size alone, so the bytes do not depend on the machine.
+    let cut = if filtered.len() >= split::MIN_SPLIT {
+        (px.height as usize / 2) * (row + 1)
+    } else {
+        0
+    };
+    let idat = zlib::zlib(
+        &filtered,
+        palette_level(px.width as u64 * px.height as u64),
+        cut,
+    )?;
+    let mut out = Vec::with_capacity(idat.len() + 1024);
     let mut enc = png::Encoder::new(&mut out, px.width, px.height);
     enc.set_color(png::ColorType::Indexed);
     enc.set_depth(depth);
     enc.set_palette(ix.palette.concat());
-    enc.set_deflate_compression(png::DeflateCompression::Level(palette_level(
-        px.width as u64 * px.height as u64,
-    )));
-    enc.set_filter(png::Filter::NoFilter);
     let mut w = enc.write_header().map_err(|e| format!("png: {e}"))?;
-    w.write_image_data(data).map_err(|e| format!("png: {e}"))?;
+    w.write_chunk(png::chunk::IDAT, &idat)
+        .map_err(|e| format!("png: {e}"))?;
     w.finish().map_err(|e| format!("png: {e}"))?;
     Ok(Encoded {
         format: Format::Png,
@@ -231,16 +221,17 @@ fn png_indexed(px: &Pixels<'_>, ix: &Indexed, lossy: bool) -> Result<Encoded, St
     })
 }
 
-/// zlib level of a palette PNG of `pixels` pixels. Index rows of screen content repeat
-/// at distances a run-length coder misses (text, icons): on a 1080p desktop downscaled
-/// to 1464×823, level 1 gives 50 kB, level 4 39 kB for about 1.5 ms more, level 9 36 kB
-/// for 12 ms more. Model-sized images take level 4; larger ones (a full-size capture
-/// asked for by argument) level 1, to stay as fast as the RGB path.
-fn palette_level(pixels: u64) -> u8 {
+/// zlib (zlib-rs) level of a palette PNG of `pixels` pixels. Index rows of screen
+/// content repeat at distances a run-length coder misses (text, icons): on a 1080p
+/// desktop downscaled to 1430×804, level 1 gives 69 kB, level 2 48 kB, level 5 45 kB
+/// for about 1.8 ms of CPU time, level 6 44 kB for 1 ms more. Model-sized images take
+/// level 5; larger ones (a full-size capture asked for by argument) level 2, to stay
+/// as fast as the RGB path.
+fn palette_level(pixels: u64) -> u32 {
     if pixels <= Fit::MODEL.max_pixels * 5 / 4 {
-        4
+        5
     } else {
-        1
+        2
     }
 }
 
@@ -290,6 +281,7 @@ pub fn data_url(format: Format, bytes: &[u8]) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use cc_desktop::RgbImage;
 
     fn checker(w: u32, h: u32) -> RgbImage {
         let mut img = RgbImage::new(w, h);
@@ -408,6 +400,52 @@ mod tests {
         assert_eq!((&e.bytes[..2], e.format), (&[0xFF, 0xD8][..], Format::Jpeg));
         let e = encode(&px(&img), Format::Webp, 80).unwrap();
         assert_eq!((&e.bytes[..4], e.format), (&b"RIFF"[..], Format::Webp));
+    }
+
+    /// The palette's colours of every index.
+    fn expand(ix: &Indexed) -> Vec<u8> {
+        ix.indices
+            .iter()
+            .flat_map(|&k| ix.palette[k as usize])
+            .collect()
+    }
+
+    #[test]
+    fn a_large_palette_png_compressed_in_halves_decodes_to_the_quantized_pixels() {
+        // Larger than one split and odd on both sides, with more than 256 colours.
+        let img = gradient(1431, 805);
+        let e = encode(&px(&img), Format::Auto, 85).unwrap();
+        assert_eq!((e.format, e.lossy), (Format::Png, true));
+        let ix = quantize(&img.pixels).unwrap();
+        let (ct, w, h, buf) = decode(&e.bytes);
+        assert_eq!((ct, w, h), (png::ColorType::Indexed, 1431, 805));
+        assert_eq!(buf, expand(&ix));
+
+        // The same indices through the `png` crate's own (unsplit) encoder.
+        let mut unsplit = Vec::new();
+        let mut enc = png::Encoder::new(&mut unsplit, 1431, 805);
+        enc.set_color(png::ColorType::Indexed);
+        enc.set_depth(png::BitDepth::Eight);
+        enc.set_palette(ix.palette.concat());
+        let mut wr = enc.write_header().unwrap();
+        wr.write_image_data(&ix.indices).unwrap();
+        wr.finish().unwrap();
+        assert_eq!(decode(&unsplit).3, buf);
+    }
+
+    #[test]
+    fn one_pixel_and_one_row_images() {
+        for (w, h) in [(1, 1), (1, 3), (1500, 1), (1, 1500)] {
+            let img = gradient(w, h);
+            for format in [Format::Auto, Format::Png] {
+                let e = encode(&px(&img), format, 85).unwrap();
+                let (_, dw, dh, buf) = decode(&e.bytes);
+                assert_eq!((dw, dh), (w, h));
+                if !e.lossy {
+                    assert_eq!(buf, img.pixels, "{w}x{h} {format:?}");
+                }
+            }
+        }
     }
 
     #[test]

@@ -18,6 +18,8 @@ pub struct Indexed {
     pub mse: f64,
 }
 
+use super::split;
+
 const EMPTY: u32 = u32::MAX;
 
 /// The image's own palette when it has at most 256 colours, else `None` (found out as
@@ -102,28 +104,13 @@ pub fn quantize(rgb: &[u8]) -> Option<Indexed> {
     if n >= 1 << 24 {
         return None;
     }
-    // Count, then the channel sums, per bin; runs of one colour (most of a screen) are
-    // added once.
-    let mut hist = vec![[0u32; 4]; BINS];
-    let mut add = |c: u32, run: u32| {
-        let h = &mut hist[bin24(c)];
-        h[0] += run;
-        h[1] += (c >> 16) * run;
-        h[2] += (c >> 8 & 0xFF) * run;
-        h[3] += (c & 0xFF) * run;
-    };
-    let mut pixels = rgb.chunks_exact(3).map(rgb24);
-    if let Some(first) = pixels.next() {
-        let (mut cur, mut run) = (first, 1u32);
-        for c in pixels {
-            if c == cur {
-                run += 1;
-            } else {
-                add(cur, run);
-                (cur, run) = (c, 1);
-            }
+    // The two halves of the image are counted on two cores, then added up.
+    let (head, tail) = rgb.split_at(n / 2 * 3);
+    let (mut hist, tail_hist) = split::both(rgb.len(), || histogram(head), || histogram(tail));
+    for (h, t) in hist.iter_mut().zip(&tail_hist) {
+        for k in 0..4 {
+            h[k] += t[k];
         }
-        add(cur, run);
     }
     let mut used: Vec<(u32, usize)> = hist
         .iter()
@@ -186,19 +173,56 @@ pub fn quantize(rgb: &[u8]) -> Option<Indexed> {
     for (rank, &(_, i)) in used.iter().enumerate() {
         lut[i] = nearest[rank][pick];
     }
-    let mut indices = Vec::with_capacity(n);
-    let (mut last, mut last_index) = (u32::MAX, 0u8);
-    for c in rgb.chunks_exact(3).map(rgb24) {
-        if c != last {
-            (last, last_index) = (c, lut[bin24(c)]);
-        }
-        indices.push(last_index);
-    }
+    let mut indices = vec![0u8; n];
+    let (top, bottom) = indices.split_at_mut(n / 2);
+    split::both(
+        rgb.len(),
+        || index(head, &lut, top),
+        || index(tail, &lut, bottom),
+    );
     Some(Indexed {
         palette: palette[..size].to_vec(),
         indices,
         mse: mse(pick),
     })
+}
+
+/// Per 15-bit bin: the pixel count, then the sums of red, green and blue. Runs of one
+/// colour (most of a screen) are added once.
+fn histogram(rgb: &[u8]) -> Vec<[u32; 4]> {
+    let mut hist = vec![[0u32; 4]; BINS];
+    let mut add = |c: u32, run: u32| {
+        let h = &mut hist[bin24(c)];
+        h[0] += run;
+        h[1] += (c >> 16) * run;
+        h[2] += (c >> 8 & 0xFF) * run;
+        h[3] += (c & 0xFF) * run;
+    };
+    let mut pixels = rgb.chunks_exact(3).map(rgb24);
+    if let Some(first) = pixels.next() {
+        let (mut cur, mut run) = (first, 1u32);
+        for c in pixels {
+            if c == cur {
+                run += 1;
+            } else {
+                add(cur, run);
+                (cur, run) = (c, 1);
+            }
+        }
+        add(cur, run);
+    }
+    hist
+}
+
+/// The palette index of every pixel of `rgb` into `out`, through the bins' `lut`.
+fn index(rgb: &[u8], lut: &[u8], out: &mut [u8]) {
+    let (mut last, mut last_index) = (u32::MAX, 0u8);
+    for (c, o) in rgb.chunks_exact(3).map(rgb24).zip(out) {
+        if c != last {
+            (last, last_index) = (c, lut[bin24(c)]);
+        }
+        *o = last_index;
+    }
 }
 
 #[cfg(test)]
