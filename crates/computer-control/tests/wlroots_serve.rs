@@ -8,8 +8,7 @@
 //! session. The server runs as the desk's user, like everything on the desk.
 
 mod common;
-#[path = "../../desktop-wlroots/tests/wlroots_support/mod.rs"]
-mod wlroots_support;
+use cc_test_kit::sway as wlroots_support;
 
 use common::{Server, center};
 use common::{find_where, has_state};
