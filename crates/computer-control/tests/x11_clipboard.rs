@@ -6,8 +6,7 @@
 //! display, detached, after a person's confirmation unless the operator listed it.
 
 mod common;
-#[path = "../../desktop-x11/tests/x11_support/mod.rs"]
-mod x11_support;
+use cc_test_kit::x11 as x11_support;
 
 use common::{Server, center};
 use common::{find_where, has_state};

@@ -6,8 +6,7 @@
 //! Turned off in the config, nothing is drawn.
 
 mod common;
-#[path = "../../desktop-x11/tests/x11_support/mod.rs"]
-mod x11_support;
+use cc_test_kit::x11 as x11_support;
 
 use common::Server;
 

@@ -10,8 +10,7 @@
 //! a click given relative to a window lands in it, and a minimized window is refused.
 
 mod common;
-#[path = "../../desktop-x11/tests/x11_support/mod.rs"]
-mod x11_support;
+use cc_test_kit::x11 as x11_support;
 
 use common::{Server, center};
 use common::{find_where, has_state};

@@ -4,8 +4,7 @@
 //! the X server where the reference's rounding puts it, and the checkbox is checked.
 
 mod common;
-#[path = "../../desktop-x11/tests/x11_support/mod.rs"]
-mod x11_support;
+use cc_test_kit::x11 as x11_support;
 
 use common::{find_where, has_state};
 use std::process::Command;
