@@ -9,7 +9,7 @@
 //! accessibility read-back.
 #![cfg(all(feature = "mcp", feature = "sqlite"))]
 
-mod server_bin;
+use crate::server_bin;
 use cc_test_kit::x11 as x11_support;
 
 use std::process::Command;
