@@ -5,7 +5,7 @@
 //! the MCP SDK installs). A host's minimal environment: the session is found in the
 //! environment of the process that started the server, or from the X server's socket.
 
-mod common;
+use crate::common;
 
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};

@@ -1,8 +1,8 @@
 //! The idle watchdog (PROTOCOL §5.5), the session state machine (§5.1) and
 //! `session.stop` (§10).
 
-mod common;
-mod safety_support;
+use crate::common;
+use crate::safety_support;
 
 use std::time::{Duration, Instant};
 

@@ -5,7 +5,7 @@
 //! into an event or a log line; `app.launch` starts a program or a desktop entry on the
 //! display, detached, after a person's confirmation unless the operator listed it.
 
-mod common;
+use crate::common;
 use cc_test_kit::x11 as x11_support;
 
 use common::{Server, center};

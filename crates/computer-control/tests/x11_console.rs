@@ -5,7 +5,7 @@
 //! Every attempt is refused `policy_denied` by the built-in console rule, and the
 //! approval stays pending until a person decides.
 
-mod governed_http_support;
+use crate::governed_http_support;
 use cc_test_kit::x11 as x11_support;
 
 use std::io::{BufRead, BufReader};

@@ -5,7 +5,7 @@
 //! them is whatever is under the banner), and both go away when their reason does.
 //! Turned off in the config, nothing is drawn.
 
-mod common;
+use crate::common;
 use cc_test_kit::x11 as x11_support;
 
 use common::Server;

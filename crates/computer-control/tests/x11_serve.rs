@@ -9,7 +9,7 @@
 //! captured in place without being raised, a region zoomed to the screen's own pixels,
 //! a click given relative to a window lands in it, and a minimized window is refused.
 
-mod common;
+use crate::common;
 use cc_test_kit::x11 as x11_support;
 
 use common::{Server, center};

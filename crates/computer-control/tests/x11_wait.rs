@@ -6,7 +6,7 @@
 //! is gone the ref is `stale_element`, never another element. An action that observes
 //! settles on X Damage before its capture. The emergency hotkey pre-empts a wait.
 
-mod common;
+use crate::common;
 use cc_test_kit::x11 as x11_support;
 
 use common::has_state;
