@@ -35,7 +35,7 @@ case "$mode" in
     # 1. The packages, exactly as `cargo publish` would upload them.
     rm -f "$target"/package/*.crate
     # (`cargo package` does not skip `publish = false` crates as `cargo publish` does.)
-    cargo package --workspace --exclude cc-fuzz-checks --no-verify --allow-dirty >/dev/null
+    cargo package --workspace --exclude cc-fuzz-checks --exclude cc-test-kit --no-verify --allow-dirty >/dev/null
     # 2. Their third-party dependencies, at the versions of Cargo.lock.
     cargo vendor --locked --versioned-dirs "$work/registry" >/dev/null
     # 3. Our packages beside them, as a directory source wants them: unpacked, with the

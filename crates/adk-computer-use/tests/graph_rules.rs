@@ -6,7 +6,7 @@
 
 #![cfg(feature = "sqlite")]
 
-mod support;
+use crate::support;
 
 use adk_computer_use::graph::{
     ApprovalRequest, GraphError, Node, OutcomeKind, ResumeInput, Route, RunOutcome,

@@ -1,5 +1,5 @@
 //! The reference graph end to end on a real X11 desktop: a private Xvfb, session bus and
-//! openbox (the desktop crate's `x11_support`), gtk3-widget-factory, and
+//! openbox (the test kit's X11 desk), gtk3-widget-factory, and
 //! `computer-control serve --transport mcp --platform x11` driven by the graph over MCP.
 //!
 //! Two threads on one entry of the widget factory (the focused combo-box entry, the first
@@ -9,9 +9,8 @@
 //! accessibility read-back.
 #![cfg(all(feature = "mcp", feature = "sqlite"))]
 
-mod server_bin;
-#[path = "../../desktop-x11/tests/x11_support/mod.rs"]
-mod x11_support;
+use crate::server_bin;
+use cc_test_kit::x11 as x11_support;
 
 use std::process::Command;
 use std::sync::Arc;

@@ -2,7 +2,7 @@
 //! engine in this process on the virtual desktop (no process boundary).
 #![cfg(feature = "local")]
 
-mod runtime_support;
+use crate::runtime_support;
 
 use adk_computer_use::ComputerUseError;
 use adk_computer_use::governed::{GovernedRuntime, RuntimeOptions};

@@ -2,7 +2,7 @@
 //! `computer-control serve --transport mcp-http` on its virtual desktop.
 #![cfg(feature = "mcp")]
 
-mod runtime_support;
+use crate::runtime_support;
 
 use std::io::{BufRead, BufReader};
 use std::process::{Child, Stdio};

@@ -4,7 +4,7 @@
 //! work), the real client is wrapped and one answer rewritten.
 #![cfg(feature = "mcp")]
 
-mod runtime_support;
+use crate::runtime_support;
 
 use std::sync::Arc;
 

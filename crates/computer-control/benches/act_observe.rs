@@ -11,8 +11,7 @@
 //! (default 200 per variant); `CC_BENCH_NO_X11=1` skips the X11 desk.
 
 mod bench_client;
-#[path = "../../desktop-x11/tests/x11_support/mod.rs"]
-mod x11_support;
+use cc_test_kit::x11 as x11_support;
 
 use std::process::Command;
 use std::time::{Duration, Instant};

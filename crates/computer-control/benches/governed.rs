@@ -15,6 +15,8 @@ use rmcp::ServiceExt;
 use rmcp::transport::{ConfigureCommandExt, TokioChildProcess};
 use serde_json::json;
 
+// The tests' own MCP agent helpers, included by path: a benchmark is a crate of its own,
+// and nothing outside this package uses them.
 #[path = "../tests/governed_http_support/mod.rs"]
 mod governed_http_support;
 use governed_http_support::{form, ok as call};

@@ -8,6 +8,9 @@
 //! Run: `cargo bench -p computer-control --bench panic_http` (prints a markdown
 //! table). `BENCH_PANIC_HTTP_N` changes the number of trials (1000).
 
+// The tests' own client, included by path: a benchmark is a crate of its own, and the
+// client starts this package's binary (`CARGO_BIN_EXE_computer-control`), which only this
+// package's targets can name, so it cannot live in the shared test kit.
 #[path = "../tests/http_support/mod.rs"]
 mod http_support;
 

@@ -10,6 +10,9 @@
 //! Run: `cargo bench -p computer-control --bench safety` (prints a markdown table).
 //! `BENCH_PANIC_N` and `BENCH_GATE_N` change the sample counts (100 and 2000).
 
+// The tests' own client, included by path: a benchmark is a crate of its own, and the
+// client starts this package's binary (`CARGO_BIN_EXE_computer-control`), which only this
+// package's targets can name, so it cannot live in the shared test kit.
 #[path = "../tests/common/mod.rs"]
 mod common;
 

@@ -2,7 +2,7 @@
 //! answered as PROTOCOL §1/§3 say, and the server keeps answering valid requests after
 //! each one.
 
-mod common;
+use crate::common;
 
 use std::time::Duration;
 

@@ -5,7 +5,7 @@
 //! the MCP SDK installs). A host's minimal environment: the session is found in the
 //! environment of the process that started the server, or from the X server's socket.
 
-mod common;
+use crate::common;
 
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
@@ -97,6 +97,10 @@ impl Desk {
             "1280x800x24",
             "-nolisten",
             "tcp",
+            // Without it a client that leaves before openbox has connected (the readiness
+            // wait's own `check`, the orphan `check` scanning sockets) resets the server;
+            // the suite in one process once saw openbox never manage a desk.
+            "-noreset",
         ];
         if !xtest {
             args.extend(["-extension", "XTEST"]);
@@ -139,7 +143,10 @@ impl Desk {
         while !desk.managed() {
             assert!(
                 Instant::now() < deadline,
-                "openbox did not manage the screen"
+                "openbox did not manage the screen of {} (openbox: {:?}); the last report: {:#}",
+                desk.display,
+                desk.children.last_mut().map(|wm| wm.try_wait()),
+                desk.check(&[])
             );
             std::thread::sleep(Duration::from_millis(100));
         }

@@ -1,7 +1,7 @@
 //! The command line (PROTOCOL §1, §9): `--version`, `--help`, `list`, `manifest`,
 //! `config-schema`, `check`, config files and `COMPUTER_CONTROL_CONFIG`.
 
-mod common;
+use crate::common;
 
 use std::process::{Command, Output, Stdio};
 

@@ -8,8 +8,8 @@
 //! serving.
 #![cfg(feature = "fault-injection")]
 
-mod common;
-mod governed_http_support;
+use crate::common;
+use crate::governed_http_support;
 
 use std::time::Duration;
 

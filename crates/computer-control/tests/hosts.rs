@@ -3,8 +3,7 @@
 //! parser, and `setup --print HOST` for this machine names this binary and starts the
 //! server it names (an MCP initialize and a capture through the official SDK).
 
-#[path = "hosts_support/mod.rs"]
-mod hosts_support;
+use crate::hosts_support;
 
 use std::path::Path;
 use std::process::Command;

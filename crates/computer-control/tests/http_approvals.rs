@@ -4,8 +4,8 @@
 //! the approved action commit; every refusal is a distinct status with a clear error;
 //! decisions reach `/events`.
 
-mod governed_http_support;
-mod http_support;
+use crate::governed_http_support;
+use crate::http_support;
 
 use std::time::Duration;
 

@@ -9,8 +9,8 @@
 //! Prerequisites (`scripts/test.sh` installs them): `/usr/bin/chromium`, and
 //! `npm install --no-save playwright-core` in `tests/browser`.
 
-mod governed_http_support;
-mod http_support;
+use crate::governed_http_support;
+use crate::http_support;
 
 use std::io::Read;
 use std::path::{Path, PathBuf};

@@ -13,9 +13,9 @@
 //!
 //! The bounded run is part of the suite. The full-size run (8 × 10 000 calls) is
 //! ignored; docs/RELIABILITY.md has its figures and the command:
-//! `cargo test -p computer-control --test http_load -- --ignored --nocapture`.
+//! `cargo test -p computer-control --test integration http_load:: -- --ignored --nocapture`.
 
-mod http_support;
+use crate::http_support;
 
 use std::io::Read;
 use std::sync::Arc;

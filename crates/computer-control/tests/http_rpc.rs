@@ -1,7 +1,7 @@
 //! `POST /rpc`, `/health`, `/frame` and `/whoami` over real HTTP (PROTOCOL §1): the
 //! stdio JSON-RPC semantics, batches, notifications (204) and the 10 MiB body limit.
 
-mod http_support;
+use crate::http_support;
 
 use http_support::{AGENT, OPERATOR, Server, client};
 use serde_json::{Value, json};

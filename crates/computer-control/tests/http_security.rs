@@ -1,7 +1,7 @@
 //! HTTP security (PROTOCOL §8): tokens and roles, generated token files, the Host and
 //! Origin checks, and the public surface (health and the console's static files).
 
-mod http_support;
+use crate::http_support;
 
 use std::time::Duration;
 

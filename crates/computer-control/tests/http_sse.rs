@@ -2,7 +2,7 @@
 //! resuming with `Last-Event-ID`, keep-alives, and slow subscribers that never slow the
 //! server.
 
-mod http_support;
+use crate::http_support;
 
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};

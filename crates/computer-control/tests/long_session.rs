@@ -2,7 +2,7 @@
 //! a JSON-RPC 2.0 object (a response or an `event` notification), event `seq` rises by
 //! exactly 1, and nothing else ever reached stdout.
 
-mod common;
+use crate::common;
 
 use std::collections::{BTreeMap, BTreeSet};
 

@@ -9,7 +9,7 @@ use rmcp::service::{RoleClient, RunningService};
 use rmcp::transport::{ConfigureCommandExt, TokioChildProcess};
 use serde_json::json;
 
-mod governed_http_support;
+use crate::governed_http_support;
 use governed_http_support::{call, form, ok};
 
 const TIMEOUT: Duration = Duration::from_secs(60);

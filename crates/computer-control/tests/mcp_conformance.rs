@@ -18,7 +18,7 @@
 //! `/health` needs one, so `with_token.mjs` is preloaded: it adds the agent token to
 //! the suite's requests for the server's origin, and nothing else.
 
-mod mcp_http_support;
+use crate::mcp_http_support;
 
 use std::path::{Path, PathBuf};
 

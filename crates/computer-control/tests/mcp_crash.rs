@@ -25,7 +25,7 @@ use tokio::io::{AsyncBufReadExt, BufReader};
 use tokio::process::{Child, Command};
 use tokio::sync::watch;
 
-mod governed_http_support;
+use crate::governed_http_support;
 use governed_http_support::{assert_chain, call, find, session_events};
 
 const TIMEOUT: Duration = Duration::from_secs(60);

@@ -5,7 +5,7 @@
 //! nothing but `/mcp` and `/health`; a bad `http.agents` config stops the start.
 //! The governed flows over these endpoints are in `mcp_sdk.rs` (the Python SDK).
 
-mod mcp_http_support;
+use crate::mcp_http_support;
 
 use mcp_http_support::{
     AGENT, AGENT_B_TOKEN, McpHttpServer, OPERATOR, TempDir, serve_command, tokens_config,

@@ -20,10 +20,10 @@
 //!
 //! The bounded run is part of the suite; the 100-restart run is ignored, with its
 //! figures in docs/RELIABILITY.md:
-//! `cargo test -p computer-control --test mcp_http_restarts -- --ignored --nocapture`.
+//! `cargo test -p computer-control --test integration mcp_http_restarts:: -- --ignored --nocapture`.
 
-mod governed_http_support;
-mod mcp_http_support;
+use crate::governed_http_support;
+use crate::mcp_http_support;
 
 use std::collections::BTreeMap;
 use std::os::unix::process::ExitStatusExt;

@@ -9,8 +9,8 @@
 //! (403), and never serves `/mcp`; over stdio, stdout carries MCP JSON-RPC and nothing
 //! else. Bad `--operator-listen` uses fail the start with a clear message.
 
-mod governed_http_support;
-mod http_support;
+use crate::governed_http_support;
+use crate::http_support;
 
 use std::process::Stdio;
 use std::sync::{Arc, Mutex};

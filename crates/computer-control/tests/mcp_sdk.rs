@@ -13,7 +13,7 @@
 //! `awaiting_confirmation` result. Every error is checked on the wire: `isError: true`
 //! with `{error, message, details}` as structured content and as text.
 
-mod mcp_http_support;
+use crate::mcp_http_support;
 
 use std::path::{Path, PathBuf};
 

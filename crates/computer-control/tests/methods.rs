@@ -1,7 +1,7 @@
 //! Every method of PROTOCOL §2 over stdio: its envelope, its events and its error codes,
 //! plus the session-config-first defaults of §3.
 
-mod common;
+use crate::common;
 
 use std::time::{Duration, Instant};
 

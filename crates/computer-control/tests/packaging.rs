@@ -7,8 +7,7 @@
 //! aarch64 binary runs under qemu-user; the x86-64 one needs nothing newer than glibc
 //! 2.17.
 
-#[path = "hosts_support/mod.rs"]
-mod hosts_support;
+use crate::hosts_support;
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};

@@ -5,8 +5,8 @@
 //! `METHODS`, the manifest's `http_routes`, `tools.list`, MCP `tools/list`), so a new
 //! method, route or tool fails this test until someone decides who may reach it.
 
-mod governed_http_support;
-mod mcp_http_support;
+use crate::governed_http_support;
+use crate::mcp_http_support;
 
 use std::collections::BTreeSet;
 use std::io::{BufRead, BufReader};

@@ -1,8 +1,8 @@
 //! Confirmation, PROTOCOL §5.3, point by point (the 300 s memory of expired ids is
 //! proved with a manual clock in the engine's own tests).
 
-mod common;
-mod safety_support;
+use crate::common;
+use crate::safety_support;
 
 use std::time::{Duration, Instant};
 

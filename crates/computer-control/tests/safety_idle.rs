@@ -1,8 +1,8 @@
 //! The idle watchdog (PROTOCOL §5.5), the session state machine (§5.1) and
 //! `session.stop` (§10).
 
-mod common;
-mod safety_support;
+use crate::common;
+use crate::safety_support;
 
 use std::time::{Duration, Instant};
 
@@ -16,8 +16,10 @@ fn count(s: &Server, kind: &str) -> usize {
 
 #[test]
 fn idle_emits_once_then_standby_until_resume() {
-    let mut s = session(json!({"safety": {"idle_timeout_s": 0.3}}));
+    // From before the server starts: its idle clock cannot start earlier, while a start
+    // slowed by a loaded machine would eat into a bound measured from after it.
     let t = Instant::now();
+    let mut s = session(json!({"safety": {"idle_timeout_s": 0.3}}));
     let idle = s.wait_event("session.idle");
     assert!(
         t.elapsed() >= Duration::from_millis(250),

@@ -3,8 +3,8 @@
 //! nothing left held. (The hotkey is tested at engine level with a driver that
 //! presses it.)
 
-mod common;
-mod safety_support;
+use crate::common;
+use crate::safety_support;
 
 use std::time::{Duration, Instant};
 

@@ -1,8 +1,8 @@
 //! Risk (PROTOCOL §4, §5.3.1): base risks, combo escalation with aliases, typing into
 //! a password field, confirm rules, and the confirmation threshold.
 
-mod common;
-mod safety_support;
+use crate::common;
+use crate::safety_support;
 
 use common::Server;
 use safety_support::*;

@@ -1,8 +1,7 @@
 //! PROTOCOL §5.2 end to end: tool globs, argument matchers, the window matcher,
 //! effects and their precedence, allowlist mode, runtime replacement of the rules.
 
-mod common;
-mod safety_support;
+use crate::safety_support;
 
 use safety_support::*;
 use serde_json::{Value, json};

@@ -2,8 +2,8 @@
 //! started, finished), in `system.status`, in snapshots, nor in the logs, even at trace
 //! level.
 
-mod common;
-mod safety_support;
+use crate::common;
+use crate::safety_support;
 
 use common::{Out, Server, find_node};
 use safety_support::*;

@@ -1,6 +1,6 @@
 //! The smallest end-to-end check: start, act, observe, stop, exit cleanly.
 
-mod common;
+use crate::common;
 
 use common::Server;
 use serde_json::json;

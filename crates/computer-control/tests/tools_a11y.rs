@@ -1,7 +1,7 @@
 //! Accessibility tools (PROTOCOL §4.2): snapshot levels and caps, vocabulary, canvas
 //! rects, password handling, snapshot ids, activation, input and identity re-checks.
 
-mod common;
+use crate::common;
 
 use std::collections::HashSet;
 

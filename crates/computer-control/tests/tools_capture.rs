@@ -3,7 +3,7 @@
 //! `image px = (canvas − region.origin) × image_scale`, displays, windows, native zoom,
 //! scale, grayscale, budgets, frame numbers, unchanged frames and changed boxes.
 
-mod common;
+use crate::common;
 
 use common::{Server, crop_rgb, data_url_bytes, jpeg_info, webp_dims};
 use serde_json::json;

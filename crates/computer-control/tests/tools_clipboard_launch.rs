@@ -3,8 +3,8 @@
 //! clipboard; what is read never reaches an event or a log line; `app.launch` is high
 //! risk unless the operator lists the app, and a deny rule holds.
 
-mod common;
-mod safety_support;
+use crate::common;
+use crate::safety_support;
 
 use common::Server;
 use safety_support::*;

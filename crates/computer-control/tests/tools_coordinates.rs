@@ -1,7 +1,7 @@
 //! The coordinate contract (PROTOCOL §4.1): one canvas over every display (negative
 //! origins too), clamping, and `frame` citations refused after a layout change.
 
-mod common;
+use crate::common;
 
 use common::{Server, center, crop_rgb, issue_paths, window_by_title};
 use serde_json::{Value, json};

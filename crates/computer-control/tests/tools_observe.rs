@@ -4,7 +4,7 @@
 //! that denies captures refuses the observed capture too), and bad observation
 //! arguments refuse the action before anything runs.
 
-mod common;
+use crate::common;
 
 use common::{Server, data_url_bytes, decode_png, find_node, issue_paths};
 use serde_json::{Value, json};

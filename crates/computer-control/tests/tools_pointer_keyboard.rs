@@ -1,7 +1,7 @@
 //! Pointer, keyboard and wait tools on the virtual desktop, each effect verified by an
 //! independent read-back (accessibility values and states, window rects, pixels).
 
-mod common;
+use crate::common;
 
 use std::time::{Duration, Instant};
 

@@ -3,7 +3,7 @@
 //! and staleness are refused with their own codes, never retargeted; a password field
 //! named any way is still high risk, and its text leaks nowhere.
 
-mod common;
+use crate::common;
 
 use common::{Server, find_node};
 use serde_json::{Value, json};

@@ -4,7 +4,7 @@
 //! virtual desktop changes only through actions, so conditions that need a change
 //! from elsewhere are tested on X11 (`x11_wait.rs`).
 
-mod common;
+use crate::common;
 
 use std::time::{Duration, Instant};
 

@@ -1,6 +1,6 @@
 //! `window.list`, `window.focus` and `batch.execute` on the virtual desktop.
 
-mod common;
+use crate::common;
 
 use common::{Server, find_node, issue_paths, window_by_title};
 use serde_json::{Value, json};

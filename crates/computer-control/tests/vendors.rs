@@ -4,8 +4,8 @@
 //! back from the desktop through plain tools (values, states, window rectangles, the
 //! pointer) and each answer checked in the vendor's own shape.
 
-mod common;
-mod vendor_support;
+use crate::common;
+use crate::vendor_support;
 
 use serde_json::{Value, json};
 use vendor_support::{Desk, centre, png_pixels, png_size, states};

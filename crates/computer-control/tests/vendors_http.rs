@@ -3,8 +3,8 @@
 //! (403), the operator's does, and the agent then receives the `computer_call_output`
 //! with the checks acknowledged.
 
-mod governed_http_support;
-mod http_support;
+use crate::governed_http_support;
+use crate::http_support;
 
 use std::time::Duration;
 

@@ -4,7 +4,7 @@
 //! answers with `session.confirm` — never the model. Bad vendor input is refused with
 //! `invalid_arguments` naming the member, and nothing of a refused call runs.
 
-mod common;
+use crate::common;
 
 use common::{Server, center};
 use serde_json::{Value, json};

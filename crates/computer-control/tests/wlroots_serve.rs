@@ -7,9 +7,8 @@
 //! acted on, and the stop key (a compositor binding creating the panic file) stops the
 //! session. The server runs as the desk's user, like everything on the desk.
 
-mod common;
-#[path = "../../desktop-wlroots/tests/wlroots_support/mod.rs"]
-mod wlroots_support;
+use crate::common;
+use cc_test_kit::sway as wlroots_support;
 
 use common::{Server, center};
 use common::{find_where, has_state};

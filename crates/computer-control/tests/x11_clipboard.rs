@@ -5,9 +5,8 @@
 //! into an event or a log line; `app.launch` starts a program or a desktop entry on the
 //! display, detached, after a person's confirmation unless the operator listed it.
 
-mod common;
-#[path = "../../desktop-x11/tests/x11_support/mod.rs"]
-mod x11_support;
+use crate::common;
+use cc_test_kit::x11 as x11_support;
 
 use common::{Server, center};
 use common::{find_where, has_state};

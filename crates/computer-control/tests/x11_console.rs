@@ -6,9 +6,8 @@
 //! Every attempt is refused `policy_denied` by the built-in console rule, and the
 //! approval stays pending until a person decides.
 
-mod governed_http_support;
-#[path = "../../desktop-x11/tests/x11_support/mod.rs"]
-mod x11_support;
+use crate::governed_http_support;
+use cc_test_kit::x11 as x11_support;
 
 use std::io::{BufRead, BufReader};
 use std::process::{Child, Command, Stdio};

@@ -5,9 +5,8 @@
 //! them is whatever is under the banner), and both go away when their reason does.
 //! Turned off in the config, nothing is drawn.
 
-mod common;
-#[path = "../../desktop-x11/tests/x11_support/mod.rs"]
-mod x11_support;
+use crate::common;
+use cc_test_kit::x11 as x11_support;
 
 use common::Server;
 

@@ -11,9 +11,8 @@
 //! The pointer tools aimed at a GTK element by ref land at its centre, and refuse it
 //! once its application is gone.
 
-mod common;
-#[path = "../../desktop-x11/tests/x11_support/mod.rs"]
-mod x11_support;
+use crate::common;
+use cc_test_kit::x11 as x11_support;
 
 use common::{Server, center};
 use common::{find_where, has_state};

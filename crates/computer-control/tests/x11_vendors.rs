@@ -3,9 +3,8 @@
 //! gtk3-widget-factory at the point read off the scaled screenshot; the click lands on
 //! the X server where the reference's rounding puts it, and the checkbox is checked.
 
-mod common;
-#[path = "../../desktop-x11/tests/x11_support/mod.rs"]
-mod x11_support;
+use crate::common;
+use cc_test_kit::x11 as x11_support;
 
 use common::{find_where, has_state};
 use std::process::Command;

@@ -6,9 +6,8 @@
 //! is gone the ref is `stale_element`, never another element. An action that observes
 //! settles on X Damage before its capture. The emergency hotkey pre-empts a wait.
 
-mod common;
-#[path = "../../desktop-x11/tests/x11_support/mod.rs"]
-mod x11_support;
+use crate::common;
+use cc_test_kit::x11 as x11_support;
 
 use common::has_state;
 use std::process::Command;

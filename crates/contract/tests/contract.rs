@@ -1,6 +1,6 @@
 //! Behaviour of the contract types and digests beyond round-tripping the fixtures.
 
-mod common;
+use crate::common;
 
 use cc_contract::digest::{
     ArgsDigestInput, GENESIS_HASH, args_digest, event_hash, is_sha256_hex, value_digest,

@@ -3,7 +3,7 @@
 //! same member order. Every other file is listed with the reason it is not one, so a new
 //! fixture cannot go unnoticed.
 
-mod common;
+use crate::common;
 
 use std::collections::BTreeSet;
 

@@ -4,7 +4,7 @@
 //! `input_js`. The `preview_*` vectors are also recomputed through the typed
 //! [`ArgsDigestInput`] wherever their arguments are plain JSON.
 
-mod common;
+use crate::common;
 
 use std::collections::BTreeSet;
 

@@ -12,8 +12,7 @@
 //! Prints a markdown table (p50, p99, theirs, ratio) for docs/PERFORMANCE.md.
 //! `CC_BENCH_QUICK=1` runs fewer iterations (a smoke run).
 
-#[path = "../tests/wlroots_support/mod.rs"]
-mod wlroots_support;
+use cc_test_kit::sway as wlroots_support;
 
 use std::time::Instant;
 

@@ -2,7 +2,7 @@
 //! a negative origin), layout changes, Unicode typing through the uploaded keymap into
 //! a real terminal, nothing left held, windows with rectangles and focus.
 
-mod wlroots_support;
+use cc_test_kit::sway as wlroots_support;
 
 use std::time::Duration;
 

@@ -12,8 +12,7 @@
 //! the same screen when `CC_PEER_COMPUTER_USE_MCP` names its installed `dist/main.js`
 //! (`npm install computer-use-mcp@1.8.0`).
 
-#[path = "../tests/x11_support/mod.rs"]
-mod x11_support;
+use cc_test_kit::x11 as x11_support;
 
 mod model_image;
 

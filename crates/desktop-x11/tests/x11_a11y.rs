@@ -3,7 +3,7 @@
 //! its X11 window; semantic actions and text by node work and read back; password
 //! fields are marked and never read; stale handles are gone, not errors.
 
-mod x11_support;
+use cc_test_kit::x11 as x11_support;
 
 use std::time::{Duration, Instant};
 

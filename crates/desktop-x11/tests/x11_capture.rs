@@ -1,7 +1,7 @@
 //! Capture on a real X server: the pixels equal what ImageMagick's `import` reads from
 //! the same display, through shared memory and through core GetImage alike.
 
-mod x11_support;
+use cc_test_kit::x11 as x11_support;
 
 use std::time::{Duration, Instant};
 

@@ -2,7 +2,7 @@
 //! has focus and whatever the lock keys, it reaches the driver once per press; a grab
 //! another client holds is reported, and `set_hotkey` moves the grab.
 
-mod x11_support;
+use cc_test_kit::x11 as x11_support;
 
 use std::time::Duration;
 

@@ -2,7 +2,7 @@
 //! checkbox toggles under a click, Unicode arrives exactly in a GTK entry and in a
 //! terminal, combos, scroll and drags have their effects, and nothing stays held.
 
-mod x11_support;
+use cc_test_kit::x11 as x11_support;
 
 use std::time::{Duration, Instant};
 

@@ -3,7 +3,7 @@
 //! captures and pointer moves land on the right monitor. X has no pixels at negative
 //! root coordinates, so a monitor defined there is clipped away (documented).
 
-mod x11_support;
+use cc_test_kit::x11 as x11_support;
 
 use std::time::Duration;
 

@@ -10,7 +10,7 @@
 //! that reply live, and `tree.rs`'s unit tests check that exactly this reply makes the
 //! driver walk the tree.
 
-mod x11_support;
+use cc_test_kit::x11 as x11_support;
 
 use std::time::Duration;
 

@@ -24,6 +24,8 @@ use cc_engine::config::ConfigStack;
 use cc_governance::Governance;
 use serde_json::{Value, json};
 
+// The kernel tests' own helpers, included by path: a benchmark is a crate of its own,
+// and nothing outside this package uses them.
 #[path = "../tests/support/mod.rs"]
 mod support;
 

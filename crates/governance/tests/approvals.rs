@@ -4,7 +4,7 @@
 //! second confirmation), and every mismatch — used, expired, other digest, session or
 //! principal — is `approval_required`.
 
-mod support;
+use crate::support;
 
 use std::path::Path;
 use std::sync::Arc;

@@ -3,7 +3,7 @@
 //! by every one of its items, the most restrictive deciding. Real kernel on a temp
 //! SQLite file, the virtual desktop through the engine.
 
-mod support;
+use crate::support;
 
 use cc_contract::{ActionEnvelope, ArgsDigestInput, ErrorCode, args_digest, format_timestamp};
 use cc_desktop::VirtualDesktop;

@@ -8,7 +8,7 @@
 //! (`interrupted`, `execution_failed` from the engine). Both are checked for their
 //! exact code.
 
-mod support;
+use crate::support;
 
 use std::collections::BTreeSet;
 use std::sync::Arc;

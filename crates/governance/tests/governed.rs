@@ -1,7 +1,7 @@
 //! The governed kernel end to end: real SQLite files in temp dirs, the virtual desktop
 //! underneath, every action performed through the engine.
 
-mod support;
+use crate::support;
 
 use std::path::Path;
 use std::time::Duration;

@@ -3,7 +3,7 @@
 //! action (execute's re-preview is always fresh). Real SQLite files, the virtual
 //! desktop, and a `ManualClock` moved past the expiry instead of sleeping.
 
-mod support;
+use crate::support;
 
 use std::path::Path;
 use std::sync::Arc;

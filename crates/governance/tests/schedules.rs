@@ -12,7 +12,7 @@
 //! * no active lease right after `emergency_stop`;
 //! * no receipt left `pending`, and every session's hash chain verifies at the end.
 
-mod support;
+use crate::support;
 
 use std::collections::HashMap;
 use std::path::Path;

@@ -4,7 +4,7 @@
 //! follow-ups, deletion and pruning, and a journaled pause reason. Real SQLite files,
 //! the virtual desktop underneath.
 
-mod support;
+use crate::support;
 
 use std::path::Path;
 

@@ -3,13 +3,10 @@
 //! every call and can rewrite one answer (the real server is honest, so a foreign lease or
 //! receipt has to be made by hand).
 
-#![allow(dead_code)] // each test binary uses its own subset
+#![allow(dead_code)] // each test uses its own subset
 
 pub mod scenario;
-#[path = "../server_bin/mod.rs"]
-mod server_bin;
-
-pub use server_bin::server_binary;
+pub use crate::server_bin::server_binary;
 
 use std::sync::{Arc, Mutex};
 

@@ -60,7 +60,7 @@ pub const SPEC_TOOLS: [&str; 20] = [
 
 pub const TIMEOUT: Duration = Duration::from_secs(30);
 
-pub mod tempfile_dir;
+pub use cc_test_kit::temp as tempfile_dir;
 
 impl Server {
     /// Starts the server on the virtual desktop with no config file.

@@ -12,9 +12,7 @@ use serde_json::{Value, json};
 pub const AGENT: &str = "agent-token-0123456789abcdef0123456789abcdef";
 pub const OPERATOR: &str = "operator-token-fedcba9876543210fedcba98765432";
 
-#[path = "../common/tempfile_dir.rs"]
-mod tempfile_dir;
-pub use tempfile_dir::TempDir;
+pub use cc_test_kit::TempDir;
 
 /// A running `computer-control serve --transport http`.
 pub struct Server {

@@ -11,9 +11,7 @@ use std::time::Duration;
 
 use serde_json::{Value, json};
 
-#[path = "../common/tempfile_dir.rs"]
-mod tempfile_dir;
-pub use tempfile_dir::TempDir;
+pub use cc_test_kit::TempDir;
 
 /// `http.token`: acts for the host's principal (`--principal-id`).
 pub const AGENT: &str = "mcp-agent-token-0123456789abcdef0123456789";

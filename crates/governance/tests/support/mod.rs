@@ -3,7 +3,7 @@
 //! its Submit button, its Name field, its status bar) through the engine, as an agent
 //! would.
 
-#![allow(dead_code)] // each test binary uses its own subset
+#![allow(dead_code)] // the benchmark includes it too and uses its own subset
 
 use cc_contract::ContractError;
 use cc_engine::Engine;

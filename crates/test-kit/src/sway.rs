@@ -7,8 +7,6 @@
 //! The tools must be installed (`scripts/test.sh` installs them); without them every
 //! test fails with a message saying so, never a silent skip.
 
-#![allow(dead_code)]
-
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Output, Stdio};
 use std::sync::Mutex;
@@ -57,7 +55,7 @@ pub fn desk_user() -> (u32, u32) {
         String::from_utf8_lossy(&out.stdout).trim().parse().ok()
     };
     if id("-u").is_none() {
-        // Another test binary may create it at the same moment: check again after.
+        // Another test process may create it at the same moment: check again after.
         let _ = Command::new("useradd").args(["-m", USER]).output();
     }
     match (id("-u"), id("-g")) {
@@ -77,8 +75,11 @@ pub struct DeskOptions {
 
 /// One private desk.
 pub struct Desk {
+    /// Its private directory (mode 0700, owned by the desk user), removed with the desk.
     pub runtime_dir: PathBuf,
+    /// Its session bus's address.
     pub bus: String,
+    /// sway's IPC socket.
     pub swaysock: PathBuf,
     /// The Xwayland display (`:N`), with `xwayland`.
     pub x_display: Option<String>,
@@ -98,10 +99,11 @@ impl Desk {
         Desk::start_with(DeskOptions::default())
     }
 
+    /// A desk as `opts` says.
     pub fn start_with(opts: DeskOptions) -> Desk {
         require_tools();
         let (uid, gid) = desk_user();
-        let dir = tempdir();
+        let dir = crate::temp::private_dir("cc-wl-desk");
         std::os::unix::fs::chown(&dir, Some(uid), Some(gid)).expect("chown runtime dir");
         let config = dir.join("sway.conf");
         std::fs::write(
@@ -379,24 +381,4 @@ impl Drop for Desk {
         let _ = self.sway.wait();
         let _ = std::fs::remove_dir_all(&self.runtime_dir);
     }
-}
-
-fn tempdir() -> PathBuf {
-    let base = std::env::temp_dir();
-    for i in 0..1000u32 {
-        let p = base.join(format!("cc-wl-desk-{}-{}-{i}", std::process::id(), nanos()));
-        if std::fs::create_dir(&p).is_ok() {
-            use std::os::unix::fs::PermissionsExt;
-            let _ = std::fs::set_permissions(&p, std::fs::Permissions::from_mode(0o700));
-            return p;
-        }
-    }
-    panic!("no temporary directory");
-}
-
-fn nanos() -> u32 {
-    std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map(|d| d.subsec_nanos())
-        .unwrap_or_default()
 }

@@ -2,10 +2,8 @@
 //! session bus (whose activation starts the accessibility bus for this display),
 //! openbox, and the applications a test launches. Everything is stopped on drop.
 //!
-//! The tools must be installed (`.ci/run` installs them); without them every test
-//! fails with a message saying so, never a silent skip.
-
-#![allow(dead_code)]
+//! The tools must be installed (`scripts/test.sh` installs them); without them every
+//! test fails with a message saying so, never a silent skip.
 
 use std::io::{BufRead, BufReader, Read};
 use std::path::{Path, PathBuf};
@@ -56,25 +54,13 @@ pub const QT_EXAMPLES: &str = "/usr/lib/x86_64-linux-gnu/qt5/examples/widgets";
 
 /// One private desktop.
 pub struct Desk {
+    /// Its X display (`:N`).
     pub display: String,
+    /// Its session bus's address.
     pub bus: String,
+    /// Its private directory (mode 0700), removed with the desk.
     pub runtime_dir: PathBuf,
     children: Vec<Child>,
-}
-
-fn unique_dir() -> PathBuf {
-    use std::sync::atomic::{AtomicU32, Ordering};
-    static N: AtomicU32 = AtomicU32::new(0);
-    let n = N.fetch_add(1, Ordering::SeqCst);
-    let dir = std::env::temp_dir().join(format!("cc-x11-test-{}-{n}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).expect("create runtime dir");
-    #[cfg(unix)]
-    {
-        use std::os::unix::fs::PermissionsExt;
-        let _ = std::fs::set_permissions(&dir, std::fs::Permissions::from_mode(0o700));
-    }
-    dir
 }
 
 /// Reads the first line a child prints on stdout (with a deadline).
@@ -104,9 +90,10 @@ impl Desk {
         Desk::start_sized(1920, 1080)
     }
 
+    /// The same with a screen of `width`×`height`.
     pub fn start_sized(width: u32, height: u32) -> Desk {
         require_tools();
-        let runtime_dir = unique_dir();
+        let runtime_dir = crate::temp::private_dir("cc-x11-test");
         let mut xvfb = Command::new("Xvfb")
             .args([
                 "-displayfd",
@@ -344,7 +331,6 @@ pub fn find<'a>(nodes: &'a [RawNode], role: Role, name: Option<&str>) -> Option<
     None
 }
 
-/// Every node, depth first.
 /// True when `inner` lies entirely within `outer`.
 pub fn contains(outer: PhysicalRect, inner: PhysicalRect) -> bool {
     inner.x >= outer.x
@@ -355,6 +341,7 @@ pub fn contains(outer: PhysicalRect, inner: PhysicalRect) -> bool {
             <= i64::from(outer.y) + i64::from(outer.height)
 }
 
+/// Every node, depth first.
 pub fn all(nodes: &[RawNode]) -> Vec<&RawNode> {
     let mut out = Vec::new();
     fn go<'a>(ns: &'a [RawNode], out: &mut Vec<&'a RawNode>) {

@@ -1,0 +1,15 @@
+//! What more than one crate's tests and benchmarks share (dev-only, never published):
+//! a private X11 desk (`x11`, feature `x11`: Xvfb, a session bus, openbox and the
+//! applications a test starts), a private headless sway desk (`sway`), and private
+//! temporary directories (`temp`). Each desk is private to the test that starts it, so
+//! tests run in parallel in one process.
+//!
+//! What needs a crate's own binary (`CARGO_BIN_EXE_*` exists only in that crate's
+//! tests) stays in that crate's `tests/`.
+
+pub mod sway;
+pub mod temp;
+#[cfg(feature = "x11")]
+pub mod x11;
+
+pub use temp::TempDir;
