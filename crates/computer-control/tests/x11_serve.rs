@@ -15,7 +15,7 @@ use crate::common;
 use cc_test_kit::x11 as x11_support;
 
 use common::{Server, center};
-use common::{find_where, has_state};
+use common::{find_where, has_state, unchecked_checkbox};
 
 use std::process::Command;
 use std::time::{Duration, Instant};
@@ -370,14 +370,7 @@ fn a_click_at_a_checkboxs_canvas_rect_toggles_it_on_a_scaled_canvas() {
         (850..=960).contains(&width),
         "window width in canvas units: {wr:?}"
     );
-    let cb = find_where(window, "checkbox", &|n| {
-        has_state(n, "enabled")
-            && !has_state(n, "checked")
-            && n["name"].as_str().is_some_and(|t| !t.is_empty())
-            && n["rect"].is_array()
-    })
-    .unwrap()
-    .clone();
+    let cb = unchecked_checkbox(window);
     let (x, y) = center(&cb);
     s.ok("pointer.click", json!({"x": x, "y": y}));
     let deadline = Instant::now() + Duration::from_secs(10);
@@ -417,14 +410,7 @@ fn pointer_tools_aimed_at_a_gtk_element_land_at_its_centre() {
     assert_eq!(started["ok"], true, "{started}");
     let snap = s.ok("a11y.snapshot", json!({"level": "full"}));
     let window = find_where(&snap["tree"], "window", &|w| w["window_id"] == window_id).unwrap();
-    let cb = find_where(window, "checkbox", &|n| {
-        has_state(n, "enabled")
-            && !has_state(n, "checked")
-            && n["name"].as_str().is_some_and(|t| !t.is_empty())
-            && n["rect"].is_array()
-    })
-    .unwrap()
-    .clone();
+    let cb = unchecked_checkbox(window);
     let el = json!({"ref": cb["ref"]});
     let (x, y) = center(&cb);
     let on_screen = |desk: &Desk| {
@@ -582,14 +568,7 @@ fn a_window_is_captured_in_place_and_clicked_relative_to_it_on_x11() {
     // A click relative to the window toggles a checkbox there.
     let snap = s.ok("a11y.snapshot", json!({"level": "full"}));
     let window = find_where(&snap["tree"], "window", &|w| w["window_id"] == window_id).unwrap();
-    let cb = find_where(window, "checkbox", &|n| {
-        has_state(n, "enabled")
-            && !has_state(n, "checked")
-            && n["name"].as_str().is_some_and(|t| !t.is_empty())
-            && n["rect"].is_array()
-    })
-    .unwrap()
-    .clone();
+    let cb = unchecked_checkbox(window);
     let (x, y) = center(&cb);
     let clicked = s.ok(
         "pointer.click",

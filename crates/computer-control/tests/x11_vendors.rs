@@ -6,7 +6,7 @@
 use crate::common;
 use cc_test_kit::x11 as x11_support;
 
-use common::{find_where, has_state};
+use common::{find_where, has_state, unchecked_checkbox};
 use std::process::Command;
 use std::time::{Duration, Instant};
 
@@ -47,14 +47,7 @@ fn anthropic_clicks_a_gtk_checkbox_read_off_the_scaled_screenshot() {
 
     let snap = s.ok("a11y.snapshot", json!({"level": "full"}));
     let window = find_where(&snap["tree"], "window", &|w| w["window_id"] == window_id).unwrap();
-    let cb = find_where(window, "checkbox", &|n| {
-        has_state(n, "enabled")
-            && !has_state(n, "checked")
-            && n["name"].as_str().is_some_and(|t| !t.is_empty())
-            && n["rect"].is_array()
-    })
-    .unwrap()
-    .clone();
+    let cb = unchecked_checkbox(window);
     let (cx, cy) = center(&cb);
     // Where the model sees it, and where the reference scales it back.
     let (mx, my) = (

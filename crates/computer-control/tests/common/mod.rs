@@ -563,6 +563,19 @@ pub fn has_state(n: &Value, s: &str) -> bool {
         .is_some_and(|a| a.iter().any(|x| x == s))
 }
 
+/// A checkbox of `window`'s subtree a click can toggle on: enabled, unchecked, named,
+/// with a rectangle (the first such, in tree order).
+pub fn unchecked_checkbox(window: &Value) -> Value {
+    find_where(window, "checkbox", &|n| {
+        has_state(n, "enabled")
+            && !has_state(n, "checked")
+            && n["name"].as_str().is_some_and(|t| !t.is_empty())
+            && n["rect"].is_array()
+    })
+    .unwrap_or_else(|| panic!("no unchecked, named checkbox with a rect in {window}"))
+    .clone()
+}
+
 /// Finds a node in an a11y tree by role and name.
 pub fn find_node<'a>(tree: &'a Value, role: &str, name: &str) -> Option<&'a Value> {
     if tree["role"] == json!(role) && tree["name"] == json!(name) {
