@@ -567,7 +567,12 @@ fn main() {
         };
         let load_before = load("before");
         let stages = model_image::stages(&img, mw, mh, n);
-        let len = model_image::ours(&img, mw, mh).bytes.len();
+        let default = model_image::ours(&img, mw, mh);
+        assert!(
+            default == model_image::by_stages(&img, mw, mh),
+            "the single pass makes the bytes of the stages"
+        );
+        let len = default.bytes.len();
         let scrot_path = desk.path("scrot-model.png");
         let scrot_path = scrot_path.to_str().expect("utf-8 path").to_string();
         time_process(&desk, 1, "scrot", &["-o", &scrot_path]);

@@ -4,6 +4,7 @@
 
 mod fit;
 mod palette;
+mod pipeline;
 mod resize;
 mod split;
 mod zlib;
@@ -12,6 +13,7 @@ use base64::Engine as _;
 
 pub use fit::Fit;
 pub use palette::{Indexed, exact, quantize};
+pub use pipeline::encode_resized;
 pub use resize::resize;
 
 /// An output format. `Auto` is a choice the encoder makes; what it chose is in
@@ -171,44 +173,93 @@ fn png_plain(px: &Pixels<'_>) -> Result<Vec<u8>, String> {
 /// A palette PNG: 1, 2, 4 or 8 bits per pixel as the palette allows, rows unfiltered
 /// (filters predict neighbouring values, which palette indices are not).
 fn png_indexed(px: &Pixels<'_>, ix: &Indexed, lossy: bool) -> Result<Encoded, String> {
-    let colours = ix.palette.len();
-    let (depth, bits) = match colours {
-        0..=2 => (png::BitDepth::One, 1),
-        3..=4 => (png::BitDepth::Two, 2),
-        5..=16 => (png::BitDepth::Four, 4),
-        _ => (png::BitDepth::Eight, 8),
-    };
-    let packed;
-    let data: &[u8] = if bits == 8 {
-        &ix.indices
-    } else {
-        packed = pack(&ix.indices, px.width as usize, bits);
-        &packed
-    };
-    // Each row starts with its filter type, 0 (none).
-    let row = data.len() / px.height.max(1) as usize;
-    let mut filtered = Vec::with_capacity(data.len() + px.height as usize);
-    for r in data.chunks(row.max(1)) {
-        filtered.push(0);
-        filtered.extend_from_slice(r);
+    let (width, height) = (px.width as usize, px.height as usize);
+    let bits = bits(ix.palette.len());
+    let mut filtered = Vec::with_capacity(filtered_len(width, height, bits));
+    for r in ix.indices.chunks(width.max(1)) {
+        filtered_row(r, bits, &mut filtered);
     }
-    // Cut at a row in the middle of a large image (two cores compress the halves); the
-    // cut depends on the size alone, so the bytes do not depend on the machine.
-    let cut = if filtered.len() >= split::MIN_SPLIT {
-        (px.height as usize / 2) * (row + 1)
+    // A large image is compressed in bands of rows on two cores; where they are cut
+    // depends on the size alone, so the bytes do not depend on the machine.
+    let cuts: Vec<usize> = if filtered.len() >= split::MIN_SPLIT {
+        let row = filtered.len() / height.max(1);
+        let bounds = band_rows(height);
+        bounds[1..bounds.len() - 1]
+            .iter()
+            .map(|r| r * row)
+            .collect()
     } else {
-        0
+        Vec::new()
     };
     let idat = zlib::zlib(
         &filtered,
         palette_level(px.width as u64 * px.height as u64),
-        cut,
+        &cuts,
     )?;
+    indexed_png(px.width, px.height, &ix.palette, idat, lossy)
+}
+
+/// Row bounds of the bands a large palette image is compressed in: four, two in each
+/// half (the halves are cut at the middle row), so two cores share them evenly even
+/// when one half has more detail. Empty bands of a very short image are left out.
+fn band_rows(height: usize) -> Vec<usize> {
+    let cut = height / 2;
+    let mut bounds = vec![0, cut / 2, cut, cut + (height - cut) / 2, height];
+    bounds.dedup();
+    bounds
+}
+
+/// Bits per index of a palette of `colours`: 1, 2, 4 or 8.
+fn bits(colours: usize) -> usize {
+    match colours {
+        0..=2 => 1,
+        3..=4 => 2,
+        5..=16 => 4,
+        _ => 8,
+    }
+}
+
+/// Bytes of the filtered rows of a `width`×`height` palette image at `bits` per index.
+fn filtered_len(width: usize, height: usize, bits: usize) -> usize {
+    (width.div_ceil(8 / bits) + 1) * height
+}
+
+/// Appends one row of palette indices to PNG image data: its filter type, 0 (none),
+/// then the indices packed at `bits` each, the row starting on a byte.
+fn filtered_row(indices: &[u8], bits: usize, out: &mut Vec<u8>) {
+    out.push(0);
+    if bits == 8 {
+        out.extend_from_slice(indices);
+        return;
+    }
+    for chunk in indices.chunks(8 / bits) {
+        let mut b = 0u8;
+        for (i, &v) in chunk.iter().enumerate() {
+            b |= v << (8 - bits * (i + 1));
+        }
+        out.push(b);
+    }
+}
+
+/// The PNG file of a palette image whose compressed image data is `idat`.
+fn indexed_png(
+    width: u32,
+    height: u32,
+    palette: &[[u8; 3]],
+    idat: Vec<u8>,
+    lossy: bool,
+) -> Result<Encoded, String> {
+    let depth = match bits(palette.len()) {
+        1 => png::BitDepth::One,
+        2 => png::BitDepth::Two,
+        4 => png::BitDepth::Four,
+        _ => png::BitDepth::Eight,
+    };
     let mut out = Vec::with_capacity(idat.len() + 1024);
-    let mut enc = png::Encoder::new(&mut out, px.width, px.height);
+    let mut enc = png::Encoder::new(&mut out, width, height);
     enc.set_color(png::ColorType::Indexed);
     enc.set_depth(depth);
-    enc.set_palette(ix.palette.concat());
+    enc.set_palette(palette.concat());
     let mut w = enc.write_header().map_err(|e| format!("png: {e}"))?;
     w.write_chunk(png::chunk::IDAT, &idat)
         .map_err(|e| format!("png: {e}"))?;
@@ -216,7 +267,7 @@ fn png_indexed(px: &Pixels<'_>, ix: &Indexed, lossy: bool) -> Result<Encoded, St
     Ok(Encoded {
         format: Format::Png,
         bytes: out,
-        palette: Some(colours),
+        palette: Some(palette.len()),
         lossy,
     })
 }
@@ -233,23 +284,6 @@ fn palette_level(pixels: u64) -> u32 {
     } else {
         2
     }
-}
-
-/// Packs 8-bit indices into `bits`-bit samples, each row starting on a byte.
-fn pack(indices: &[u8], width: usize, bits: usize) -> Vec<u8> {
-    let per_byte = 8 / bits;
-    let row_bytes = width.div_ceil(per_byte);
-    let mut out = Vec::with_capacity(row_bytes * (indices.len() / width.max(1)));
-    for row in indices.chunks(width.max(1)) {
-        for chunk in row.chunks(per_byte) {
-            let mut b = 0u8;
-            for (i, &v) in chunk.iter().enumerate() {
-                b |= v << (8 - bits * (i + 1));
-            }
-            out.push(b);
-        }
-    }
-    out
 }
 
 fn jpeg(px: &Pixels<'_>, quality: u8) -> Result<Vec<u8>, String> {

@@ -30,38 +30,55 @@ pub fn exact(rgb: &[u8]) -> Option<Indexed> {
     let mut slot_index = [0u8; 1024];
     let mut palette: Vec<[u8; 3]> = Vec::with_capacity(256);
     let mut indices = Vec::with_capacity(rgb.len() / 3);
-    let mut last_key = EMPTY;
-    let mut last_index = 0u8;
-    for p in rgb.chunks_exact(3) {
-        let key = (p[0] as u32) << 16 | (p[1] as u32) << 8 | p[2] as u32;
-        if key != last_key {
-            let mut slot = (key.wrapping_mul(0x9E37_79B1) >> 22) as usize;
-            loop {
-                if keys[slot] == key {
-                    last_index = slot_index[slot];
-                    break;
-                }
-                if keys[slot] == EMPTY {
-                    if palette.len() == 256 {
-                        return None;
-                    }
-                    keys[slot] = key;
-                    last_index = palette.len() as u8;
-                    slot_index[slot] = last_index;
-                    palette.push([p[0], p[1], p[2]]);
-                    break;
-                }
-                slot = (slot + 1) & 1023;
+    let n = rgb.len() / 3;
+    let mut i = 0;
+    while i < n {
+        let p = &rgb[3 * i..3 * i + 3];
+        let key = rgb24(p);
+        let mut slot = (key.wrapping_mul(0x9E37_79B1) >> 22) as usize;
+        let index = loop {
+            if keys[slot] == key {
+                break slot_index[slot];
             }
-            last_key = key;
-        }
-        indices.push(last_index);
+            if keys[slot] == EMPTY {
+                if palette.len() == 256 {
+                    return None;
+                }
+                keys[slot] = key;
+                let index = palette.len() as u8;
+                slot_index[slot] = index;
+                palette.push([p[0], p[1], p[2]]);
+                break index;
+            }
+            slot = (slot + 1) & 1023;
+        };
+        let run = run_len(rgb, i);
+        indices.resize(indices.len() + run, index);
+        i += run;
     }
     Some(Indexed {
         palette,
         indices,
         mse: 0.0,
     })
+}
+
+/// How many pixels from pixel `i` on (itself included) have its colour. Screen content
+/// is mostly long runs of one colour; a block of pixels equal to the block one pixel
+/// before it continues the run, which a vector compare finds many pixels at a time.
+#[inline]
+fn run_len(rgb: &[u8], i: usize) -> usize {
+    const BLOCK: usize = 16;
+    let n = rgb.len() / 3;
+    let mut j = i + 1;
+    while j + BLOCK <= n && rgb[3 * j..3 * (j + BLOCK)] == rgb[3 * (j - 1)..3 * (j - 1 + BLOCK)] {
+        j += BLOCK;
+    }
+    let c = &rgb[3 * i..3 * i + 3];
+    while j < n && &rgb[3 * j..3 * j + 3] == c {
+        j += 1;
+    }
+    j - i
 }
 
 const BINS: usize = 1 << 15;
@@ -101,127 +118,168 @@ const SEARCH_BINS: usize = 4096;
 /// million pixels (the histogram's sums would overflow).
 pub fn quantize(rgb: &[u8]) -> Option<Indexed> {
     let n = rgb.len() / 3;
-    if n >= 1 << 24 {
+    if n >= MAX_PIXELS {
         return None;
     }
     // The two halves of the image are counted on two cores, then added up.
     let (head, tail) = rgb.split_at(n / 2 * 3);
     let (mut hist, tail_hist) = split::both(rgb.len(), || histogram(head), || histogram(tail));
-    for (h, t) in hist.iter_mut().zip(&tail_hist) {
-        for k in 0..4 {
-            h[k] += t[k];
-        }
-    }
-    let mut used: Vec<(u32, usize)> = hist
-        .iter()
-        .enumerate()
-        .filter(|(_, h)| h[0] > 0)
-        .map(|(i, h)| (h[0], i))
-        .collect();
-    used.sort_unstable_by(|a, b| b.0.cmp(&a.0).then(a.1.cmp(&b.1)));
-    let mean = |i: usize| {
-        let h = hist[i];
-        let c = h[0].max(1);
-        [(h[1] + c / 2) / c, (h[2] + c / 2) / c, (h[3] + c / 2) / c]
-    };
-    let palette: Vec<[u8; 3]> = used
-        .iter()
-        .take(256)
-        .map(|&(_, i)| mean(i).map(|v| v as u8))
-        .collect();
-    // For every bin past a size, its nearest colour within each palette prefix and
-    // the error that costs.
-    let sizes: &[usize] = if used.len() > SEARCH_BINS {
-        &SIZES[3..]
-    } else {
-        &SIZES
-    };
-    let mut err = [0u64; 4];
-    let mut nearest = vec![[0u8; 4]; used.len()];
-    for (rank, &(count, i)) in used.iter().enumerate() {
-        let m = mean(i);
-        let mut best = (u32::MAX, 0usize);
-        let mut prefix = 0;
-        for (j, c) in palette.iter().enumerate() {
-            if j == sizes[prefix] {
-                nearest[rank][prefix] = best.1 as u8;
-                err[prefix] += best.0 as u64 * count as u64;
-                prefix += 1;
-            }
-            if rank < sizes[prefix] && j == rank {
-                // A chosen colour maps to itself in every prefix holding it.
-                best = (0, j);
-                break;
-            }
-            let d = dist(m, *c);
-            if d < best.0 {
-                best = (d, j);
-            }
-        }
-        while prefix < sizes.len() {
-            nearest[rank][prefix] = best.1 as u8;
-            err[prefix] += best.0 as u64 * count as u64;
-            prefix += 1;
-        }
-    }
-    let mse = |k: usize| err[k] as f64 / (n.max(1) as f64 * 3.0);
-    let pick = (0..sizes.len())
-        .find(|&k| mse(k) <= NEAR_LOSSLESS_MSE)
-        .unwrap_or(sizes.len() - 1);
-    let size = sizes[pick].min(palette.len());
-    let mut lut = vec![0u8; BINS];
-    for (rank, &(_, i)) in used.iter().enumerate() {
-        lut[i] = nearest[rank][pick];
-    }
+    add(&mut hist, &tail_hist);
+    let choice = Choice::new(&hist, n);
     let mut indices = vec![0u8; n];
     let (top, bottom) = indices.split_at_mut(n / 2);
     split::both(
         rgb.len(),
-        || index(head, &lut, top),
-        || index(tail, &lut, bottom),
+        || index(head, &choice.lut, top),
+        || index(tail, &choice.lut, bottom),
     );
     Some(Indexed {
-        palette: palette[..size].to_vec(),
+        palette: choice.palette,
         indices,
-        mse: mse(pick),
+        mse: choice.mse,
     })
+}
+
+/// Images of this many pixels or more are not quantized: the histogram's sums would
+/// overflow.
+pub(super) const MAX_PIXELS: usize = 1 << 24;
+
+/// Adds histogram `other` into `hist`.
+pub(super) fn add(hist: &mut [[u32; 4]], other: &[[u32; 4]]) {
+    for (h, t) in hist.iter_mut().zip(other) {
+        for k in 0..4 {
+            h[k] += t[k];
+        }
+    }
+}
+
+/// A quantized palette chosen from a histogram, and the palette index of every bin.
+pub(super) struct Choice {
+    pub palette: Vec<[u8; 3]>,
+    /// Per 15-bit bin, its palette index.
+    pub lut: Vec<u8>,
+    pub mse: f64,
+}
+
+impl Choice {
+    /// The palette of the image whose histogram of `n` pixels is `hist`: its most popular
+    /// bins, as few as keep it near-lossless.
+    pub fn new(hist: &[[u32; 4]], n: usize) -> Choice {
+        let mut used: Vec<(u32, usize)> = hist
+            .iter()
+            .enumerate()
+            .filter(|(_, h)| h[0] > 0)
+            .map(|(i, h)| (h[0], i))
+            .collect();
+        used.sort_unstable_by(|a, b| b.0.cmp(&a.0).then(a.1.cmp(&b.1)));
+        let mean = |i: usize| {
+            let h = hist[i];
+            let c = h[0].max(1);
+            [(h[1] + c / 2) / c, (h[2] + c / 2) / c, (h[3] + c / 2) / c]
+        };
+        let palette: Vec<[u8; 3]> = used
+            .iter()
+            .take(256)
+            .map(|&(_, i)| mean(i).map(|v| v as u8))
+            .collect();
+        // For every bin past a size, its nearest colour within each palette prefix and
+        // the error that costs.
+        let sizes: &[usize] = if used.len() > SEARCH_BINS {
+            &SIZES[3..]
+        } else {
+            &SIZES
+        };
+        let mut err = [0u64; 4];
+        let mut nearest = vec![[0u8; 4]; used.len()];
+        for (rank, &(count, i)) in used.iter().enumerate() {
+            let m = mean(i);
+            let mut best = (u32::MAX, 0usize);
+            let mut prefix = 0;
+            for (j, c) in palette.iter().enumerate() {
+                if j == sizes[prefix] {
+                    nearest[rank][prefix] = best.1 as u8;
+                    err[prefix] += best.0 as u64 * count as u64;
+                    prefix += 1;
+                }
+                if rank < sizes[prefix] && j == rank {
+                    // A chosen colour maps to itself in every prefix holding it.
+                    best = (0, j);
+                    break;
+                }
+                let d = dist(m, *c);
+                if d < best.0 {
+                    best = (d, j);
+                }
+            }
+            while prefix < sizes.len() {
+                nearest[rank][prefix] = best.1 as u8;
+                err[prefix] += best.0 as u64 * count as u64;
+                prefix += 1;
+            }
+        }
+        let mse = |k: usize| err[k] as f64 / (n.max(1) as f64 * 3.0);
+        let pick = (0..sizes.len())
+            .find(|&k| mse(k) <= NEAR_LOSSLESS_MSE)
+            .unwrap_or(sizes.len() - 1);
+        let size = sizes[pick].min(palette.len());
+        let mut lut = vec![0u8; BINS];
+        for (rank, &(_, i)) in used.iter().enumerate() {
+            lut[i] = nearest[rank][pick];
+        }
+        Choice {
+            palette: palette[..size].to_vec(),
+            lut,
+            mse: mse(pick),
+        }
+    }
+}
+
+/// The histogram of an image already given its exact palette (the same as
+/// [`histogram`] of its pixels, without reading them again).
+pub(super) fn histogram_of(ix: &Indexed) -> Vec<[u32; 4]> {
+    let mut counts = [0u32; 256];
+    for &k in &ix.indices {
+        counts[k as usize] += 1;
+    }
+    let mut hist = vec![[0u32; 4]; BINS];
+    for (p, &count) in ix.palette.iter().zip(&counts) {
+        let h = &mut hist[bin24(rgb24(p))];
+        h[0] += count;
+        for k in 0..3 {
+            h[k + 1] += p[k] as u32 * count;
+        }
+    }
+    hist
 }
 
 /// Per 15-bit bin: the pixel count, then the sums of red, green and blue. Runs of one
 /// colour (most of a screen) are added once.
-fn histogram(rgb: &[u8]) -> Vec<[u32; 4]> {
+pub(super) fn histogram(rgb: &[u8]) -> Vec<[u32; 4]> {
     let mut hist = vec![[0u32; 4]; BINS];
-    let mut add = |c: u32, run: u32| {
+    let n = rgb.len() / 3;
+    let mut i = 0;
+    while i < n {
+        let run = run_len(rgb, i);
+        let c = rgb24(&rgb[3 * i..3 * i + 3]);
         let h = &mut hist[bin24(c)];
-        h[0] += run;
-        h[1] += (c >> 16) * run;
-        h[2] += (c >> 8 & 0xFF) * run;
-        h[3] += (c & 0xFF) * run;
-    };
-    let mut pixels = rgb.chunks_exact(3).map(rgb24);
-    if let Some(first) = pixels.next() {
-        let (mut cur, mut run) = (first, 1u32);
-        for c in pixels {
-            if c == cur {
-                run += 1;
-            } else {
-                add(cur, run);
-                (cur, run) = (c, 1);
-            }
-        }
-        add(cur, run);
+        let run32 = run as u32;
+        h[0] += run32;
+        h[1] += (c >> 16) * run32;
+        h[2] += (c >> 8 & 0xFF) * run32;
+        h[3] += (c & 0xFF) * run32;
+        i += run;
     }
     hist
 }
 
 /// The palette index of every pixel of `rgb` into `out`, through the bins' `lut`.
-fn index(rgb: &[u8], lut: &[u8], out: &mut [u8]) {
-    let (mut last, mut last_index) = (u32::MAX, 0u8);
-    for (c, o) in rgb.chunks_exact(3).map(rgb24).zip(out) {
-        if c != last {
-            (last, last_index) = (c, lut[bin24(c)]);
-        }
-        *o = last_index;
+pub(super) fn index(rgb: &[u8], lut: &[u8], out: &mut [u8]) {
+    let n = (rgb.len() / 3).min(out.len());
+    let mut i = 0;
+    while i < n {
+        let run = run_len(rgb, i).min(n - i);
+        out[i..i + run].fill(lut[bin24(rgb24(&rgb[3 * i..3 * i + 3]))]);
+        i += run;
     }
 }
 
@@ -231,6 +289,30 @@ mod tests {
 
     fn image(n: usize, colour: impl FnMut(usize) -> [u8; 3]) -> Vec<u8> {
         (0..n).flat_map(colour).collect()
+    }
+
+    #[test]
+    fn runs_are_found_across_blocks_and_at_the_end() {
+        // Runs of 1 to 40 pixels, each of another colour than the one before.
+        let mut rgb = Vec::new();
+        for k in 0..200u32 {
+            let len = (k * 7 % 40 + 1) as usize;
+            let c = if k % 5 == 0 {
+                [9, 9, 9]
+            } else {
+                [k as u8, 3, 200]
+            };
+            for _ in 0..len {
+                rgb.extend_from_slice(&c);
+            }
+        }
+        let n = rgb.len() / 3;
+        for i in 0..n {
+            let naive = (i..n)
+                .take_while(|&j| rgb[3 * j..3 * j + 3] == rgb[3 * i..3 * i + 3])
+                .count();
+            assert_eq!(run_len(&rgb, i), naive, "pixel {i}");
+        }
     }
 
     #[test]

@@ -1,6 +1,8 @@
 //! Resizing a capture to the size a model takes, the top and bottom halves of the
 //! result on two cores.
 
+use std::sync::Mutex;
+
 use cc_desktop::RgbImage;
 use fast_image_resize::{self as fr, PixelType, ResizeAlg, ResizeOptions, Resizer, images::Image};
 
@@ -18,22 +20,8 @@ pub fn resize(img: &RgbImage, width: u32, height: u32) -> Result<RgbImage, Strin
     if img.width == width && img.height == height {
         return Ok(img.clone());
     }
-    let (width, height) = (width.max(1), height.max(1));
-    let expected = img.width as usize * img.height as usize * 3;
-    if img.pixels.len() != expected || img.width == 0 || img.height == 0 {
-        return Err(format!(
-            "resize source: {} bytes for a {}x{} image",
-            img.pixels.len(),
-            img.width,
-            img.height
-        ));
-    }
-    let factor = (width as f64 / img.width as f64).min(height as f64 / img.height as f64);
-    let alg = if factor >= 0.5 {
-        ResizeAlg::Interpolation(fr::FilterType::Bilinear)
-    } else {
-        ResizeAlg::Convolution(fr::FilterType::Bilinear)
-    };
+    let plan = Resize::new(img, width, height)?;
+    let (width, height) = (plan.width, plan.height);
     let row = width as usize * 3;
     let mut pixels = vec![0u8; row * height as usize];
     let cut = if pixels.len() >= split::MIN_SPLIT {
@@ -44,8 +32,8 @@ pub fn resize(img: &RgbImage, width: u32, height: u32) -> Result<RgbImage, Strin
     let (top, bottom) = pixels.split_at_mut(row * cut as usize);
     let (a, b) = split::both(
         pixels_len(width, height),
-        || rows(img, width, height, 0, top, alg),
-        || rows(img, width, height, cut, bottom, alg),
+        || plan.rows(0, top),
+        || plan.rows(cut, bottom),
     );
     a?;
     b?;
@@ -60,39 +48,88 @@ fn pixels_len(width: u32, height: u32) -> usize {
     width as usize * height as usize * 3
 }
 
-/// Rows `y0..` of the `width`×`height` resize of `img` into `out` (as many rows as it
-/// holds): the source is cropped to the band those rows cover, which keeps every row's
-/// position, weights and neighbours as in the whole image.
-fn rows(
-    img: &RgbImage,
-    width: u32,
-    height: u32,
-    y0: u32,
-    out: &mut [u8],
+/// Resizers not in use. A resizer keeps the buffer of its first pass (about 2 MB for
+/// half of a 1080p capture), which a new one would allocate and zero again: about a
+/// tenth of a resize's time.
+static RESIZERS: Mutex<Vec<Resizer>> = Mutex::new(Vec::new());
+
+/// Idle resizers kept: one per core that resizes a half at the same time.
+const MAX_IDLE_RESIZERS: usize = 2;
+
+/// A resize of one image to one size, made a band of rows at a time.
+pub(super) struct Resize<'a> {
+    img: &'a RgbImage,
+    pub width: u32,
+    pub height: u32,
     alg: ResizeAlg,
-) -> Result<(), String> {
-    let n = (out.len() / (width as usize * 3)) as u32;
-    if n == 0 {
-        return Ok(());
+}
+
+impl<'a> Resize<'a> {
+    /// Checks the source and chooses the filter (see [`resize`]).
+    pub fn new(img: &'a RgbImage, width: u32, height: u32) -> Result<Resize<'a>, String> {
+        let (width, height) = (width.max(1), height.max(1));
+        let expected = img.width as usize * img.height as usize * 3;
+        if img.pixels.len() != expected || img.width == 0 || img.height == 0 {
+            return Err(format!(
+                "resize source: {} bytes for a {}x{} image",
+                img.pixels.len(),
+                img.width,
+                img.height
+            ));
+        }
+        let factor = (width as f64 / img.width as f64).min(height as f64 / img.height as f64);
+        let alg = if factor >= 0.5 {
+            ResizeAlg::Interpolation(fr::FilterType::Bilinear)
+        } else {
+            ResizeAlg::Convolution(fr::FilterType::Bilinear)
+        };
+        Ok(Resize {
+            img,
+            width,
+            height,
+            alg,
+        })
     }
-    let src = fr::images::ImageRef::new(img.width, img.height, &img.pixels, PixelType::U8x3)
-        .map_err(|e| format!("resize source: {e}"))?;
-    let mut dst =
-        Image::from_slice_u8(width, n, out, PixelType::U8x3).map_err(|e| format!("resize: {e}"))?;
-    let scale = img.height as f64 / height as f64;
-    let top = y0 as f64 * scale;
-    // The last band ends exactly at the source's bottom (its product may round past it).
-    let band = if y0 + n >= height {
-        img.height as f64 - top
-    } else {
-        (n as f64 * scale).min(img.height as f64 - top)
-    };
-    let options = ResizeOptions::new()
-        .resize_alg(alg)
-        .crop(0.0, top, img.width as f64, band);
-    Resizer::new()
-        .resize(&src, &mut dst, &options)
-        .map_err(|e| format!("resize: {e}"))
+
+    /// Rows `y0..` of the result into `out` (as many rows as it holds): the source is
+    /// cropped to the band those rows cover, which keeps every row's position, weights
+    /// and neighbours as in the whole image.
+    pub fn rows(&self, y0: u32, out: &mut [u8]) -> Result<(), String> {
+        let (img, width, height) = (self.img, self.width, self.height);
+        let n = (out.len() / (width as usize * 3)) as u32;
+        if n == 0 {
+            return Ok(());
+        }
+        let src = fr::images::ImageRef::new(img.width, img.height, &img.pixels, PixelType::U8x3)
+            .map_err(|e| format!("resize source: {e}"))?;
+        let mut dst = Image::from_slice_u8(width, n, out, PixelType::U8x3)
+            .map_err(|e| format!("resize: {e}"))?;
+        let scale = img.height as f64 / height as f64;
+        let top = y0 as f64 * scale;
+        // The last band ends exactly at the source's bottom (its product may round past it).
+        let band = if y0 + n >= height {
+            img.height as f64 - top
+        } else {
+            (n as f64 * scale).min(img.height as f64 - top)
+        };
+        let options =
+            ResizeOptions::new()
+                .resize_alg(self.alg)
+                .crop(0.0, top, img.width as f64, band);
+        let mut resizer = RESIZERS
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .pop()
+            .unwrap_or_default();
+        let done = resizer
+            .resize(&src, &mut dst, &options)
+            .map_err(|e| format!("resize: {e}"));
+        let mut idle = RESIZERS.lock().unwrap_or_else(|e| e.into_inner());
+        if idle.len() < MAX_IDLE_RESIZERS {
+            idle.push(resizer);
+        }
+        done
+    }
 }
 
 #[cfg(test)]
@@ -120,7 +157,9 @@ mod tests {
     /// The unsplit resize, as it was before halves.
     fn whole(img: &RgbImage, width: u32, height: u32, alg: ResizeAlg) -> Vec<u8> {
         let mut out = vec![0u8; pixels_len(width, height)];
-        rows(img, width, height, 0, &mut out, alg).unwrap();
+        let plan = Resize::new(img, width, height).unwrap();
+        assert_eq!(plan.alg, alg);
+        plan.rows(0, &mut out).unwrap();
         out
     }
 

@@ -1,5 +1,5 @@
-//! Two halves of an encoding stage on two cores. A model-sized image is resized,
-//! quantized and compressed in about 8 ms of CPU time; each stage splits into halves
+//! Two halves of an encoding stage on two cores, for the stages called one by one (the
+//! default image takes one pass instead, `pipeline.rs`). Each stage splits into halves
 //! that need nothing from each other, so on two cores the wall time nearly halves. On
 //! one core (or for a small image) the halves run one after the other, as fast as the
 //! unsplit stage.
@@ -10,7 +10,7 @@ use std::sync::{Mutex, OnceLock};
 /// would cost more than it saves.
 pub(crate) const MIN_SPLIT: usize = 256 * 1024;
 
-fn cores() -> usize {
+pub(super) fn cores() -> usize {
     static CORES: OnceLock<usize> = OnceLock::new();
     *CORES.get_or_init(|| std::thread::available_parallelism().map_or(1, |n| n.get()))
 }
