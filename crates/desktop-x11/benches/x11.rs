@@ -557,7 +557,7 @@ fn main() {
             width: 1920,
             height: 1080,
         };
-        let img = d.capture(full).expect("capture");
+        let img = std::sync::Arc::new(d.capture(full).expect("capture"));
         let (mw, mh) = Fit::MODEL.size(1920, 1080, 1.0);
         let n = iters(100, 10);
         let load = |at: &str| {
@@ -602,7 +602,7 @@ fn main() {
                         let peer = &shots[shots.len() - 1];
                         let (pw, ph) = model_image::PEER_FIT.size(1920, 1080, 1.0);
                         assert_eq!((pw, ph), (peer.width, peer.height), "the peer's size");
-                        let img = d.capture(full).expect("capture");
+                        let img = std::sync::Arc::new(d.capture(full).expect("capture"));
                         let at_theirs = model_image::ours(&img, pw, ph);
                         let ours_default = model_image::ours(&img, mw, mh);
                         let at_theirs_t = time_n(n, || {

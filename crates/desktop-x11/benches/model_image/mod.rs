@@ -4,6 +4,7 @@
 
 use std::io::{BufRead, BufReader, Write};
 use std::process::{Command, Stdio};
+use std::sync::Arc;
 use std::time::Instant;
 
 use base64::Engine as _;
@@ -94,7 +95,7 @@ pub fn peer_shots(desk: &Desk, main_js: &str, n: usize) -> Option<Vec<PeerShot>>
 
 /// Our default image of a capture at `w`×`h`, as `screen.capture` makes it: resized and
 /// encoded in the cheapest format in one pass on two threads.
-pub fn ours(img: &RgbImage, w: u32, h: u32) -> Encoded {
+pub fn ours(img: &Arc<RgbImage>, w: u32, h: u32) -> Encoded {
     encode_resized(img, w, h, Format::Auto, 85).expect("encode")
 }
 
@@ -159,7 +160,7 @@ fn stage(what: &'static str, n: usize, mut f: impl FnMut()) -> Stage {
 
 /// Each stage of [`ours`] at `w`×`h`, `n` times, interleaved by round so that load
 /// changes hit every stage alike; the last is the whole.
-pub fn stages(img: &RgbImage, w: u32, h: u32, n: usize) -> Vec<Stage> {
+pub fn stages(img: &Arc<RgbImage>, w: u32, h: u32, n: usize) -> Vec<Stage> {
     let small = resize(img, w, h).expect("resize");
     let px = Pixels {
         width: w,

@@ -7,6 +7,7 @@ mod palette;
 mod pipeline;
 mod resize;
 mod split;
+mod worker;
 mod zlib;
 
 use base64::Engine as _;
@@ -199,15 +200,18 @@ fn png_indexed(px: &Pixels<'_>, ix: &Indexed, lossy: bool) -> Result<Encoded, St
     indexed_png(px.width, px.height, &ix.palette, idat, lossy)
 }
 
-/// Row bounds of the bands a large palette image is compressed in: four, two in each
-/// half (the halves are cut at the middle row), so two cores share them evenly even
-/// when one half has more detail. Empty bands of a very short image are left out.
+/// Row bounds of the bands a large palette image is made and compressed in: enough
+/// that two cores taking them as they come finish close together even when one part of
+/// the screen has more detail, few enough that cutting the deflate stream costs little.
+/// Empty bands of a very short image are left out.
 fn band_rows(height: usize) -> Vec<usize> {
-    let cut = height / 2;
-    let mut bounds = vec![0, cut / 2, cut, cut + (height - cut) / 2, height];
+    let mut bounds: Vec<usize> = (0..=BANDS).map(|k| height * k / BANDS).collect();
     bounds.dedup();
     bounds
 }
+
+/// Bands of a large palette image.
+const BANDS: usize = 4;
 
 /// Bits per index of a palette of `colours`: 1, 2, 4 or 8.
 fn bits(colours: usize) -> usize {

@@ -68,14 +68,36 @@ pub fn exact(rgb: &[u8]) -> Option<Indexed> {
 /// before it continues the run, which a vector compare finds many pixels at a time.
 #[inline]
 fn run_len(rgb: &[u8], i: usize) -> usize {
-    const BLOCK: usize = 16;
+    const BLOCK: usize = 8;
+    const SHORT: usize = 4;
     let n = rgb.len() / 3;
+    let c = rgb24(&rgb[3 * i..3 * i + 3]);
+    let same = |j: usize| rgb24(&rgb[3 * j..3 * j + 3]) == c;
+    // Short runs (text, edges) end within a few pixels, found one at a time.
     let mut j = i + 1;
-    while j + BLOCK <= n && rgb[3 * j..3 * (j + BLOCK)] == rgb[3 * (j - 1)..3 * (j - 1 + BLOCK)] {
+    while j < n && j < i + SHORT && same(j) {
+        j += 1;
+    }
+    if j < i + SHORT {
+        return j - i;
+    }
+    let word = |at: usize| {
+        let mut w = [0u8; 8];
+        w.copy_from_slice(&rgb[at..at + 8]);
+        u64::from_ne_bytes(w)
+    };
+    // Eight pixels are three words; each equal to the words a pixel before.
+    while j + BLOCK <= n {
+        let (at, before) = (3 * j, 3 * (j - 1));
+        let differ = (word(at) ^ word(before))
+            | (word(at + 8) ^ word(before + 8))
+            | (word(at + 16) ^ word(before + 16));
+        if differ != 0 {
+            break;
+        }
         j += BLOCK;
     }
-    let c = &rgb[3 * i..3 * i + 3];
-    while j < n && &rgb[3 * j..3 * j + 3] == c {
+    while j < n && same(j) {
         j += 1;
     }
     j - i
@@ -94,13 +116,9 @@ fn bin24(c: u32) -> usize {
     ((c >> 9 & 0x7C00) | (c >> 6 & 0x03E0) | (c >> 3 & 0x001F)) as usize
 }
 
-fn dist(a: [u32; 3], b: [u8; 3]) -> u32 {
-    let d = |x: u32, y: u8| {
-        let v = x as i32 - y as i32;
-        (v * v) as u32
-    };
-    d(a[0], b[0]) + d(a[1], b[1]) + d(a[2], b[2])
-}
+/// A channel value of the padding past a palette's last colour: far enough that no
+/// colour is nearer to it than to a real one.
+const FAR: i32 = 10_000;
 
 /// Palette sizes tried, smallest first: fewer colours make smaller files.
 const SIZES: [usize; 4] = [32, 64, 128, 256];
@@ -191,30 +209,44 @@ impl Choice {
         };
         let mut err = [0u64; 4];
         let mut nearest = vec![[0u8; 4]; used.len()];
-        for (rank, &(count, i)) in used.iter().enumerate() {
-            let m = mean(i);
-            let mut best = (u32::MAX, 0usize);
-            let mut prefix = 0;
-            for (j, c) in palette.iter().enumerate() {
-                if j == sizes[prefix] {
-                    nearest[rank][prefix] = best.1 as u8;
-                    err[prefix] += best.0 as u64 * count as u64;
-                    prefix += 1;
-                }
-                if rank < sizes[prefix] && j == rank {
-                    // A chosen colour maps to itself in every prefix holding it.
-                    best = (0, j);
-                    break;
-                }
-                let d = dist(m, *c);
-                if d < best.0 {
-                    best = (d, j);
-                }
+        // The palette by channel, padded far away, so that the distances to all 256
+        // entries are computed side by side in vector registers.
+        let mut channels = [[FAR; 256]; 3];
+        for (j, c) in palette.iter().enumerate() {
+            for k in 0..3 {
+                channels[k][j] = c[k] as i32;
             }
-            while prefix < sizes.len() {
-                nearest[rank][prefix] = best.1 as u8;
-                err[prefix] += best.0 as u64 * count as u64;
-                prefix += 1;
+        }
+        let mut d = [0u32; 256];
+        for (rank, &(count, i)) in used.iter().enumerate() {
+            if rank < sizes[0] {
+                // A chosen colour maps to itself in every prefix holding it.
+                nearest[rank] = [rank as u8; 4];
+                continue;
+            }
+            let m = mean(i).map(|v| v as i32);
+            for (j, dj) in d.iter_mut().enumerate() {
+                let (r, g, b) = (
+                    m[0] - channels[0][j],
+                    m[1] - channels[1][j],
+                    m[2] - channels[2][j],
+                );
+                *dj = (r * r + g * g + b * b) as u32;
+            }
+            // The nearest entry of each prefix (the first of equals), from the nearest
+            // of each new stretch of it.
+            let (mut best, mut start) = ((u32::MAX, 0usize), 0);
+            for (k, &size) in sizes.iter().enumerate() {
+                let stretch = &d[start..size];
+                let min = stretch.iter().copied().min().unwrap_or(u32::MAX);
+                if min < best.0 {
+                    let at = stretch.iter().position(|&v| v == min).unwrap_or(0);
+                    best = (min, start + at);
+                }
+                start = size;
+                let (cost, index) = if rank < size { (0, rank) } else { best };
+                nearest[rank][k] = index as u8;
+                err[k] += cost as u64 * count as u64;
             }
         }
         let mse = |k: usize| err[k] as f64 / (n.max(1) as f64 * 3.0);
@@ -255,8 +287,17 @@ pub(super) fn histogram_of(ix: &Indexed) -> Vec<[u32; 4]> {
 /// Per 15-bit bin: the pixel count, then the sums of red, green and blue. Runs of one
 /// colour (most of a screen) are added once.
 pub(super) fn histogram(rgb: &[u8]) -> Vec<[u32; 4]> {
+    histogram_and_runs(rgb, false).0
+}
+
+/// The [`histogram`], and (`keep_runs`) the lengths of the runs of one colour in order
+/// when they are few enough to be worth keeping (screen content, not noise), so that
+/// indexing the pixels does not look for them again.
+pub(super) fn histogram_and_runs(rgb: &[u8], keep_runs: bool) -> (Vec<[u32; 4]>, Option<Vec<u32>>) {
     let mut hist = vec![[0u32; 4]; BINS];
     let n = rgb.len() / 3;
+    let max_runs = if keep_runs { n / MIN_MEAN_RUN } else { 0 };
+    let mut runs = Vec::new();
     let mut i = 0;
     while i < n {
         let run = run_len(rgb, i);
@@ -267,9 +308,40 @@ pub(super) fn histogram(rgb: &[u8]) -> Vec<[u32; 4]> {
         h[1] += (c >> 16) * run32;
         h[2] += (c >> 8 & 0xFF) * run32;
         h[3] += (c & 0xFF) * run32;
+        if keep_runs {
+            if runs.len() == max_runs {
+                // Too many to be worth keeping: the rest is counted without them.
+                return (finish(hist, rgb, i + run), None);
+            }
+            runs.push(run32);
+        }
         i += run;
     }
+    (hist, keep_runs.then_some(runs))
+}
+
+/// Runs shorter than this on average are not kept (see [`histogram_and_runs`]).
+const MIN_MEAN_RUN: usize = 4;
+
+/// `hist` completed from pixel `from` on, without keeping runs.
+fn finish(mut hist: Vec<[u32; 4]>, rgb: &[u8], from: usize) -> Vec<[u32; 4]> {
+    let rest = histogram(&rgb[3 * from.min(rgb.len() / 3)..]);
+    add(&mut hist, &rest);
     hist
+}
+
+/// The palette index of every pixel of `rgb` into `out` through the bins' `lut`, the
+/// runs of one colour already known (`runs`, as [`histogram_and_runs`] found them).
+pub(super) fn index_runs(rgb: &[u8], lut: &[u8], runs: &[u32], out: &mut [u8]) {
+    let mut at = 0;
+    for &run in runs {
+        let run = run as usize;
+        if at + run > out.len() || 3 * at + 3 > rgb.len() {
+            break;
+        }
+        out[at..at + run].fill(lut[bin24(rgb24(&rgb[3 * at..3 * at + 3]))]);
+        at += run;
+    }
 }
 
 /// The palette index of every pixel of `rgb` into `out`, through the bins' `lut`.
@@ -289,6 +361,93 @@ mod tests {
 
     fn image(n: usize, colour: impl FnMut(usize) -> [u8; 3]) -> Vec<u8> {
         (0..n).flat_map(colour).collect()
+    }
+
+    fn dist(a: [u32; 3], b: [u8; 3]) -> u32 {
+        let d = |x: u32, y: u8| {
+            let v = x as i32 - y as i32;
+            (v * v) as u32
+        };
+        d(a[0], b[0]) + d(a[1], b[1]) + d(a[2], b[2])
+    }
+
+    /// The nearest colour of every bin within each palette prefix, one distance at a
+    /// time: what the vectorized search must find.
+    fn plain_nearest(hist: &[[u32; 4]], sizes: &[usize]) -> Vec<[u8; 4]> {
+        let mut used: Vec<(u32, usize)> = hist
+            .iter()
+            .enumerate()
+            .filter(|(_, h)| h[0] > 0)
+            .map(|(i, h)| (h[0], i))
+            .collect();
+        used.sort_unstable_by(|a, b| b.0.cmp(&a.0).then(a.1.cmp(&b.1)));
+        let mean = |i: usize| {
+            let h = hist[i];
+            let c = h[0].max(1);
+            [(h[1] + c / 2) / c, (h[2] + c / 2) / c, (h[3] + c / 2) / c]
+        };
+        let palette: Vec<[u8; 3]> = used
+            .iter()
+            .take(256)
+            .map(|&(_, i)| mean(i).map(|v| v as u8))
+            .collect();
+        let mut nearest = vec![[0u8; 4]; used.len()];
+        for (rank, &(_, i)) in used.iter().enumerate() {
+            let m = mean(i);
+            for (k, &size) in sizes.iter().enumerate() {
+                nearest[rank][k] = if rank < size {
+                    rank as u8
+                } else {
+                    let mut best = (u32::MAX, 0);
+                    for (j, c) in palette.iter().take(size).enumerate() {
+                        if dist(m, *c) < best.0 {
+                            best = (dist(m, *c), j);
+                        }
+                    }
+                    best.1 as u8
+                };
+            }
+        }
+        nearest
+    }
+
+    #[test]
+    fn the_vectorized_search_finds_the_nearest_colours() {
+        // Histograms of 40, 300 and 3000 used bins (ties of equal counts included).
+        let mut x = 4242u32;
+        for bins in [40usize, 300, 3000] {
+            let mut hist = vec![[0u32; 4]; BINS];
+            for _ in 0..bins {
+                x ^= x << 13;
+                x ^= x >> 17;
+                x ^= x << 5;
+                let bin = (x as usize) % BINS;
+                let count = 1 + (x >> 20) % 50;
+                let (r, g, b) = (
+                    (bin >> 10) as u32 * 8,
+                    (bin >> 5 & 31) as u32 * 8,
+                    (bin & 31) as u32 * 8,
+                );
+                hist[bin] = [count, r * count, g * count, b * count];
+            }
+            let n: u32 = hist.iter().map(|h| h[0]).sum();
+            let choice = Choice::new(&hist, n as usize);
+            let want = plain_nearest(&hist, &SIZES);
+            let k = SIZES
+                .iter()
+                .position(|&s| s >= choice.palette.len())
+                .unwrap_or(3);
+            let mut used: Vec<(u32, usize)> = hist
+                .iter()
+                .enumerate()
+                .filter(|(_, h)| h[0] > 0)
+                .map(|(i, h)| (h[0], i))
+                .collect();
+            used.sort_unstable_by(|a, b| b.0.cmp(&a.0).then(a.1.cmp(&b.1)));
+            for (rank, &(_, i)) in used.iter().enumerate() {
+                assert_eq!(choice.lut[i], want[rank][k], "{bins} bins, rank {rank}");
+            }
+        }
     }
 
     #[test]
@@ -312,6 +471,35 @@ mod tests {
                 .take_while(|&j| rgb[3 * j..3 * j + 3] == rgb[3 * i..3 * i + 3])
                 .count();
             assert_eq!(run_len(&rgb, i), naive, "pixel {i}");
+        }
+    }
+
+    #[test]
+    fn runs_kept_with_the_histogram_index_as_the_pixels_do() {
+        let screen = image(30_000, |i| match i % 300 {
+            0..=199 => [250, 250, 250],
+            200..=210 => [(i % 7) as u8 * 30, 60, 90],
+            _ => [20, 20, 30],
+        });
+        let mut x = 5u32;
+        let noise = image(30_000, |_| {
+            x ^= x << 13;
+            x ^= x >> 17;
+            x ^= x << 5;
+            [x as u8, (x >> 8) as u8, (x >> 16) as u8]
+        });
+        let lut: Vec<u8> = (0..BINS).map(|b| (b % 251) as u8).collect();
+        for (rgb, kept) in [(&screen, true), (&noise, false)] {
+            let (hist, runs) = histogram_and_runs(rgb, true);
+            assert_eq!(hist, histogram(rgb));
+            assert_eq!(runs.is_some(), kept);
+            if let Some(runs) = runs {
+                assert_eq!(runs.iter().map(|&r| r as usize).sum::<usize>(), 30_000);
+                let (mut plain, mut from_runs) = (vec![0u8; 30_000], vec![0u8; 30_000]);
+                index(rgb, &lut, &mut plain);
+                index_runs(rgb, &lut, &runs, &mut from_runs);
+                assert_eq!(plain, from_runs);
+            }
         }
     }
 

@@ -1,30 +1,35 @@
-//! The default image of a capture (`Format::Auto` at a model's size) in one pass over
-//! two threads, which meet once. Each resizes and surveys the colours of one half of
-//! the rows (the helper thread the bottom half); the calling thread then agrees on the
-//! palette, and both filter and compress bands of rows, each taking the next band
-//! left, so a half with more detail or a core slowed by other work does not hold the
-//! other back. Splitting each stage over its own thread, as the stages do when called
-//! one by one, cost a thread start and a join per stage (about 0.16 ms each on a
-//! virtual machine), and a fixed split waited for the slower half.
+//! The default image of a capture (`Format::Auto` at a model's size) in one pass on
+//! two cores. The image is cut into bands of rows; the calling thread and a kept
+//! helper thread each take the next band left, resize it and survey its colours; the
+//! calling thread agrees on the palette; then both take bands again to filter and
+//! compress. Neither waits for the other except for a band the other has started, so
+//! a helper that starts late (a virtual machine's idle vCPU can take milliseconds to
+//! wake) or a band with more detail does not hold the image back: at worst the calling
+//! thread does it all. Splitting each stage over its own new thread, as the stages
+//! called one by one do, cost a thread start and a join per stage (about 0.16 ms each
+//! on a virtual machine) and waited for the slower half.
 //!
-//! The bytes are those of [`resize`](super::resize) then [`encode`](super::encode): an
-//! exact palette is found in each half and merged in the order a whole-image pass finds
-//! it, histograms add up, and the bands are those a whole-image pass compresses.
+//! The bytes are those of [`resize`](super::resize) then [`encode`](super::encode): the
+//! bands are those a whole-image pass compresses, the exact palettes of the bands are
+//! merged in the order a whole-image pass finds the colours, and histograms add up.
 
+use std::ops::Range;
+use std::panic::AssertUnwindSafe;
 use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::{Arc, Mutex, mpsc};
+use std::sync::{Arc, Condvar, Mutex, MutexGuard};
 
 use cc_desktop::RgbImage;
 
 use super::palette::{self, Choice, Indexed};
 use super::resize::Resize;
-use super::{AUTO_MAX_MSE, Encoded, Format, Pixels, split, zlib};
+use super::zlib::{self, Piece};
+use super::{AUTO_MAX_MSE, Encoded, Format, Pixels, split, worker};
 
 /// `img` resized to `width`×`height` (not resized at its own size) and encoded in
-/// `format`, as [`resize`](super::resize) then [`encode`](super::encode) would, the
-/// default format on two threads when the image is large enough to gain from them.
+/// `format`, as [`resize`](super::resize) then [`encode`](super::encode) would; the
+/// default format in one pass on two cores when the image is large enough to gain.
 pub fn encode_resized(
-    img: &RgbImage,
+    img: &Arc<RgbImage>,
     width: u32,
     height: u32,
     format: Format,
@@ -32,12 +37,8 @@ pub fn encode_resized(
 ) -> Result<Encoded, String> {
     let (width, height) = (width.max(1), height.max(1));
     let bytes = width as usize * height as usize * 3;
-    let worth_two = height >= 2 && bytes >= split::MIN_SPLIT && split::cores() >= 2;
-    if format == Format::Auto
-        && worth_two
-        && let Some(done) = two_threads(img, width, height, quality)?
-    {
-        return Ok(done);
+    if format == Format::Auto && height >= 2 && bytes >= split::MIN_SPLIT && split::cores() >= 2 {
+        return one_pass(img, width, height, quality);
     }
     let resized;
     let data = if (width, height) == (img.width, img.height) {
@@ -58,90 +59,85 @@ pub fn encode_resized(
     )
 }
 
-/// What a half of the image holds: its exact palette, or (more than 256 colours) its
-/// histogram.
-enum Survey {
-    Exact(Indexed),
-    Histogram(Vec<[u32; 4]>),
+fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(|e| e.into_inner())
 }
 
-impl Survey {
-    fn of(rgb: &[u8]) -> Survey {
-        match palette::exact(rgb) {
-            Some(ix) => Survey::Exact(ix),
-            None => Survey::Histogram(palette::histogram(rgb)),
+/// An item's result, once done.
+type Slot<T> = Option<Result<T, String>>;
+
+/// Items (bands) done by whichever thread takes them first.
+struct Work<T> {
+    next: AtomicUsize,
+    /// How many are done, and their results.
+    done: Mutex<(usize, Vec<Slot<T>>)>,
+    all_done: Condvar,
+}
+
+impl<T> Work<T> {
+    fn new(items: usize) -> Work<T> {
+        Work {
+            next: AtomicUsize::new(0),
+            done: Mutex::new((0, (0..items).map(|_| None).collect())),
+            all_done: Condvar::new(),
         }
     }
 
-    fn into_histogram(self) -> Vec<[u32; 4]> {
-        match self {
-            Survey::Exact(ix) => palette::histogram_of(&ix),
-            Survey::Histogram(h) => h,
+    /// Does item after item (`f(k)` for item `k`) until none is left to take.
+    fn run(&self, f: impl Fn(usize) -> Result<T, String>) {
+        let items = lock(&self.done).1.len();
+        loop {
+            let k = self.next.fetch_add(1, Ordering::Relaxed);
+            if k >= items {
+                return;
+            }
+            // A panic is a failed band, never a band that the other thread waits for.
+            let result = std::panic::catch_unwind(AssertUnwindSafe(|| f(k)))
+                .unwrap_or_else(|_| Err("encode: a band panicked".into()));
+            let mut done = lock(&self.done);
+            done.1[k] = Some(result);
+            done.0 += 1;
+            if done.0 == items {
+                self.all_done.notify_all();
+            }
         }
+    }
+
+    /// The results, once every item is done (those the other thread took included).
+    fn results(&self) -> Result<Vec<T>, String> {
+        let mut done = lock(&self.done);
+        while done.0 < done.1.len() {
+            done = self.all_done.wait(done).unwrap_or_else(|e| e.into_inner());
+        }
+        done.1
+            .iter_mut()
+            .map(|r| {
+                r.take()
+                    .unwrap_or_else(|| Err("encode: a band was taken twice".into()))
+            })
+            .collect()
     }
 }
 
-/// How a half's pixels become the image's palette indices.
-enum Mapping {
-    /// Its exact palette's indices, renumbered into the image's palette.
-    Renumber(Vec<u8>, Vec<u8>),
-    /// Each pixel through the quantized palette's table of bins.
-    Bins(Arc<Vec<u8>>),
-}
-
-/// The calling thread's word to the helper once both halves are surveyed.
-enum Plan<'a> {
-    /// Take bands to compress until none is left.
-    Compress(Arc<Bands<'a>>),
-    /// The image goes out as JPEG (or failed): nothing more to do.
-    Stop,
-}
-
-/// One band's compressed rows (raw deflate, or the rows themselves when the image is
-/// compressed whole), Adler-32 and input length.
-use zlib::Piece;
-
-/// A half's RGB rows: the source's own (an image encoded at its own size), or resized
-/// by the thread that surveys them (each thread fills its own half's memory).
-enum Rows<'a> {
-    Source(&'a [u8]),
+/// A band's RGB rows: the source's own (an image encoded at its own size), or resized
+/// by the thread that surveyed them.
+enum Rows {
+    Source(Arc<RgbImage>, Range<usize>),
     Resized(Vec<u8>),
 }
 
-impl std::ops::Deref for Rows<'_> {
-    type Target = [u8];
-
-    fn deref(&self) -> &[u8] {
+impl Rows {
+    fn rgb(&self) -> &[u8] {
         match self {
-            Rows::Source(rgb) => rgb,
+            Rows::Source(img, range) => &img.pixels[range.clone()],
             Rows::Resized(rgb) => rgb,
-        }
-    }
-}
-
-impl<'a> Rows<'a> {
-    /// Rows `from..to` of the image, `img` resized by `plan` (or as it is).
-    fn make(
-        img: &'a RgbImage,
-        plan: Option<&Resize<'_>>,
-        from: usize,
-        to: usize,
-    ) -> Result<Rows<'a>, String> {
-        let row = img.width as usize * 3;
-        match plan {
-            None => Ok(Rows::Source(&img.pixels[from * row..to * row])),
-            Some(p) => {
-                let mut rgb = buffer((to - from) * p.width as usize * 3);
-                p.rows(from as u32, &mut rgb)?;
-                Ok(Rows::Resized(rgb))
-            }
         }
     }
 
     /// Gives resized rows' memory back for the next image.
     fn recycle(self) {
         if let Rows::Resized(rgb) = self {
-            let mut idle = BUFFERS.lock().unwrap_or_else(|e| e.into_inner());
+            let mut idle = lock(&BUFFERS);
             if idle.len() < MAX_IDLE_BUFFERS {
                 idle.push(rgb);
             }
@@ -149,109 +145,166 @@ impl<'a> Rows<'a> {
     }
 }
 
-/// Memory for a half's resized rows, kept between images: zeroing a new 1.7 MB (half
-/// of a model-sized image) costs about as much as a tenth of resizing into it.
+/// Memory for bands of resized rows, kept between images: zeroing new memory costs
+/// about a tenth of resizing into it.
 static BUFFERS: Mutex<Vec<Vec<u8>>> = Mutex::new(Vec::new());
 
-/// Buffers kept: the two halves of one image.
-const MAX_IDLE_BUFFERS: usize = 2;
+/// Buffers kept: the bands of one image.
+const MAX_IDLE_BUFFERS: usize = 4;
 
 /// `len` bytes to resize into: a kept buffer (its old bytes are all overwritten) or a
 /// new one.
 fn buffer(len: usize) -> Vec<u8> {
-    let kept = BUFFERS.lock().unwrap_or_else(|e| e.into_inner()).pop();
-    let mut rgb = kept.unwrap_or_default();
+    let mut rgb = lock(&BUFFERS).pop().unwrap_or_default();
     rgb.truncate(len);
     rgb.resize(len, 0);
     rgb
 }
 
-/// The image's rows after the palette is agreed: bands to filter and compress, taken
-/// by whichever thread is free (a band with more detail takes longer to compress, and
-/// either core may be slowed by other work), each band within one half.
-struct Bands<'a> {
-    /// The RGB rows of the top and the bottom half.
-    halves: [Rows<'a>; 2],
-    mappings: [Mapping; 2],
-    width: usize,
-    /// The first row of the bottom half.
-    cut: usize,
+/// What a band of the image holds: its exact palette, or (more than 256 colours) its
+/// histogram.
+enum Survey {
+    Exact(Indexed),
+    /// The histogram, and the runs of one colour when worth keeping.
+    Histogram(Vec<[u32; 4]>, Option<Vec<u32>>),
+}
+
+impl Survey {
+    fn of(rgb: &[u8]) -> Survey {
+        match palette::exact(rgb) {
+            Some(ix) => Survey::Exact(ix),
+            None => {
+                let (hist, runs) = palette::histogram_and_runs(rgb, true);
+                Survey::Histogram(hist, runs)
+            }
+        }
+    }
+
+    /// The histogram, and the runs when known.
+    fn into_histogram(self) -> (Vec<[u32; 4]>, Option<Vec<u32>>) {
+        match self {
+            Survey::Exact(ix) => (palette::histogram_of(&ix), None),
+            Survey::Histogram(h, runs) => (h, runs),
+        }
+    }
+}
+
+/// How a band's pixels become the image's palette indices.
+enum Mapping {
+    /// Its exact palette's indices, renumbered into the image's palette.
+    Renumber(Vec<u8>, Vec<u8>),
+    /// Each pixel through the quantized palette's table of bins (each run of one colour
+    /// once, when its runs are known).
+    Bins(Arc<Vec<u8>>, Option<Vec<u32>>),
+}
+
+/// The second stage, once the palette is agreed.
+enum Stage {
+    /// Not agreed yet.
+    Waiting,
+    /// Filter and compress these bands.
+    Compress(Arc<Bands>),
+    /// Nothing more to do (the image goes out as JPEG, or failed).
+    Stop,
+}
+
+/// One image in the making, shared by the calling thread and the helper.
+struct Pass {
+    img: Arc<RgbImage>,
+    width: u32,
+    height: u32,
     /// Row bounds of the bands.
     bounds: Vec<usize>,
+    surveys: Work<(Rows, Survey)>,
+    stage: Mutex<Stage>,
+    agreed: Condvar,
+}
+
+impl Pass {
+    /// Band `k` resized (or taken as it is) and surveyed.
+    fn survey(&self, k: usize) -> Result<(Rows, Survey), String> {
+        let (from, to) = (self.bounds[k], self.bounds[k + 1]);
+        let rows = if (self.width, self.height) == (self.img.width, self.img.height) {
+            let row = self.width as usize * 3;
+            Rows::Source(self.img.clone(), from * row..to * row)
+        } else {
+            let plan = Resize::new(&self.img, self.width, self.height)?;
+            let mut rgb = buffer((to - from) * self.width as usize * 3);
+            plan.rows(from as u32, &mut rgb)?;
+            Rows::Resized(rgb)
+        };
+        let survey = Survey::of(rows.rgb());
+        Ok((rows, survey))
+    }
+
+    /// Tells the helper what comes next.
+    fn decide(&self, stage: Stage) {
+        *lock(&self.stage) = stage;
+        self.agreed.notify_all();
+    }
+
+    /// The helper's part: bands to survey while any is left, then bands to compress.
+    fn help(&self) {
+        self.surveys.run(|k| self.survey(k));
+        let bands = {
+            let mut stage = lock(&self.stage);
+            loop {
+                match &*stage {
+                    Stage::Waiting => {
+                        stage = self.agreed.wait(stage).unwrap_or_else(|e| e.into_inner());
+                    }
+                    Stage::Compress(bands) => break bands.clone(),
+                    Stage::Stop => return,
+                }
+            }
+        };
+        bands.work.run(|k| bands.band(k));
+    }
+}
+
+/// Stops the helper from waiting for a decision the calling thread never makes (it
+/// returned an error or panicked).
+struct Decided<'a>(&'a Pass);
+
+impl Drop for Decided<'_> {
+    fn drop(&mut self) {
+        let mut stage = lock(&self.0.stage);
+        if matches!(*stage, Stage::Waiting) {
+            *stage = Stage::Stop;
+            self.0.agreed.notify_all();
+        }
+    }
+}
+
+/// The bands to filter and compress once the palette is agreed.
+struct Bands {
+    rows: Vec<Rows>,
+    mappings: Vec<Mapping>,
+    width: usize,
     bits: usize,
     level: u32,
     /// Whether each band is compressed on its own (else its rows come back as they are).
     compress: bool,
-    next: AtomicUsize,
-    pieces: Mutex<Vec<Option<Result<Piece, String>>>>,
+    work: Work<Piece>,
 }
 
-impl Bands<'_> {
-    /// Filters and compresses bands until none is left.
-    fn work(&self) {
-        loop {
-            let k = self.next.fetch_add(1, Ordering::Relaxed);
-            if k + 1 >= self.bounds.len() {
-                return;
-            }
-            let piece = self.band(k);
-            let mut pieces = self.pieces.lock().unwrap_or_else(|e| e.into_inner());
-            pieces[k] = Some(piece);
-        }
-    }
-
+impl Bands {
     fn band(&self, k: usize) -> Result<Piece, String> {
-        let (r0, r1) = (self.bounds[k], self.bounds[k + 1]);
-        let half = usize::from(r0 >= self.cut);
-        let first = if half == 1 { self.cut } else { 0 };
-        let rows = (r0 - first)..(r1 - first);
-        let rgb = &self.halves[half][rows.start * self.width * 3..rows.end * self.width * 3];
-        let out = filtered(rgb, rows, self.width, &self.mappings[half], self.bits);
+        let out = filtered(self.rows[k].rgb(), self.width, &self.mappings[k], self.bits);
         let len = out.len();
         if !self.compress {
             return Ok((out, 0, len));
         }
-        let last = k + 2 == self.bounds.len();
+        let last = k + 1 == self.rows.len();
         let (bytes, adler) = zlib::piece(&out, self.level, last);
         Ok((bytes?, adler, len))
     }
-
-    /// The image data once every band is done.
-    fn idat(self) -> Result<Vec<u8>, String> {
-        let [top, bottom] = self.halves;
-        top.recycle();
-        bottom.recycle();
-        let pieces = self.pieces.into_inner().unwrap_or_else(|e| e.into_inner());
-        let pieces = pieces
-            .into_iter()
-            .map(|p| p.unwrap_or_else(|| Err("encode: a band was not compressed".into())))
-            .collect::<Result<Vec<Piece>, String>>()?;
-        if self.compress {
-            Ok(zlib::join(&pieces))
-        } else {
-            let rows: Vec<u8> = pieces.into_iter().flat_map(|p| p.0).collect();
-            zlib::zlib(&rows, self.level, &[])
-        }
-    }
 }
 
-/// The two-thread pass; `None` when the helper thread cannot be started (the caller
-/// then encodes on its own thread).
-fn two_threads(
-    img: &RgbImage,
-    width: u32,
-    height: u32,
-    quality: u8,
-) -> Result<Option<Encoded>, String> {
+/// The one-pass encoding (see the module's documentation).
+fn one_pass(img: &Arc<RgbImage>, width: u32, height: u32, quality: u8) -> Result<Encoded, String> {
     let (w, h) = (width as usize, height as usize);
-    let cut = h / 2;
-    let same = (width, height) == (img.width, img.height);
-    let plan = if same {
-        None
-    } else {
-        Some(Resize::new(img, width, height)?)
-    };
-    if same && img.pixels.len() != w * h * 3 {
+    if (width, height) == (img.width, img.height) && img.pixels.len() != w * h * 3 {
         return Err(format!(
             "encode: {} bytes for a {}x{} image",
             img.pixels.len(),
@@ -259,167 +312,156 @@ fn two_threads(
             height
         ));
     }
-    let level = super::palette_level(w as u64 * h as u64);
-    let plan = plan.as_ref();
-    let outcome = std::thread::scope(|s| -> Result<Option<Outcome<'_>>, String> {
-        let (to_main, from_helper) = mpsc::channel::<(Survey, Rows<'_>)>();
-        let (to_helper, from_main) = mpsc::channel::<Plan<'_>>();
-        let helper = std::thread::Builder::new()
-            .name("cc-encode".into())
-            .spawn_scoped(s, move || -> Result<(), String> {
-                let rows = Rows::make(img, plan, cut, h)?;
-                if to_main.send((Survey::of(&rows), rows)).is_ok()
-                    && let Ok(Plan::Compress(bands)) = from_main.recv()
-                {
-                    bands.work();
-                }
-                Ok(())
-            });
-        let Ok(helper) = helper else {
-            return Ok(None);
+    let bounds = super::band_rows(h);
+    let pass = Arc::new(Pass {
+        img: img.clone(),
+        width,
+        height,
+        surveys: Work::new(bounds.len() - 1),
+        bounds,
+        stage: Mutex::new(Stage::Waiting),
+        agreed: Condvar::new(),
+    });
+    let decided = Decided(&pass);
+    let helper = pass.clone();
+    // When no helper can run, this thread takes every band.
+    worker::hand_off(Box::new(move || helper.help()));
+    pass.surveys.run(|k| pass.survey(k));
+    let (rows, surveys): (Vec<Rows>, Vec<Survey>) = pass.surveys.results()?.into_iter().unzip();
+    let Some((palette, lossy, mappings)) = agree(surveys, w * h) else {
+        pass.decide(Stage::Stop);
+        let data: Vec<u8> = rows.iter().flat_map(|r| r.rgb()).copied().collect();
+        rows.into_iter().for_each(Rows::recycle);
+        let px = Pixels {
+            width,
+            height,
+            gray: false,
+            data: &data,
         };
-        let join = |helper: std::thread::ScopedJoinHandle<'_, _>| match helper.join() {
-            Ok(r) => r,
-            Err(panic) => std::panic::resume_unwind(panic),
-        };
-        let top = Rows::make(img, plan, 0, cut)?;
-        let mine = Survey::of(&top);
-        let Ok((theirs, bottom)) = from_helper.recv() else {
-            // The helper failed before its survey: its error says why.
-            return join(helper).map(|_| None);
-        };
-        let agreed = agree(mine, theirs, w * h);
-        let Some((palette, lossy, my_mapping, their_mapping)) = agreed else {
-            let _ = to_helper.send(Plan::Stop);
-            join(helper)?;
-            return Ok(Some(Outcome::Jpeg(top, bottom)));
-        };
-        let bits = super::bits(palette.len());
-        // Cut where a whole-image pass cuts it: into bands when it is large.
-        let compress = super::filtered_len(w, h, bits) >= split::MIN_SPLIT;
-        let bounds = super::band_rows(h);
-        let bands = Arc::new(Bands {
-            halves: [top, bottom],
-            mappings: [my_mapping, their_mapping],
-            width: w,
-            cut,
-            pieces: Mutex::new((1..bounds.len()).map(|_| None).collect()),
-            bounds,
-            bits,
-            level,
-            compress,
-            next: AtomicUsize::new(0),
+        return Ok(Encoded {
+            format: Format::Jpeg,
+            bytes: super::jpeg(&px, quality)?,
+            palette: None,
+            lossy: true,
         });
-        let _ = to_helper.send(Plan::Compress(bands.clone()));
-        bands.work();
-        join(helper)?;
-        let bands = Arc::into_inner(bands)
-            .ok_or_else(|| "encode: the helper thread kept its bands".to_string())?;
-        Ok(Some(Outcome::Png(palette, lossy, bands.idat()?)))
-    })?;
-    match outcome {
-        None => Ok(None),
-        Some(Outcome::Png(palette, lossy, idat)) => {
-            super::indexed_png(width, height, &palette, idat, lossy).map(Some)
-        }
-        Some(Outcome::Jpeg(top, bottom)) => {
-            let data = [&top[..], &bottom[..]].concat();
-            top.recycle();
-            bottom.recycle();
-            let px = Pixels {
-                width,
-                height,
-                gray: false,
-                data: &data,
-            };
-            Ok(Some(Encoded {
-                format: Format::Jpeg,
-                bytes: super::jpeg(&px, quality)?,
-                palette: None,
-                lossy: true,
-            }))
-        }
+    };
+    let bits = super::bits(palette.len());
+    let level = super::palette_level(w as u64 * h as u64);
+    // Cut where a whole-image pass cuts it: into bands when it is large.
+    let compress = super::filtered_len(w, h, bits) >= split::MIN_SPLIT;
+    let bands = Arc::new(Bands {
+        work: Work::new(rows.len()),
+        rows,
+        mappings,
+        width: w,
+        bits,
+        level,
+        compress,
+    });
+    pass.decide(Stage::Compress(bands.clone()));
+    drop(decided);
+    bands.work.run(|k| bands.band(k));
+    let pieces = bands.work.results()?;
+    let idat = if compress {
+        zlib::join(&pieces)
+    } else {
+        let rows: Vec<u8> = pieces.into_iter().flat_map(|p| p.0).collect();
+        zlib::zlib(&rows, level, &[])?
+    };
+    // The helper may still hold the bands (it found none left): their rows are then
+    // freed with its last reference instead of kept.
+    if let Some(bands) = Arc::into_inner(bands) {
+        bands.rows.into_iter().for_each(Rows::recycle);
     }
+    super::indexed_png(width, height, &palette, idat, lossy)
 }
 
-enum Outcome<'a> {
-    /// Palette, whether quantized, image data.
-    Png(Vec<[u8; 3]>, bool, Vec<u8>),
-    /// The halves' rows, to go out as JPEG.
-    Jpeg(Rows<'a>, Rows<'a>),
-}
-
-/// The image's palette from its halves' surveys (`n` pixels in all), whether it is
-/// lossy, and how each half maps to it; `None` when a palette would lose too much
+/// The image's palette from its bands' surveys (`n` pixels in all), whether it is
+/// lossy, and how each band maps to it; `None` when a palette would lose too much
 /// (the image goes out as JPEG).
-fn agree(top: Survey, bottom: Survey, n: usize) -> Option<(Vec<[u8; 3]>, bool, Mapping, Mapping)> {
-    let (top, bottom) = match (top, bottom) {
-        (Survey::Exact(t), Survey::Exact(b)) => match merge(t, b) {
-            Ok(agreed) => return Some(agreed),
-            Err((t, b)) => (Survey::Exact(t), Survey::Exact(b)),
-        },
-        pair => pair,
+fn agree(surveys: Vec<Survey>, n: usize) -> Option<(Vec<[u8; 3]>, bool, Vec<Mapping>)> {
+    let surveys = if surveys.iter().all(|s| matches!(s, Survey::Exact(_))) {
+        let exact = surveys
+            .into_iter()
+            .filter_map(|s| match s {
+                Survey::Exact(ix) => Some(ix),
+                Survey::Histogram(..) => None,
+            })
+            .collect();
+        match merge(exact) {
+            Ok((palette, mappings)) => return Some((palette, false, mappings)),
+            Err(exact) => exact.into_iter().map(Survey::Exact).collect(),
+        }
+    } else {
+        surveys
     };
     if n >= palette::MAX_PIXELS {
         return None;
     }
-    let mut hist = top.into_histogram();
-    palette::add(&mut hist, &bottom.into_histogram());
+    let (histograms, runs): (Vec<_>, Vec<_>) =
+        surveys.into_iter().map(Survey::into_histogram).unzip();
+    let mut histograms = histograms.into_iter();
+    let mut hist = histograms.next()?;
+    for other in histograms {
+        palette::add(&mut hist, &other);
+    }
     let choice = Choice::new(&hist, n);
     if choice.mse > AUTO_MAX_MSE {
         return None;
     }
     let lut = Arc::new(choice.lut);
-    Some((
-        choice.palette,
-        true,
-        Mapping::Bins(lut.clone()),
-        Mapping::Bins(lut),
-    ))
+    let mappings = runs
+        .into_iter()
+        .map(|runs| Mapping::Bins(lut.clone(), runs))
+        .collect();
+    Some((choice.palette, true, mappings))
 }
 
-/// The exact palette of the whole image from its halves' (the top's colours, then the
-/// bottom's new ones, as one pass over the whole finds them), or the halves back when
-/// together they have more than 256 colours.
-#[allow(clippy::type_complexity)]
-fn merge(
-    top: Indexed,
-    bottom: Indexed,
-) -> Result<(Vec<[u8; 3]>, bool, Mapping, Mapping), (Indexed, Indexed)> {
-    let mut palette = top.palette.clone();
-    let mut renumber = Vec::with_capacity(bottom.palette.len());
-    for c in &bottom.palette {
-        match palette.iter().position(|p| p == c) {
-            Some(k) => renumber.push(k as u8),
-            None if palette.len() < 256 => {
-                renumber.push(palette.len() as u8);
-                palette.push(*c);
+/// The image's exact palette and how each band's indices map to it.
+type Merged = (Vec<[u8; 3]>, Vec<Mapping>);
+
+/// The exact palette of the whole image from its bands' (each band's new colours in
+/// turn, as one pass over the whole finds them), or the bands back when together they
+/// have more than 256 colours.
+fn merge(bands: Vec<Indexed>) -> Result<Merged, Vec<Indexed>> {
+    let mut palette: Vec<[u8; 3]> = Vec::with_capacity(256);
+    let mut renumbers = Vec::with_capacity(bands.len());
+    for band in &bands {
+        let mut renumber = Vec::with_capacity(band.palette.len());
+        for c in &band.palette {
+            match palette.iter().position(|p| p == c) {
+                Some(k) => renumber.push(k as u8),
+                None if palette.len() < 256 => {
+                    renumber.push(palette.len() as u8);
+                    palette.push(*c);
+                }
+                None => return Err(bands),
             }
-            None => return Err((top, bottom)),
         }
+        renumbers.push(renumber);
     }
-    let identity = (0..=255).collect();
-    Ok((
-        palette,
-        false,
-        Mapping::Renumber(top.indices, identity),
-        Mapping::Renumber(bottom.indices, renumber),
-    ))
+    let mappings = bands
+        .into_iter()
+        .zip(renumbers)
+        .map(|(band, renumber)| Mapping::Renumber(band.indices, renumber))
+        .collect();
+    Ok((palette, mappings))
 }
 
 /// A band's PNG image data before compression: each row's filter type (none) and its
-/// palette indices at `bits` each. `rgb` holds the band's pixels, which are `rows` of
-/// its half.
-fn filtered(
-    rgb: &[u8],
-    rows: std::ops::Range<usize>,
-    width: usize,
-    mapping: &Mapping,
-    bits: usize,
-) -> Vec<u8> {
-    let mut out = Vec::with_capacity(super::filtered_len(width, rows.len(), bits));
+/// palette indices at `bits` each.
+fn filtered(rgb: &[u8], width: usize, mapping: &Mapping, bits: usize) -> Vec<u8> {
+    let rows = rgb.len() / (width * 3).max(1);
+    let mut out = Vec::with_capacity(super::filtered_len(width, rows, bits));
     match mapping {
-        Mapping::Bins(lut) if bits == 8 => {
+        Mapping::Bins(lut, Some(runs)) => {
+            let mut indices = vec![0u8; rows * width];
+            palette::index_runs(rgb, lut, runs, &mut indices);
+            for row in indices.chunks_exact(width) {
+                super::filtered_row(row, bits, &mut out);
+            }
+        }
+        Mapping::Bins(lut, None) if bits == 8 => {
             for row in rgb.chunks_exact(width * 3) {
                 out.push(0);
                 let start = out.len();
@@ -427,7 +469,7 @@ fn filtered(
                 palette::index(row, lut, &mut out[start..]);
             }
         }
-        Mapping::Bins(lut) => {
+        Mapping::Bins(lut, None) => {
             let mut indices = vec![0u8; width];
             for row in rgb.chunks_exact(width * 3) {
                 palette::index(row, lut, &mut indices);
@@ -436,8 +478,7 @@ fn filtered(
         }
         Mapping::Renumber(indices, renumber) => {
             let mut row_indices = vec![0u8; width];
-            let band = &indices[rows.start * width..rows.end * width];
-            for row in band.chunks_exact(width) {
+            for row in indices.chunks_exact(width) {
                 for (o, &k) in row_indices.iter_mut().zip(row) {
                     *o = renumber[k as usize];
                 }
@@ -567,6 +608,7 @@ mod tests {
             ("odd sizes", image(1001, 777, screen), 999, 555, None),
         ];
         for (what, img, w, h, lossy) in cases {
+            let img = Arc::new(img);
             let want = reference(&img, w, h);
             let got = encode_resized(&img, w, h, Format::Auto, 85).unwrap();
             assert!(
@@ -583,7 +625,7 @@ mod tests {
 
     #[test]
     fn other_formats_and_bad_sources() {
-        let img = image(640, 480, screen);
+        let img = Arc::new(image(640, 480, screen));
         for format in [Format::Png, Format::Jpeg, Format::Webp] {
             let small = super::super::resize(&img, 320, 240).unwrap();
             let want = super::super::encode(
@@ -601,6 +643,7 @@ mod tests {
         }
         let mut short = image(640, 480, screen);
         short.pixels.pop();
+        let short = Arc::new(short);
         for (w, h) in [(640, 480), (320, 240)] {
             let err = encode_resized(&short, w, h, Format::Auto, 85).unwrap_err();
             assert!(err.contains("640x480"), "{err}");

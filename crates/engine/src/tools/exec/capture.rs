@@ -209,6 +209,8 @@ pub(crate) fn capture(args: &Args, ex: &mut Exec<'_>) -> Result<Value, ToolError
         return Ok(out);
     }
     let changed = args.changes.then(|| changes(ex, &phys, &region, &img));
+    // Shared with the encoder's second core, then kept as the frame last seen.
+    let img = Arc::new(img);
     let max_bytes = ex.config.capture.max_bytes as usize;
     for _attempt in 0..6 {
         let enc = if args.grayscale {
@@ -255,7 +257,7 @@ pub(crate) fn capture(args: &Args, ex: &mut Exec<'_>) -> Result<Value, ToolError
             frame,
             key,
             area: phys,
-            pixels: Arc::new(img),
+            pixels: img,
         });
         let mut out = json!({
             "frame": frame,
