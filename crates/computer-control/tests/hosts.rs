@@ -3,12 +3,11 @@
 //! parser, and `setup --print HOST` for this machine names this binary and starts the
 //! server it names (an MCP initialize and a capture through the official SDK).
 
-use crate::hosts_support;
-
 use std::path::Path;
 use std::process::Command;
 
-use hosts_support::{HOSTS, launch, readme_snippet};
+use crate::common::tempfile_dir::TempDir;
+use crate::hosts_support::{HOSTS, launch, readme_snippet};
 
 const BIN: &str = env!("CARGO_BIN_EXE_computer-control");
 
@@ -50,8 +49,8 @@ fn the_readme_shows_what_setup_prints() {
 #[test]
 fn setup_for_this_machine_starts_this_binary() {
     let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/packaging/mcp_smoke.py");
-    let dir = std::env::temp_dir().join(format!("cc-hosts-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).expect("dir");
+    // Removed on drop, also when an assertion below fails.
+    let dir = TempDir::new();
     for host in HOSTS {
         let (command, args) = launch(host, &setup(&["--print", host]));
         assert_eq!(
@@ -69,14 +68,13 @@ fn setup_for_this_machine_starts_this_binary() {
         .arg("--env")
         .arg(format!(
             "COMPUTER_CONTROL_JOURNAL={}",
-            dir.join("j.db").display()
+            dir.path().join("j.db").display()
         ))
         .arg("--")
         .arg(&command)
         .args(&args)
         .output()
         .expect("python3 with the MCP SDK");
-    let _ = std::fs::remove_dir_all(&dir);
     let text = String::from_utf8_lossy(&out.stdout);
     assert!(
         out.status.success() && text.contains("DONE"),
