@@ -406,10 +406,11 @@ fn aimed_pointer_tools_refuse_bad_elements_and_do_nothing() {
             ["element.selector"],
             "{tool}"
         );
+        // The issue names the field that is missing, as for the element tools.
         a["element"] = json!({"node_id": 3});
         assert_eq!(
             paths(&mut s, tool, a.clone()),
-            ["element.node_id"],
+            ["element.snapshot_id"],
             "{tool}"
         );
         a["element"] = json!({"selector": {"window": 4194305}});

@@ -75,40 +75,59 @@ pub(crate) fn fields() -> Vec<Field> {
 
 /// Exactly one way of naming the element; a node id with its snapshot.
 pub(crate) fn check(c: &mut Checked<'_>) {
-    let node = c.given("snapshot_id") || c.given("node_id");
-    let ways = [node, c.given("ref"), c.given("selector")];
-    match ways.iter().filter(|w| **w).count() {
-        0 => c.issue(
-            "ref",
-            "name the element: ref, selector, or snapshot_id with node_id",
-        ),
-        1 => {}
-        _ => c.issue(
-            "selector",
-            "name the element one way only: ref, selector, or snapshot_id with node_id",
-        ),
+    let selector = c.out.as_ref().and_then(|o| o.get("selector")).cloned();
+    let found = naming_issues(|k| c.given(k), selector.as_ref(), "");
+    for (path, message) in found {
+        c.issue(path, message);
     }
-    if node && c.given("snapshot_id") != c.given("node_id") {
-        let missing = if c.given("node_id") {
+}
+
+/// What is wrong with how an element is named (the fields under `prefix`, which
+/// `given` says were given): not exactly one way, a node id without its snapshot or the
+/// other way round, or a `selector` that names nothing.
+fn naming_issues(
+    given: impl Fn(&str) -> bool,
+    selector: Option<&serde_json::Value>,
+    prefix: &str,
+) -> Vec<(String, &'static str)> {
+    let mut found = Vec::new();
+    let node = given("snapshot_id") || given("node_id");
+    match [node, given("ref"), given("selector")]
+        .iter()
+        .filter(|w| **w)
+        .count()
+    {
+        0 => found.push((
+            format!("{prefix}ref"),
+            "name the element: ref, selector, or snapshot_id with node_id",
+        )),
+        1 => {}
+        _ => found.push((
+            format!("{prefix}selector"),
+            "name the element one way only: ref, selector, or snapshot_id with node_id",
+        )),
+    }
+    if node && given("snapshot_id") != given("node_id") {
+        let missing = if given("node_id") {
             "snapshot_id"
         } else {
             "node_id"
         };
-        c.issue(missing, "snapshot_id and node_id go together");
+        found.push((
+            format!("{prefix}{missing}"),
+            "snapshot_id and node_id go together",
+        ));
     }
-    let empty = match &c.out {
-        Some(o) => o
-            .get("selector")
-            .and_then(|s| serde_json::from_value::<Selector>(s.clone()).ok())
-            .is_some_and(|s| s.is_empty()),
-        None => false,
-    };
+    let empty = selector
+        .and_then(|s| serde_json::from_value::<Selector>(s.clone()).ok())
+        .is_some_and(|s| s.is_empty());
     if empty {
-        c.issue(
-            "selector",
+        found.push((
+            format!("{prefix}selector"),
             "a selector needs a role, name, name_contains, text or states",
-        );
+        ));
     }
+    found
 }
 
 /// Examples of the three ways.
@@ -145,34 +164,8 @@ pub(crate) fn check_nested(c: &mut Checked<'_>, key: &str) -> bool {
         .cloned();
     let Some(el) = el else { return false };
     let given = |k: &str| el.get(k).is_some_and(|v| !v.is_null());
-    let node = given("snapshot_id") || given("node_id");
-    match [node, given("ref"), given("selector")]
-        .iter()
-        .filter(|w| **w)
-        .count()
-    {
-        0 => c.issue(
-            format!("{key}.ref"),
-            "name the element: ref, selector, or snapshot_id with node_id",
-        ),
-        1 => {}
-        _ => c.issue(format!("{key}.selector"), "name the element one way only"),
-    }
-    if node && given("snapshot_id") != given("node_id") {
-        c.issue(
-            format!("{key}.node_id"),
-            "snapshot_id and node_id go together",
-        );
-    }
-    let empty = el
-        .get("selector")
-        .and_then(|s| serde_json::from_value::<Selector>(s.clone()).ok())
-        .is_some_and(|s| s.is_empty());
-    if empty {
-        c.issue(
-            format!("{key}.selector"),
-            "a selector needs a role, name, name_contains, text or states",
-        );
+    for (path, message) in naming_issues(given, el.get("selector"), &format!("{key}.")) {
+        c.issue(path, message);
     }
     true
 }
