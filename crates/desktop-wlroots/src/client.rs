@@ -232,16 +232,11 @@ impl Client {
                         && std::time::Instant::now() < deadline =>
                 {
                     let backend = self.conn.backend();
-                    let fd = backend.poll_fd();
-                    let mut fds = [rustix::event::PollFd::new(
-                        &fd,
+                    let _ = crate::ready::ready(
+                        backend.poll_fd(),
                         rustix::event::PollFlags::OUT,
-                    )];
-                    let wait = rustix::time::Timespec {
-                        tv_sec: 0,
-                        tv_nsec: 50_000_000,
-                    };
-                    let _ = rustix::event::poll(&mut fds, Some(&wait));
+                        std::time::Duration::from_millis(50),
+                    );
                 }
                 Err(e) => return Err(werr("flush")(e.to_string())),
             }

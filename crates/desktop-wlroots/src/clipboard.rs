@@ -18,12 +18,13 @@ use std::os::fd::{AsFd, OwnedFd};
 use std::time::{Duration, Instant};
 
 use cc_desktop::{ClipboardContent, DriverError};
-use rustix::event::{PollFd, PollFlags};
+use rustix::event::PollFlags;
 use wayland_client::Proxy as _;
 use wayland_protocols_wlr::data_control::v1::client::zwlr_data_control_offer_v1::ZwlrDataControlOfferV1;
 use wayland_protocols_wlr::data_control::v1::client::zwlr_data_control_source_v1::ZwlrDataControlSourceV1;
 
 use crate::client::Client;
+use crate::ready::ready;
 
 /// How long an owner has to hand its text over (and a paster to take ours).
 const WAIT: Duration = Duration::from_secs(2);
@@ -187,15 +188,9 @@ fn receive(
                 WAIT.as_secs()
             )));
         }
-        let mut fds = [PollFd::new(&reader, PollFlags::IN)];
-        let wait = rustix::time::Timespec {
-            tv_sec: left.as_secs() as i64,
-            tv_nsec: i64::from(left.subsec_nanos()),
-        };
-        match rustix::event::poll(&mut fds, Some(&wait)) {
-            Ok(0) => continue,
-            Ok(_) => {}
-            Err(rustix::io::Errno::INTR) => continue,
+        match ready(&reader, PollFlags::IN, left) {
+            Ok(true) => {}
+            Ok(false) => continue,
             Err(e) => return Err(failed(e)),
         }
         let n = reader.read(&mut buf).map_err(failed)?;
@@ -221,12 +216,7 @@ fn send(fd: OwnedFd, bytes: &[u8]) {
             Ok(0) => return,
             Ok(n) => rest = &rest[n..],
             Err(e) if e.kind() == std::io::ErrorKind::WouldBlock => {
-                let mut fds = [PollFd::new(&file, PollFlags::OUT)];
-                let wait = rustix::time::Timespec {
-                    tv_sec: WAIT.as_secs() as i64,
-                    tv_nsec: 0,
-                };
-                if !matches!(rustix::event::poll(&mut fds, Some(&wait)), Ok(n) if n > 0) {
+                if !matches!(ready(&file, PollFlags::OUT, WAIT), Ok(true)) {
                     return;
                 }
             }

@@ -21,6 +21,7 @@ mod input;
 mod keymap;
 mod outputs;
 mod pacing;
+mod ready;
 mod sway_ipc;
 mod windows;
 
