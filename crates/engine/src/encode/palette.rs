@@ -183,23 +183,8 @@ impl Choice {
     /// The palette of the image whose histogram of `n` pixels is `hist`: its most popular
     /// bins, as few as keep it near-lossless.
     pub fn new(hist: &[[u32; 4]], n: usize) -> Choice {
-        let mut used: Vec<(u32, usize)> = hist
-            .iter()
-            .enumerate()
-            .filter(|(_, h)| h[0] > 0)
-            .map(|(i, h)| (h[0], i))
-            .collect();
-        used.sort_unstable_by(|a, b| b.0.cmp(&a.0).then(a.1.cmp(&b.1)));
-        let mean = |i: usize| {
-            let h = hist[i];
-            let c = h[0].max(1);
-            [(h[1] + c / 2) / c, (h[2] + c / 2) / c, (h[3] + c / 2) / c]
-        };
-        let palette: Vec<[u8; 3]> = used
-            .iter()
-            .take(256)
-            .map(|&(_, i)| mean(i).map(|v| v as u8))
-            .collect();
+        let used = ranked(hist);
+        let palette = popular(hist, &used);
         // For every bin past a size, its nearest colour within each palette prefix and
         // the error that costs.
         let sizes: &[usize] = if used.len() > SEARCH_BINS {
@@ -224,7 +209,7 @@ impl Choice {
                 nearest[rank] = [rank as u8; 4];
                 continue;
             }
-            let m = mean(i).map(|v| v as i32);
+            let m = mean(hist, i).map(|v| v as i32);
             for (j, dj) in d.iter_mut().enumerate() {
                 let (r, g, b) = (
                     m[0] - channels[0][j],
@@ -264,6 +249,34 @@ impl Choice {
             mse: mse(pick),
         }
     }
+}
+
+/// The used bins of a histogram as (pixels, bin), the most popular first (of equals,
+/// the lower bin).
+fn ranked(hist: &[[u32; 4]]) -> Vec<(u32, usize)> {
+    let mut used: Vec<(u32, usize)> = hist
+        .iter()
+        .enumerate()
+        .filter(|(_, h)| h[0] > 0)
+        .map(|(i, h)| (h[0], i))
+        .collect();
+    used.sort_unstable_by(|a, b| b.0.cmp(&a.0).then(a.1.cmp(&b.1)));
+    used
+}
+
+/// The mean colour of bin `i`'s pixels.
+fn mean(hist: &[[u32; 4]], i: usize) -> [u32; 3] {
+    let h = hist[i];
+    let c = h[0].max(1);
+    [(h[1] + c / 2) / c, (h[2] + c / 2) / c, (h[3] + c / 2) / c]
+}
+
+/// The full palette: the mean colours of the 256 most popular of the `used` bins.
+fn popular(hist: &[[u32; 4]], used: &[(u32, usize)]) -> Vec<[u8; 3]> {
+    used.iter()
+        .take(256)
+        .map(|&(_, i)| mean(hist, i).map(|v| v as u8))
+        .collect()
 }
 
 /// The histogram of an image already given its exact palette (the same as
@@ -363,6 +376,17 @@ mod tests {
         (0..n).flat_map(colour).collect()
     }
 
+    /// `n` pixels of xorshift noise from `seed`.
+    fn noise(n: usize, seed: u32) -> Vec<u8> {
+        let mut x = seed;
+        image(n, |_| {
+            x ^= x << 13;
+            x ^= x >> 17;
+            x ^= x << 5;
+            [x as u8, (x >> 8) as u8, (x >> 16) as u8]
+        })
+    }
+
     fn dist(a: [u32; 3], b: [u8; 3]) -> u32 {
         let d = |x: u32, y: u8| {
             let v = x as i32 - y as i32;
@@ -374,26 +398,11 @@ mod tests {
     /// The nearest colour of every bin within each palette prefix, one distance at a
     /// time: what the vectorized search must find.
     fn plain_nearest(hist: &[[u32; 4]], sizes: &[usize]) -> Vec<[u8; 4]> {
-        let mut used: Vec<(u32, usize)> = hist
-            .iter()
-            .enumerate()
-            .filter(|(_, h)| h[0] > 0)
-            .map(|(i, h)| (h[0], i))
-            .collect();
-        used.sort_unstable_by(|a, b| b.0.cmp(&a.0).then(a.1.cmp(&b.1)));
-        let mean = |i: usize| {
-            let h = hist[i];
-            let c = h[0].max(1);
-            [(h[1] + c / 2) / c, (h[2] + c / 2) / c, (h[3] + c / 2) / c]
-        };
-        let palette: Vec<[u8; 3]> = used
-            .iter()
-            .take(256)
-            .map(|&(_, i)| mean(i).map(|v| v as u8))
-            .collect();
+        let used = ranked(hist);
+        let palette = popular(hist, &used);
         let mut nearest = vec![[0u8; 4]; used.len()];
         for (rank, &(_, i)) in used.iter().enumerate() {
-            let m = mean(i);
+            let m = mean(hist, i);
             for (k, &size) in sizes.iter().enumerate() {
                 nearest[rank][k] = if rank < size {
                     rank as u8
@@ -437,14 +446,7 @@ mod tests {
                 .iter()
                 .position(|&s| s >= choice.palette.len())
                 .unwrap_or(3);
-            let mut used: Vec<(u32, usize)> = hist
-                .iter()
-                .enumerate()
-                .filter(|(_, h)| h[0] > 0)
-                .map(|(i, h)| (h[0], i))
-                .collect();
-            used.sort_unstable_by(|a, b| b.0.cmp(&a.0).then(a.1.cmp(&b.1)));
-            for (rank, &(_, i)) in used.iter().enumerate() {
+            for (rank, &(_, i)) in ranked(&hist).iter().enumerate() {
                 assert_eq!(choice.lut[i], want[rank][k], "{bins} bins, rank {rank}");
             }
         }
@@ -481,13 +483,7 @@ mod tests {
             200..=210 => [(i % 7) as u8 * 30, 60, 90],
             _ => [20, 20, 30],
         });
-        let mut x = 5u32;
-        let noise = image(30_000, |_| {
-            x ^= x << 13;
-            x ^= x >> 17;
-            x ^= x << 5;
-            [x as u8, (x >> 8) as u8, (x >> 16) as u8]
-        });
+        let noise = noise(30_000, 5);
         let lut: Vec<u8> = (0..BINS).map(|b| (b % 251) as u8).collect();
         for (rgb, kept) in [(&screen, true), (&noise, false)] {
             let (hist, runs) = histogram_and_runs(rgb, true);
@@ -541,13 +537,7 @@ mod tests {
 
     #[test]
     fn noise_costs_a_large_error() {
-        let mut x = 12345u32;
-        let rgb = image(100_000, |_| {
-            x ^= x << 13;
-            x ^= x >> 17;
-            x ^= x << 5;
-            [x as u8, (x >> 8) as u8, (x >> 16) as u8]
-        });
+        let rgb = noise(100_000, 12345);
         let q = quantize(&rgb).expect("small image");
         assert!(q.mse > 50.0, "{}", q.mse);
     }
