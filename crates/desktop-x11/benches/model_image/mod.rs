@@ -96,7 +96,7 @@ pub fn peer_shots(desk: &Desk, main_js: &str, n: usize) -> Option<Vec<PeerShot>>
 /// Our default image of a capture at `w`×`h`, as `screen.capture` makes it: resized and
 /// encoded in the cheapest format in one pass on two threads.
 pub fn ours(img: &Arc<RgbImage>, w: u32, h: u32) -> Encoded {
-    encode_resized(img, w, h, Format::Auto, 85).expect("encode")
+    encode_resized(img, w, h, false, Format::Auto, 85).expect("encode")
 }
 
 /// The same image from the stages one after the other (each split over two threads on

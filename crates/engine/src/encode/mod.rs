@@ -96,8 +96,8 @@ pub fn to_gray(rgb: &[u8]) -> Vec<u8> {
         .collect()
 }
 
-/// Encodes pixels in `format` (`Auto`: the cheapest for the content).
-pub fn encode(px: &Pixels<'_>, format: Format, quality: u8) -> Result<Encoded, String> {
+/// Refuses pixels whose length is not their size's.
+fn check_length(px: &Pixels<'_>) -> Result<(), String> {
     let expected = px.width as usize * px.height as usize * if px.gray { 1 } else { 3 };
     if px.data.len() != expected {
         return Err(format!(
@@ -107,6 +107,12 @@ pub fn encode(px: &Pixels<'_>, format: Format, quality: u8) -> Result<Encoded, S
             px.height
         ));
     }
+    Ok(())
+}
+
+/// Encodes pixels in `format` (`Auto`: the cheapest for the content).
+pub fn encode(px: &Pixels<'_>, format: Format, quality: u8) -> Result<Encoded, String> {
+    check_length(px)?;
     let lossless = |bytes: Vec<u8>, format: Format| Encoded {
         format,
         bytes,

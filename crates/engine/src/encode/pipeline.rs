@@ -23,35 +23,45 @@ use cc_desktop::RgbImage;
 use super::palette::{self, Choice, Indexed};
 use super::resize::Resize;
 use super::zlib::{self, Piece};
-use super::{AUTO_MAX_MSE, Encoded, Format, Pixels, split, worker};
+use super::{AUTO_MAX_MSE, Encoded, Format, Pixels, split, to_gray, worker};
 
-/// `img` resized to `width`×`height` (not resized at its own size) and encoded in
-/// `format`, as [`resize`](super::resize) then [`encode`](super::encode) would; the
-/// default format in one pass on two cores when the image is large enough to gain.
+/// `img` resized to `width`×`height` (not resized at its own size), made gray when
+/// asked, and encoded in `format`, as [`resize`](super::resize), [`to_gray`] and
+/// [`encode`](super::encode) would one after the other; the default format in one pass
+/// on two cores when the image is large enough to gain.
 pub fn encode_resized(
     img: &Arc<RgbImage>,
     width: u32,
     height: u32,
+    gray: bool,
     format: Format,
     quality: u8,
 ) -> Result<Encoded, String> {
     let (width, height) = (width.max(1), height.max(1));
     let bytes = width as usize * height as usize * 3;
-    if format == Format::Auto && height >= 2 && bytes >= split::MIN_SPLIT && split::cores() >= 2 {
+    let worth_two = height >= 2 && bytes >= split::MIN_SPLIT && split::cores() >= 2;
+    if format == Format::Auto && !gray && worth_two {
         return one_pass(img, width, height, quality);
     }
     let resized;
-    let data = if (width, height) == (img.width, img.height) {
+    let rgb = if (width, height) == (img.width, img.height) {
         &img.pixels
     } else {
         resized = super::resize(img, width, height)?;
         &resized.pixels
     };
+    let luma;
+    let data = if gray {
+        luma = to_gray(rgb);
+        &luma
+    } else {
+        rgb
+    };
     super::encode(
         &Pixels {
             width,
             height,
-            gray: false,
+            gray,
             data,
         },
         format,
@@ -304,13 +314,13 @@ impl Bands {
 /// The one-pass encoding (see the module's documentation).
 fn one_pass(img: &Arc<RgbImage>, width: u32, height: u32, quality: u8) -> Result<Encoded, String> {
     let (w, h) = (width as usize, height as usize);
-    if (width, height) == (img.width, img.height) && img.pixels.len() != w * h * 3 {
-        return Err(format!(
-            "encode: {} bytes for a {}x{} image",
-            img.pixels.len(),
+    if (width, height) == (img.width, img.height) {
+        super::check_length(&Pixels {
             width,
-            height
-        ));
+            height,
+            gray: false,
+            data: &img.pixels,
+        })?;
     }
     let bounds = super::band_rows(h);
     let pass = Arc::new(Pass {
@@ -610,7 +620,7 @@ mod tests {
         for (what, img, w, h, lossy) in cases {
             let img = Arc::new(img);
             let want = reference(&img, w, h);
-            let got = encode_resized(&img, w, h, Format::Auto, 85).unwrap();
+            let got = encode_resized(&img, w, h, false, Format::Auto, 85).unwrap();
             assert!(
                 got == want,
                 "{what}: {:?} vs {:?}",
@@ -639,13 +649,36 @@ mod tests {
                 85,
             )
             .unwrap();
-            assert_eq!(encode_resized(&img, 320, 240, format, 85).unwrap(), want);
+            assert_eq!(
+                encode_resized(&img, 320, 240, false, format, 85).unwrap(),
+                want
+            );
+        }
+        // Gray, resized or at its own size: luma of the resized pixels, encoded.
+        for (w, h) in [(320, 240), (640, 480)] {
+            let small = super::super::resize(&img, w, h).unwrap();
+            let luma = to_gray(&small.pixels);
+            let want = super::super::encode(
+                &Pixels {
+                    width: w,
+                    height: h,
+                    gray: true,
+                    data: &luma,
+                },
+                Format::Auto,
+                85,
+            )
+            .unwrap();
+            assert_eq!(
+                encode_resized(&img, w, h, true, Format::Auto, 85).unwrap(),
+                want
+            );
         }
         let mut short = image(640, 480, screen);
         short.pixels.pop();
         let short = Arc::new(short);
         for (w, h) in [(640, 480), (320, 240)] {
-            let err = encode_resized(&short, w, h, Format::Auto, 85).unwrap_err();
+            let err = encode_resized(&short, w, h, false, Format::Auto, 85).unwrap_err();
             assert!(err.contains("640x480"), "{err}");
         }
     }

@@ -10,7 +10,7 @@ use serde_json::{Value, json};
 
 use super::{Exec, drv};
 use crate::changes::changed_boxes;
-use crate::encode::{Pixels, data_url, encode, encode_resized, resize, to_gray};
+use crate::encode::{data_url, encode_resized};
 use crate::frames::Seen;
 use crate::tools::screen_capture::{Args, Size};
 
@@ -213,29 +213,8 @@ pub(crate) fn capture(args: &Args, ex: &mut Exec<'_>) -> Result<Value, ToolError
     let img = Arc::new(img);
     let max_bytes = ex.config.capture.max_bytes as usize;
     for _attempt in 0..6 {
-        let enc = if args.grayscale {
-            // Resize only when the size changes; a capture at its own size is encoded
-            // as grabbed.
-            let resized;
-            let rgb: &[u8] = if (w, h) == (img.width, img.height) {
-                &img.pixels
-            } else {
-                resized =
-                    resize(&img, w, h).map_err(|e| ToolError::new(ErrorCode::DriverFailed, e))?;
-                &resized.pixels
-            };
-            let gray = to_gray(rgb);
-            let px = Pixels {
-                width: w,
-                height: h,
-                gray: true,
-                data: &gray,
-            };
-            encode(&px, args.format, quality)
-        } else {
-            encode_resized(&img, w, h, args.format, quality)
-        }
-        .map_err(|e| ToolError::new(ErrorCode::DriverFailed, e))?;
+        let enc = encode_resized(&img, w, h, args.grayscale, args.format, quality)
+            .map_err(|e| ToolError::new(ErrorCode::DriverFailed, e))?;
         if enc.bytes.len() > max_bytes {
             let f = ((max_bytes as f64 / enc.bytes.len() as f64).sqrt() * 0.9).min(0.9);
             w = ((w as f64 * f) as u32).max(1);
