@@ -1,13 +1,15 @@
 // The operator console of computer-control (PROTOCOL §8).
 //
-// Driven by the event stream (GET /events, read with fetch streaming so the token
-// travels in the Authorization header, never in a URL) and by system.status polls.
+// Driven by the event stream (GET /events, read with fetch streaming) and by
+// system.status polls. The operator token is posted once to /console/login; after that
+// the page is signed in by an HttpOnly session cookie plus this tab's key (the
+// X-Console-Key header, kept in sessionStorage), so no URL ever carries a secret.
 // Everything the server says is inserted as text (textContent), never as HTML.
 // No framework and nothing loaded from the network: this file is the whole app.
 'use strict';
 
 (() => {
-  const TOKEN_KEY = 'cc-operator-token';
+  const KEY_KEY = 'cc-console-key';
   const TRAIL_MAX = 300;
   const STATUS_EVERY_MS = 1000;
 
@@ -20,7 +22,7 @@
   };
 
   const app = {
-    token: null,
+    key: null, // this tab's half of the sign-in; the cookie is the other
     role: null,
     lastSeq: 0,
     state: 'unknown',
@@ -38,12 +40,12 @@
 
   // ---------------------------------------------------------------- token
 
-  function takeTokenFromFragment() {
-    const m = /(?:^#|&)token=([^&]+)/.exec(location.hash);
-    if (!m) return null;
-    // Remove it from the address bar and the history at once.
+  // Tokens in the address (`#token=`) are no longer accepted: they stay in the history
+  // and autocomplete. One still arriving is removed from the address bar at once.
+  function dropTokenFromAddress() {
+    if (!/(?:^#|&)token=/.test(location.hash)) return false;
     history.replaceState(null, '', location.pathname + location.search);
-    try { return decodeURIComponent(m[1]); } catch (_) { return m[1]; }
+    return true;
   }
 
   function showLogin(message) {
@@ -58,8 +60,32 @@
     $('token').focus();
   }
 
+  // Posts the operator token once; the answer sets the session cookie and gives this
+  // tab its key.
   async function signIn(token) {
-    app.token = token;
+    let res;
+    try {
+      res = await fetch('/console/login', {
+        method: 'POST',
+        headers: {'Content-Type': 'application/json'},
+        body: JSON.stringify({token}),
+        cache: 'no-store',
+      });
+    } catch (e) {
+      showLogin('The server cannot be reached: ' + e.message);
+      return;
+    }
+    const out = await res.json().catch(() => ({}));
+    if (!res.ok || !out.key) {
+      showLogin(out.message || ('The server answered ' + res.status + '.'));
+      return;
+    }
+    app.key = out.key;
+    sessionStorage.setItem(KEY_KEY, out.key);
+    enter();
+  }
+
+  async function enter() {
     let res;
     try {
       res = await fetch('/whoami', {headers: auth(), cache: 'no-store'});
@@ -67,16 +93,9 @@
       showLogin('The server cannot be reached: ' + e.message);
       return;
     }
-    if (res.status === 401) {
-      sessionStorage.removeItem(TOKEN_KEY);
-      showLogin('That token was not accepted.');
-      return;
-    }
-    if (res.status === 403) {
-      // The operator channel beside MCP admits the operator token only: an agent token
-      // is valid elsewhere but may not operate here.
-      sessionStorage.removeItem(TOKEN_KEY);
-      showLogin('That token may not operate this console: sign in with the operator token.');
+    if (res.status === 401 || res.status === 403) {
+      forget();
+      showLogin('Your session has ended: sign in again.');
       return;
     }
     if (!res.ok) {
@@ -84,7 +103,6 @@
       return;
     }
     const who = await res.json();
-    sessionStorage.setItem(TOKEN_KEY, token);
     app.role = who.role;
     $('login').hidden = true;
     $('app').hidden = false;
@@ -100,7 +118,12 @@
   }
 
   function auth() {
-    return {Authorization: 'Bearer ' + app.token};
+    return {'X-Console-Key': app.key || ''};
+  }
+
+  function forget() {
+    app.key = null;
+    sessionStorage.removeItem(KEY_KEY);
   }
 
   // ---------------------------------------------------------------- rpc
@@ -114,7 +137,7 @@
       cache: 'no-store',
     });
     if (res.status === 401) {
-      showLogin('The token is no longer accepted.');
+      showLogin('Your session has ended: sign in again.');
       throw new Error('unauthorized');
     }
     const msg = await res.json();
@@ -133,7 +156,7 @@
         const headers = auth();
         if (app.lastSeq > 0) headers['Last-Event-ID'] = String(app.lastSeq);
         const res = await fetch('/events', {headers, cache: 'no-store', signal: ctrl.signal});
-        if (res.status === 401) { showLogin('The token is no longer accepted.'); return; }
+        if (res.status === 401) { showLogin('Your session has ended: sign in again.'); return; }
         if (!res.ok || !res.body) throw new Error('events: HTTP ' + res.status);
         setLink(true);
         backoff = 500;
@@ -589,7 +612,7 @@
     app.govLoading = true;
     try {
       const res = await fetch('/approvals', {headers: auth(), cache: 'no-store'});
-      if (res.status === 401) { showLogin('The token is no longer accepted.'); return; }
+      if (res.status === 401) { showLogin('Your session has ended: sign in again.'); return; }
       if (res.ok) renderGoverned((await res.json()).approvals || []);
     } catch (_) {
       // The next event or poll tries again.
@@ -1031,17 +1054,32 @@
     pollStatus();
   });
 
-  $('logout').addEventListener('click', () => {
-    sessionStorage.removeItem(TOKEN_KEY);
+  $('logout').addEventListener('click', async () => {
+    try {
+      await fetch('/console/logout', {method: 'POST', headers: auth(), cache: 'no-store'});
+    } catch (_) {
+      // Signed out here either way; the server ends an unused session by itself.
+    }
+    forget();
     location.reload();
   });
 
   $('login-form').addEventListener('submit', (e) => {
     e.preventDefault();
     const t = $('token').value.trim();
+    $('token').value = ''; // the token is posted once and kept nowhere
     if (t) signIn(t);
   });
 
-  const initial = takeTokenFromFragment() || sessionStorage.getItem(TOKEN_KEY);
-  if (initial) signIn(initial); else showLogin('');
+  // An older console kept the token itself in the tab: it has no use any more.
+  sessionStorage.removeItem('cc-operator-token');
+  app.key = sessionStorage.getItem(KEY_KEY);
+  if (dropTokenFromAddress()) {
+    forget();
+    showLogin('Tokens in the address are no longer accepted (they stay in the browser history): sign in here.');
+  } else if (app.key) {
+    enter();
+  } else {
+    showLogin('');
+  }
 })();

@@ -194,8 +194,64 @@ pub fn report(opts: &Options, session: &Session, server: Option<&ServerView>) ->
 }
 
 /// The report of a running server (the MCP tool): its backend and capabilities, the
-/// journal it holds, and a fresh look at the desktop.
+/// journal it holds, and a fresh look at the desktop, with no path in it
+/// ([`hide_paths`]): the tool's caller is the agent, which has no business knowing
+/// where the runtime directory, the journal or the session's files are (the
+/// operator's `computer-control check` shows them).
 pub fn for_server(engine: &cc_engine::Engine) -> Value {
+    let mut doc = server_report(engine);
+    hide_paths(&mut doc);
+    doc
+}
+
+/// What replaces a path in the agent's report.
+pub const HIDDEN: &str = "(path hidden)";
+
+/// Removes every filesystem path from a report: the journal's `path` member goes, and
+/// in every string each word from a `/` that starts it (or follows `=`, `(` or a quote)
+/// becomes [`HIDDEN`], so `unix:path=/run/user/1000/bus` reads `unix:path=(path hidden)`.
+pub fn hide_paths(doc: &mut Value) {
+    match doc {
+        Value::Object(m) => {
+            if let Some(Value::Object(j)) = m.get_mut("journal") {
+                j.remove("path");
+            }
+            m.values_mut().for_each(hide_paths);
+        }
+        Value::Array(a) => a.iter_mut().for_each(hide_paths),
+        Value::String(s) => *s = hide_paths_in(s),
+        _ => {}
+    }
+}
+
+fn hide_paths_in(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    for (i, word) in text.split(' ').enumerate() {
+        if i > 0 {
+            out.push(' ');
+        }
+        let start = word.char_indices().find_map(|(j, c)| {
+            let before = word[..j].chars().last();
+            let opens = matches!(before, None | Some('=' | '(' | '\'' | '"' | '`'));
+            ((c == '/' || (c == '~' && word[j..].starts_with("~/"))) && opens).then_some(j)
+        });
+        match start {
+            Some(j) => {
+                // Keep closing punctuation: `(…/x)` stays balanced.
+                let tail = word[j..]
+                    .trim_end_matches([')', ',', ';', '.', ':', '\'', '"', '`'])
+                    .len();
+                out.push_str(&word[..j]);
+                out.push_str(HIDDEN);
+                out.push_str(&word[j + tail..]);
+            }
+            None => out.push_str(word),
+        }
+    }
+    out
+}
+
+fn server_report(engine: &cc_engine::Engine) -> Value {
     let view = ServerView {
         platform: engine.platform(),
         capabilities: engine.capabilities_json(),
@@ -267,4 +323,52 @@ fn text(doc: &Value) -> String {
         "not ready: see the next steps above\n"
     });
     out
+}
+
+#[cfg(test)]
+mod hide_paths_tests {
+    use super::*;
+
+    #[test]
+    fn no_path_survives_and_the_rest_reads_the_same() {
+        let mut doc = json!({
+            "session": {
+                "XDG_RUNTIME_DIR": {"value": "/run/user/1000", "source": "environment"},
+                "DBUS_SESSION_BUS_ADDRESS": {"value": "unix:path=/run/user/1000/bus", "source": "socket (/run/user/1000/bus)"},
+                "XAUTHORITY": {"value": "~/.Xauthority", "source": "file '/home/u/.Xauthority'"},
+                "DISPLAY": {"value": ":1", "source": "process 42 (xterm)"},
+            },
+            "journal": {"status": "ok", "reason": "/home/u/.local/state/j.db (open in this server)", "path": "/home/u/j.db"},
+            "hotkey": {"status": "ok", "reason": "held by this server; set $XDG_RUNTIME_DIR/x in env"},
+        });
+        hide_paths(&mut doc);
+        let text = doc.to_string();
+        for leak in ["/run/user", "/home/u", ".Xauthority\"", "j.db"] {
+            assert!(!text.contains(leak), "{leak} in {text}");
+        }
+        assert_eq!(doc["journal"].get("path"), None);
+        assert_eq!(
+            doc["journal"]["reason"],
+            "(path hidden) (open in this server)"
+        );
+        let s = &doc["session"];
+        assert_eq!(s["XDG_RUNTIME_DIR"]["value"], HIDDEN);
+        assert_eq!(
+            s["DBUS_SESSION_BUS_ADDRESS"]["value"],
+            "unix:path=(path hidden)"
+        );
+        assert_eq!(
+            s["DBUS_SESSION_BUS_ADDRESS"]["source"],
+            "socket ((path hidden))"
+        );
+        assert_eq!(s["XAUTHORITY"]["source"], "file '(path hidden)'");
+        assert_eq!(
+            s["DISPLAY"],
+            json!({"value": ":1", "source": "process 42 (xterm)"})
+        );
+        assert_eq!(
+            doc["hotkey"]["reason"],
+            "held by this server; set $XDG_RUNTIME_DIR/x in env"
+        );
+    }
 }

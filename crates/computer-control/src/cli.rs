@@ -87,6 +87,37 @@ pub struct CommonArgs {
     /// has no other channel on which a person can approve a `confirm` action.
     #[arg(long, value_name = "HOST:PORT")]
     operator_listen: Option<transports::http::operator::Listen>,
+    /// Read the operator token from PATH at start (its first line), over
+    /// `http.operator_token`: a descriptor the host hands in (`/dev/fd/3`, `/dev/stdin`)
+    /// or a file the desktop user cannot read. Nothing is written anywhere. Without an
+    /// operator token nobody is the operator over HTTP (docs/SECURITY.md). No
+    /// environment variable on purpose: `/proc/<pid>/environ` is readable by every
+    /// process of the same user.
+    #[arg(long, value_name = "PATH")]
+    operator_token_file: Option<std::path::PathBuf>,
+}
+
+/// The most read from `--operator-token-file`: a token is a line, not a document.
+const MAX_TOKEN_FILE: u64 = 4096;
+
+/// The first line of `path`, trimmed: the operator token handed in at start.
+fn read_operator_token(path: &std::path::Path) -> anyhow::Result<String> {
+    use std::io::Read;
+    let shown = path.display();
+    let mut bytes = Vec::new();
+    std::fs::File::open(path)
+        .and_then(|f| f.take(MAX_TOKEN_FILE + 1).read_to_end(&mut bytes))
+        .with_context(|| format!("--operator-token-file {shown}"))?;
+    if bytes.len() as u64 > MAX_TOKEN_FILE {
+        anyhow::bail!("--operator-token-file {shown}: longer than {MAX_TOKEN_FILE} bytes");
+    }
+    let text = String::from_utf8(bytes)
+        .map_err(|_| anyhow::anyhow!("--operator-token-file {shown}: not UTF-8 text"))?;
+    let token = text.lines().next().unwrap_or_default().trim();
+    if token.is_empty() {
+        anyhow::bail!("--operator-token-file {shown}: the first line is empty");
+    }
+    Ok(token.to_string())
 }
 
 /// Where the journal is, without creating anything: `configured` if set, else
@@ -103,8 +134,8 @@ pub fn default_journal(configured: &str) -> anyhow::Result<std::path::PathBuf> {
     Ok(state.join("computer-control").join("governance.db"))
 }
 
-/// Defaults, then the config file, then `--platform`, `--principal-id` and `--journal`
-/// (each validated like the config key it overrides).
+/// Defaults, then the config file, then `--platform`, `--principal-id`, `--journal` and
+/// `--operator-token-file` (each validated like the config key it overrides).
 fn base_config(a: &CommonArgs) -> anyhow::Result<ConfigStack> {
     let mut stack = config_file(a.config.as_deref(), a.platform.as_deref())?;
     let mut governance = serde_json::Map::new();
@@ -121,6 +152,12 @@ fn base_config(a: &CommonArgs) -> anyhow::Result<ConfigStack> {
         stack
             .apply(&json!({"governance": governance}))
             .map_err(|e| anyhow::anyhow!("--principal-id / --journal: {e}"))?;
+    }
+    if let Some(path) = &a.operator_token_file {
+        let token = read_operator_token(path)?;
+        stack
+            .apply(&json!({"http": {"operator_token": token}}))
+            .map_err(|e| anyhow::anyhow!("--operator-token-file: {e}"))?;
     }
     Ok(stack)
 }

@@ -109,7 +109,8 @@ fn mcp_with_operator(
         return rt.block_on(mcp::serve_stdio(server));
     };
     let r = rt.block_on(async move {
-        let channel = operator::Channel::bind(&listen).await?;
+        let allowed_hosts = &engine.base_config().config().http.allowed_hosts;
+        let channel = operator::Channel::bind(&listen, allowed_hosts).await?;
         let until = async {
             tokio::select! {
                 r = mcp::serve_stdio(server) => r,
@@ -128,7 +129,14 @@ fn mcp_with_operator(
 fn journal_path(configured: &str) -> anyhow::Result<PathBuf> {
     let path = crate::cli::default_journal(configured)?;
     if let Some(dir) = path.parent().filter(|_| configured.is_empty()) {
-        std::fs::create_dir_all(dir).with_context(|| format!("create {}", dir.display()))?;
+        // The journal's own directory: no other account needs to list it.
+        let mut builder = std::fs::DirBuilder::new();
+        builder.recursive(true);
+        #[cfg(unix)]
+        std::os::unix::fs::DirBuilderExt::mode(&mut builder, 0o700);
+        builder
+            .create(dir)
+            .with_context(|| format!("create {}", dir.display()))?;
     }
     Ok(path)
 }

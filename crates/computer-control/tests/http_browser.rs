@@ -1,5 +1,7 @@
 //! The operator console in a real browser (Debian's chromium, driven by playwright-core
-//! from `tests/browser/console_test.js`): the operator opens it, a governed click the
+//! from `tests/browser/console_test.js`): the operator signs in through its form (no
+//! token in the address, the history, the page's storage or a script-readable cookie;
+//! another window of the browser is not signed in; `#token=` is refused), a governed click the
 //! agent previewed over MCP (`/mcp`, policy `confirm`) waits in its card and is approved
 //! in the page, after which the agent's `execute_action` commits; a high-risk action
 //! sent by the agent appears as a card, approving it in the page runs it and the trail

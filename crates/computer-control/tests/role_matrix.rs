@@ -41,6 +41,9 @@ const TOKEN: [Out; 4] = [Unauth, Served, Served, Served];
 const OPERATOR_ONLY: [Out; 4] = [Unauth, Forbidden, Forbidden, Served];
 /// No token needed.
 const PUBLIC: [Out; 4] = [Served, Served, Served, Served];
+/// The console's sign-in and sign-out take no bearer token but need the page's Origin,
+/// which no caller here sends: refused for everyone (http_operator_trust signs in).
+const SIGN_IN: [Out; 4] = [Forbidden, Forbidden, Forbidden, Forbidden];
 const ABSENT: [Out; 4] = [Absent, Absent, Absent, Absent];
 
 /// JSON-RPC methods on `/rpc` of `--transport http`, with the params that decide the
@@ -201,6 +204,8 @@ fn route_rows() -> Vec<(L, &'static str, &'static str, [Out; 4])> {
             (l, "GET", "/", PUBLIC),
             (l, "GET", "/console/app.js", PUBLIC),
             (l, "GET", "/console/style.css", PUBLIC),
+            (l, "POST", "/console/login", SIGN_IN),
+            (l, "POST", "/console/logout", SIGN_IN),
             (l, "POST", "/rpc", token),
             (l, "GET", "/events", token),
             (l, "GET", "/frame", token),
@@ -218,6 +223,8 @@ fn route_rows() -> Vec<(L, &'static str, &'static str, [Out; 4])> {
         "/",
         "/console/app.js",
         "/console/style.css",
+        "/console/login",
+        "/console/logout",
         "/rpc",
         "/events",
         "/frame",
@@ -226,7 +233,14 @@ fn route_rows() -> Vec<(L, &'static str, &'static str, [Out; 4])> {
         "/approvals/approve",
         "/approvals/deny",
     ] {
-        let method = if matches!(path, "/rpc" | "/approvals/approve" | "/approvals/deny") {
+        let method = if matches!(
+            path,
+            "/rpc"
+                | "/approvals/approve"
+                | "/approvals/deny"
+                | "/console/login"
+                | "/console/logout"
+        ) {
             "POST"
         } else {
             "GET"

@@ -18,6 +18,7 @@ mod hosts;
 mod http_approvals;
 mod http_browser;
 mod http_load;
+mod http_operator_trust;
 mod http_rpc;
 mod http_security;
 mod http_sse;

@@ -129,7 +129,8 @@ fn refused_as_console(env: &Value, what: &str) {
 }
 
 /// The screen centre of the console's Approve button, from the page itself over the
-/// DevTools protocol (`tests/browser/approve_point.js`, playwright-core).
+/// DevTools protocol (`tests/browser/approve_point.js`, playwright-core), once the
+/// person at the desk (the script, not the agent) signed in through the form.
 fn approve_point(profile: &std::path::Path) -> (i64, i64) {
     let port_file = profile.join("DevToolsActivePort");
     let deadline = Instant::now() + Duration::from_secs(30);
@@ -153,6 +154,7 @@ fn approve_point(profile: &std::path::Path) -> (i64, i64) {
     let out = Command::new("node")
         .arg(script)
         .arg(format!("http://127.0.0.1:{port}"))
+        .env("CC_OPERATOR_TOKEN", OPERATOR)
         .current_dir(concat!(env!("CARGO_MANIFEST_DIR"), "/tests/browser"))
         .output()
         .expect("run node");
@@ -189,7 +191,7 @@ async fn on_the_desk(mut desk: Desk) {
     let base = server.base.clone();
     desk.spawn("xterm", &["-geometry", "80x24+1250+100"]);
     let profile = desk.path("chromium-profile");
-    let url = format!("{base}/#token={OPERATOR}");
+    let url = format!("{base}/");
     desk.spawn(
         "chromium",
         &[

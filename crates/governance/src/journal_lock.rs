@@ -30,12 +30,11 @@ impl JournalLock {
         let path = PathBuf::from(name);
         let cannot_open =
             |e: std::io::Error| storage(format!("cannot open {}: {e}", path.display()));
-        let (mut file, created) = match OpenOptions::new()
-            .read(true)
-            .write(true)
-            .create_new(true)
-            .open(&path)
-        {
+        let mut create = OpenOptions::new();
+        create.read(true).write(true).create_new(true);
+        #[cfg(unix)]
+        std::os::unix::fs::OpenOptionsExt::mode(&mut create, 0o600);
+        let (mut file, created) = match create.open(&path) {
             Ok(f) => (f, true),
             Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => (
                 OpenOptions::new()

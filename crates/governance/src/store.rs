@@ -84,8 +84,10 @@ CREATE INDEX IF NOT EXISTS grants_by_action ON grants (session_id, action_digest
 ";
 
 /// Opens (creating if needed) the journal at `path`, in WAL mode with full sync, so
-/// an acknowledged write survives a crash of the process or the machine.
+/// an acknowledged write survives a crash of the process or the machine. The journal
+/// and its side files are readable by their owner only ([`make_private`]).
 pub fn open(path: &Path) -> GovResult<Connection> {
+    make_private(path)?;
     let conn = Connection::open(path).map_err(db)?;
     let mode: String = conn
         .query_row("PRAGMA journal_mode=WAL", [], |r| r.get(0))
@@ -99,6 +101,49 @@ pub fn open(path: &Path) -> GovResult<Connection> {
         .map_err(db)?;
     conn.execute_batch(SCHEMA).map_err(db)?;
     Ok(conn)
+}
+
+/// The journal holds every governed action's arguments, targets and receipts: no other
+/// account may read it. Creates it 0600 when it is missing (SQLite gives its `-wal`,
+/// `-shm` and `-journal` side files the database's mode) and takes group and other
+/// access away from an existing journal and side files.
+#[cfg(unix)]
+fn make_private(path: &Path) -> GovResult<()> {
+    use std::os::unix::fs::{OpenOptionsExt, PermissionsExt};
+    let created = std::fs::OpenOptions::new()
+        .write(true)
+        .create_new(true)
+        .mode(0o600)
+        .open(path);
+    match created {
+        Ok(_) => {}
+        Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => {}
+        Err(e) => return Err(storage(format!("cannot create {}: {e}", path.display()))),
+    }
+    for suffix in ["", "-wal", "-shm", "-journal"] {
+        let mut name = path.as_os_str().to_owned();
+        name.push(suffix);
+        let file = std::path::PathBuf::from(name);
+        let Ok(meta) = std::fs::metadata(&file) else {
+            continue;
+        };
+        let mode = meta.permissions().mode();
+        if mode & 0o077 != 0 {
+            std::fs::set_permissions(&file, std::fs::Permissions::from_mode(mode & 0o700))
+                .map_err(|e| {
+                    storage(format!(
+                        "{} is readable by other accounts and cannot be made private: {e}",
+                        file.display()
+                    ))
+                })?;
+        }
+    }
+    Ok(())
+}
+
+#[cfg(not(unix))]
+fn make_private(_path: &Path) -> GovResult<()> {
+    Ok(())
 }
 
 /// Serializes a contract object for a `data` column.
@@ -309,5 +354,48 @@ mod tests {
             .query_row("PRAGMA journal_mode", [], |r| r.get(0))
             .unwrap();
         assert_eq!(mode, "wal");
+    }
+
+    /// Reads the mode of `path` (permission bits only).
+    #[cfg(unix)]
+    fn mode(path: &Path) -> u32 {
+        use std::os::unix::fs::PermissionsExt;
+        std::fs::metadata(path).unwrap().permissions().mode() & 0o777
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn the_journal_and_its_side_files_are_the_owners_alone() {
+        let (dir, _) = chain(2);
+        let db = dir.path().join("j.db");
+        // The connection is closed: open a new one so the WAL and SHM files exist.
+        let conn = open(&db).unwrap();
+        conn.execute_batch("CREATE TABLE t (x); INSERT INTO t VALUES (1);")
+            .unwrap();
+        for side in ["j.db", "j.db-wal", "j.db-shm"] {
+            let p = dir.path().join(side);
+            assert!(p.exists(), "{side}");
+            assert_eq!(mode(&p), 0o600, "{side}");
+        }
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn an_existing_journal_readable_by_others_is_made_private() {
+        use std::os::unix::fs::PermissionsExt;
+        let dir = tempfile::tempdir().unwrap();
+        let db = dir.path().join("j.db");
+        drop(open(&db).unwrap());
+        let wal = dir.path().join("j.db-wal");
+        std::fs::write(&wal, b"").unwrap();
+        for p in [&db, &wal] {
+            std::fs::set_permissions(p, std::fs::Permissions::from_mode(0o644)).unwrap();
+        }
+        let conn = open(&db).unwrap();
+        conn.execute_batch("CREATE TABLE t (x); INSERT INTO t VALUES (1);")
+            .unwrap();
+        for side in ["j.db", "j.db-wal", "j.db-shm"] {
+            assert_eq!(mode(&dir.path().join(side)), 0o600, "{side}");
+        }
     }
 }

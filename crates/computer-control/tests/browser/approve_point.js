@@ -1,7 +1,8 @@
 // Where the operator console's Approve button is on the screen, for a test that has
 // the agent aim at it: connects to a running chromium over the DevTools protocol
-// (argv[2]: http://127.0.0.1:PORT), waits for the console page's Approve button and
-// prints {"x":..,"y":..}, its centre in X screen pixels. Reads only; clicks nothing.
+// (argv[2]: http://127.0.0.1:PORT), signs the console in through its form as the
+// person at the desk would (env CC_OPERATOR_TOKEN), waits for the page's Approve button
+// and prints {"x":..,"y":..}, its centre in X screen pixels. Clicks nothing else.
 const { chromium } = require('playwright-core');
 
 (async () => {
@@ -11,6 +12,11 @@ const { chromium } = require('playwright-core');
     for (const context of browser.contexts()) {
       for (const page of context.pages()) {
         if (!(await page.title()).includes('operator console')) continue;
+        if (await page.isVisible('#login') && process.env.CC_OPERATOR_TOKEN) {
+          await page.fill('#token', process.env.CC_OPERATOR_TOKEN);
+          await page.click('#login-form button[type="submit"]');
+          await page.waitForSelector('#app:not([hidden])', { timeout: 20000 });
+        }
         const button = page.getByRole('button', { name: 'Approve', exact: true }).first();
         if (await button.count() === 0) continue;
         const box = await button.boundingBox();

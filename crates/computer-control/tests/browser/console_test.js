@@ -1,4 +1,6 @@
-// Drives the operator console in Debian's chromium, as an operator would.
+// Drives the operator console in Debian's chromium, as an operator would: signs in
+// through the form, checks that no token lands anywhere a browser keeps it, approves,
+// denies, stops, resumes and signs out.
 // Run by tests/http_browser.rs against a live server; prints one JSON result line last.
 //
 // Env: CC_BASE (http://127.0.0.1:PORT), CC_AGENT_TOKEN, CC_OPERATOR_TOKEN,
@@ -63,15 +65,58 @@ async function main() {
     page.on('pageerror', (e) => pageErrors.push(String(e)));
     page.on('console', (m) => { if (m.type() === 'error') pageErrors.push(m.text()); });
 
-    // 1. The operator opens the console with the token in the fragment.
-    await page.goto(BASE + '/#token=' + encodeURIComponent(OPERATOR));
+    // 1. The operator opens the console and signs in through its form: the token is
+    //    posted once and lands in no URL, history entry, storage or script-readable
+    //    cookie; the tab is signed in by an HttpOnly SameSite=Strict session cookie.
+    await page.goto(BASE + '/');
+    await page.waitForSelector('#login:not([hidden])', {timeout: T});
+    await page.fill('#token', OPERATOR);
+    await page.click('#login-form button[type="submit"]');
     await page.waitForSelector('#state[data-state="ready"]', {timeout: T});
     await page.waitForSelector('#link.link-up', {timeout: T});
-    if (page.url().includes('token')) fail('the token stayed in the address bar: ' + page.url());
+    if (page.url() !== BASE + '/') fail('the address changed: ' + page.url());
+    if ((await page.inputValue('#token')) !== '') fail('the token stayed in the form');
+    const cdp = await context.newCDPSession(page);
+    const nav = await cdp.send('Page.getNavigationHistory');
+    for (const e of nav.entries) {
+      if (e.url.includes(OPERATOR) || e.url.includes('token=')) fail('a history entry holds the token: ' + e.url);
+    }
+    const stored = await page.evaluate(() => JSON.stringify([document.cookie, {...sessionStorage}, {...localStorage}]));
+    if (stored.includes(OPERATOR)) fail('the page can read the token: ' + stored);
+    const cookies = await context.cookies(BASE);
+    const session = cookies.find((c) => c.name.startsWith('cc_console_'));
+    if (!session) fail('no session cookie: ' + JSON.stringify(cookies));
+    if (!session.httpOnly) fail('the session cookie is not HttpOnly');
+    if (session.sameSite !== 'Strict') fail('the session cookie is SameSite=' + session.sameSite);
+    if (session.expires !== -1) fail('the session cookie is persistent: expires ' + session.expires);
+    if (session.value.includes(OPERATOR)) fail('the cookie holds the token');
+    if (stored.includes(session.value)) fail('the page can read the session cookie: ' + stored);
     const role = await page.textContent('#role');
     if (!/operator/.test(role)) fail('role shown: ' + role);
     await page.waitForSelector('#frame:not([hidden])', {timeout: T});
-    step('console open, session ready, live screen shown');
+    step('signed in through the form; no token in the address, history, storage or cookies');
+
+    // 1a. Another window of the same browser carries the cookie, yet is not signed in:
+    //     neither its page nor a script on this origin can approve anything.
+    const other = await context.newPage();
+    await other.goto(BASE + '/health');
+    const fromOther = await other.evaluate(async () => {
+      const list = await fetch('/approvals');
+      const approve = await fetch('/approvals/approve', {
+        method: 'POST', headers: {'Content-Type': 'application/json'},
+        body: JSON.stringify({session_id: 'x', action_id: 'y'}),
+      });
+      const rpc = await fetch('/rpc', {
+        method: 'POST', headers: {'Content-Type': 'application/json'},
+        body: JSON.stringify({jsonrpc: '2.0', id: 1, method: 'session.resume'}),
+      });
+      return [list.status, approve.status, rpc.status];
+    });
+    if (fromOther.join() !== '401,401,401') fail('another window with the cookie got ' + fromOther.join());
+    await other.goto(BASE + '/');
+    await other.waitForSelector('#login:not([hidden])', {timeout: T});
+    await other.close();
+    step('another window of the browser is not signed in (401 with the cookie alone)');
 
     // 1b. A governed action the agent previewed waits in its own card: what, where,
     //     why. The agent cannot approve it; the operator approves it in the page.
@@ -186,6 +231,24 @@ async function main() {
     await page.click('#resume');
     await page.waitForSelector('#state[data-state="ready"]', {timeout: T});
     step('resume button: ready again');
+
+    // 7. Sign out: the session ends on the server too (its cookie and key are refused
+    //    from then on), and a URL with #token= signs nobody in.
+    const key = await page.evaluate(() => sessionStorage.getItem('cc-console-key'));
+    if (!key) fail('no tab key');
+    const cookieHeader = session.name + '=' + session.value;
+    await page.click('#logout');
+    await page.waitForSelector('#login:not([hidden])', {timeout: T});
+    const after = await fetch(BASE + '/whoami', {headers: {Cookie: cookieHeader, 'X-Console-Key': key}});
+    if (after.status !== 401) fail('the ended session answered ' + after.status);
+    await page.goto('about:blank');
+    await page.goto(BASE + '/#token=' + encodeURIComponent(OPERATOR));
+    await page.waitForSelector('#login:not([hidden])', {timeout: T});
+    const said = await page.textContent('#login-error');
+    if (!/no longer accepted/.test(said)) fail('a #token= URL was not refused: ' + said);
+    if (page.url().includes('token')) fail('the token stayed in the address bar: ' + page.url());
+    if (!(await page.isHidden('#app'))) fail('a #token= URL signed in');
+    step('signed out; the old session is refused; #token= is not accepted');
 
     if (offOrigin.length) fail('requests left the origin: ' + offOrigin.join(', '));
     if (pageErrors.length) fail('page errors: ' + pageErrors.join(' | '));

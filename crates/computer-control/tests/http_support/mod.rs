@@ -33,6 +33,17 @@ impl Server {
 
     /// With a config (`None`: no config file at all), extra CLI args and env vars.
     pub fn start_with(config: Option<Value>, extra: &[&str], envs: &[(&str, &str)]) -> Server {
+        Server::start_fed(config, extra, envs, None)
+    }
+
+    /// As [`Server::start_with`], with `stdin` written to the server's standard input
+    /// (a pipe, closed after it), as a host hands in a secret.
+    pub fn start_fed(
+        config: Option<Value>,
+        extra: &[&str],
+        envs: &[(&str, &str)],
+        stdin: Option<&str>,
+    ) -> Server {
         let dir = TempDir::new();
         let mut cmd = Command::new(env!("CARGO_BIN_EXE_computer-control"));
         cmd.args([
@@ -56,13 +67,21 @@ impl Server {
             .env("XDG_RUNTIME_DIR", &dir.0)
             // The governed journal (the /mcp route) too, not the user's state directory.
             .env("XDG_STATE_HOME", &dir.0)
-            .stdin(Stdio::null())
+            .stdin(if stdin.is_some() {
+                Stdio::piped()
+            } else {
+                Stdio::null()
+            })
             .stdout(Stdio::null())
             .stderr(Stdio::piped());
         for (k, v) in envs {
             cmd.env(k, v);
         }
         let mut child = cmd.spawn().expect("spawn computer-control");
+        if let (Some(text), Some(mut pipe)) = (stdin, child.stdin.take()) {
+            use std::io::Write;
+            pipe.write_all(text.as_bytes()).expect("write stdin");
+        }
         let stderr = child.stderr.take().expect("stderr");
         let lines = Arc::new(Mutex::new(Vec::new()));
         let (tx, rx) = std::sync::mpsc::channel();

@@ -288,7 +288,7 @@ fn build() -> Ty {
             "operator_token",
             Ty::string(),
             json!(""),
-            "operator bearer token (generated when empty)",
+            "operator bearer token (never generated: without one, nobody is the operator over HTTP)",
         )
         .immutable(),
         Field::def(
@@ -296,6 +296,20 @@ fn build() -> Ty {
             Ty::list(agent_token_spec(), 0, Some(64)),
             json!([]),
             "more agent tokens, each with the identity its governed MCP calls act for",
+        )
+        .immutable(),
+        Field::def(
+            "allowed_hosts",
+            Ty::list(
+                Ty::Str {
+                    max_chars: Some(255),
+                    non_empty: true,
+                },
+                0,
+                Some(64),
+            ),
+            json!([]),
+            "more names and addresses (optionally with :port) the Host/Origin check accepts, for a console reached from another machine",
         )
         .immutable(),
     ]);

@@ -108,6 +108,9 @@ pub struct HttpConfig {
     pub operator_token: String,
     /// More agent tokens, each with its own principal (governed MCP calls).
     pub agents: Vec<AgentToken>,
+    /// More `Host` names and addresses the server answers to (a console reached by
+    /// name or address from another machine).
+    pub allowed_hosts: Vec<String>,
 }
 
 /// An agent bearer token with the principal it acts for.

@@ -20,23 +20,27 @@ use super::{AppState, Identity, Role, json_response};
 const TOKEN_BYTES: usize = 32;
 
 /// The two role tokens, the agent tokens with their own identity (`http.agents`), and
-/// the file holding those that were generated.
+/// the file holding the agent token if it was generated.
 pub struct Tokens {
     /// `None` only beside MCP over stdio with no `http.token` configured: that process
     /// has no agent endpoint over HTTP, so no agent token exists at all.
     agent: Option<String>,
-    operator: String,
+    /// `None` when no operator token was handed in (`http.operator_token`, or
+    /// `--operator-token-file` over it): then nobody is the operator over HTTP. One is
+    /// never generated: whatever the server could write or print, an agent driving the
+    /// desktop account could read (docs/SECURITY.md).
+    operator: Option<String>,
     agents: Vec<AgentToken>,
     file: Option<PathBuf>,
 }
 
 impl Tokens {
-    /// Tokens from config `http.token` / `http.operator_token`; each one left empty is
-    /// generated, and the generated ones are written to a fresh 0600 file with the
-    /// URLs they are for. A blank `http.token` is generated only when the process has
-    /// an agent endpoint over HTTP (`urls.agent`): beside MCP over stdio the agent has
-    /// no token, so none is made up. The `http.agents` tokens are never generated;
-    /// each must differ from every other token, or a request could not be told apart.
+    /// Tokens from config `http.token` / `http.operator_token`. A blank `http.token` is
+    /// generated when the process has an agent endpoint over HTTP (`urls.agent`) and
+    /// written to a fresh 0600 file with the URL it is for: the agent is meant to read
+    /// it. A blank `http.operator_token` is never generated (see [`Tokens::operator`]).
+    /// The `http.agents` tokens are never generated; each must differ from every other
+    /// token, or a request could not be told apart.
     pub fn resolve(
         token: &str,
         operator_token: &str,
@@ -87,7 +91,7 @@ impl Tokens {
                 None if generate_agent => Some(generate()?),
                 None => None,
             },
-            operator: operator.clone().map_or_else(generate, Ok)?,
+            operator,
             agents: agents
                 .iter()
                 .map(|a| AgentToken {
@@ -97,16 +101,17 @@ impl Tokens {
                 .collect(),
             file: None,
         };
-        if generate_agent || operator.is_none() {
-            let body = json!({
-                "url": urls.agent.unwrap_or(urls.operator),
-                "operator_url": urls.operator,
-                "agent": if generate_agent { tokens.agent.as_deref() } else { None },
-                "operator": operator.is_none().then_some(&tokens.operator),
-            });
+        if let (true, Some(url), Some(agent)) = (generate_agent, urls.agent, &tokens.agent) {
+            let body = json!({"url": url, "agent": agent});
             tokens.file = Some(write_private_file(&body.to_string())?);
         }
         Ok(tokens)
+    }
+
+    /// True when an operator token was handed in: without one the operator side
+    /// admits nobody.
+    pub fn has_operator(&self) -> bool {
+        self.operator.is_some()
     }
 
     /// Tokens given directly (tests).
@@ -114,7 +119,7 @@ impl Tokens {
     pub fn fixed(agent: &str, operator: &str) -> Tokens {
         Tokens {
             agent: Some(agent.into()),
-            operator: operator.into(),
+            operator: Some(operator.into()),
             agents: Vec::new(),
             file: None,
         }
@@ -144,7 +149,10 @@ impl Tokens {
     /// The role a presented token grants. Both tokens are always compared, so the time
     /// taken says nothing about which one was close.
     pub fn role_of(&self, presented: &str) -> Option<Role> {
-        let is_operator = ct_eq(presented.as_bytes(), self.operator.as_bytes());
+        let is_operator = self
+            .operator
+            .as_deref()
+            .is_some_and(|o| ct_eq(presented.as_bytes(), o.as_bytes()));
         let is_agent = self
             .agent
             .as_deref()
@@ -158,7 +166,7 @@ impl Tokens {
         }
     }
 
-    /// The file the generated tokens were written to.
+    /// The file the generated agent token was written to.
     pub fn file(&self) -> Option<&Path> {
         self.file.as_deref()
     }
@@ -171,24 +179,21 @@ impl Tokens {
     }
 }
 
-/// Where the tokens are used: written into the token file beside them.
+/// Where the agent's token is used: written into the token file beside it.
 pub struct Urls<'a> {
     /// The agent's endpoint (`/rpc`, `/mcp`) over HTTP, if this process has one.
     pub agent: Option<&'a str>,
-    /// Where the operator console and the operator routes are: the same listener
-    /// under `--transport http`, the `--operator-listen` one beside MCP.
-    pub operator: &'a str,
 }
 
 /// 32 random bytes as 64 hex characters.
-fn generate() -> anyhow::Result<String> {
+pub(super) fn generate() -> anyhow::Result<String> {
     let mut buf = [0u8; TOKEN_BYTES];
     getrandom::fill(&mut buf).map_err(|e| anyhow::anyhow!("no randomness for a token: {e}"))?;
     Ok(buf.iter().map(|b| format!("{b:02x}")).collect())
 }
 
 /// Equality whose time depends only on the lengths (a token's length is no secret).
-fn ct_eq(a: &[u8], b: &[u8]) -> bool {
+pub(super) fn ct_eq(a: &[u8], b: &[u8]) -> bool {
     if a.len() != b.len() {
         return false;
     }
@@ -236,16 +241,22 @@ pub fn authority(host: &str, port: u16) -> String {
     }
 }
 
-/// The `Host` values this server answers to: the bound host and the loopback names,
-/// on the bound port.
+/// The `Host` values this server answers to: the bound host, the loopback names and
+/// the operator's `http.allowed_hosts` (the names and addresses a console on another
+/// machine reaches it by), on the bound port unless an entry names its own.
 pub struct Authorities {
     names: Vec<String>,
     port: u16,
+    /// `http.allowed_hosts` entries that named a port: `(host, port)`.
+    extra: Vec<(String, u16)>,
 }
 
 impl Authorities {
-    /// For a server bound to `host:port`.
-    pub fn new(host: &str, port: u16) -> Authorities {
+    /// For a server bound to `host:port`, also answering to `allowed` (entries of
+    /// `http.allowed_hosts`: `name`, `address`, `[IPv6]`, each optionally `:port`). An
+    /// entry that is not a bare host fails the start: a scheme, a path or a user would
+    /// otherwise be silently never matched.
+    pub fn new(host: &str, port: u16, allowed: &[String]) -> anyhow::Result<Authorities> {
         let bound = match host.parse::<Ipv6Addr>() {
             Ok(ip) => format!("[{ip}]"),
             Err(_) => host.to_ascii_lowercase(),
@@ -256,13 +267,39 @@ impl Authorities {
             "127.0.0.1".to_string(),
             "[::1]".to_string(),
         ];
+        let mut extra = Vec::new();
+        for entry in allowed {
+            let e = entry.trim();
+            let bracketed = match e.parse::<Ipv6Addr>() {
+                Ok(ip) => format!("[{ip}]"),
+                Err(_) => e.to_string(),
+            };
+            let has_port = match bracketed.strip_prefix('[') {
+                Some(rest) => rest.contains("]:"),
+                None => bracketed.contains(':'),
+            };
+            let parsed = split_authority(&bracketed).filter(|(h, _)| {
+                !h.contains(['[', ']']) || (h.starts_with('[') && h.ends_with(']'))
+            });
+            match parsed {
+                Some((h, p)) if has_port => extra.push((h, p)),
+                Some((h, _)) => names.push(h),
+                None => anyhow::bail!(
+                    "http.allowed_hosts: {entry:?} is not a host name or address \
+                     (write `desk.example`, `192.0.2.7` or `[2001:db8::7]`, optionally with :PORT)"
+                ),
+            }
+        }
+        names.sort();
         names.dedup();
-        Authorities { names, port }
+        Ok(Authorities { names, port, extra })
     }
 
     /// True for a `Host` header naming this server.
     pub fn host_ok(&self, host: &str) -> bool {
-        split_authority(host).is_some_and(|(h, p)| p == self.port && self.names.contains(&h))
+        split_authority(host).is_some_and(|(h, p)| {
+            (p == self.port && self.names.contains(&h)) || self.extra.contains(&(h, p))
+        })
     }
 }
 
@@ -391,23 +428,83 @@ pub fn authenticate(tokens: &Tokens, headers: &HeaderMap) -> Result<Identity, Re
     })
 }
 
-/// Protected routes: a valid token ([`authenticate`]), whose [`Role`] and [`Identity`]
-/// go into the request extensions.
-pub async fn require_token(State(st): State<AppState>, mut req: Request, next: Next) -> Response {
+/// A request without a bearer token may be the console's: its session cookie and its
+/// per-tab key ([`super::login`]) make it the operator. A request changing anything
+/// must also carry an `Origin` (the guard already refused a foreign one), as every
+/// browser sends for a `fetch` POST.
+fn console_session(st: &AppState, req: &Request) -> Result<Option<Identity>, Refusal> {
+    let headers = req.headers();
+    let Some(id) = st.logins.cookie_of(headers) else {
+        return Ok(None);
+    };
+    let key = headers
+        .get(super::login::KEY_HEADER)
+        .and_then(|v| v.to_str().ok())
+        .unwrap_or_default();
+    if !st.logins.check(id, key, std::time::Instant::now()) {
+        return Err(Refusal {
+            status: StatusCode::UNAUTHORIZED,
+            reason: "unauthorized",
+            message: "the console session has ended or is not this tab's: sign in again",
+        });
+    }
+    let safe = matches!(
+        *req.method(),
+        axum::http::Method::GET | axum::http::Method::HEAD
+    );
+    if !safe && !headers.contains_key(header::ORIGIN) {
+        return Err(Refusal {
+            status: StatusCode::FORBIDDEN,
+            reason: "bad_origin",
+            message: "a console request that changes something must carry its page's Origin",
+        });
+    }
+    Ok(Some(Identity {
+        role: Role::Operator,
+        principal: None,
+    }))
+}
+
+fn unauthorized(r: Refusal) -> Response {
+    let mut resp = refuse(r.status, r.reason, r.message.into());
+    if r.status == StatusCode::UNAUTHORIZED {
+        resp.headers_mut().insert(
+            header::WWW_AUTHENTICATE,
+            HeaderValue::from_static("Bearer realm=\"computer-control\""),
+        );
+    }
+    resp
+}
+
+fn admit(mut req: Request, identity: Identity) -> Request {
+    req.extensions_mut().insert(identity.role);
+    req.extensions_mut().insert(identity);
+    req
+}
+
+/// Protected routes but `/mcp`: a valid bearer token ([`authenticate`]) or, without
+/// one, a console session; the [`Role`] and [`Identity`] go into the request
+/// extensions.
+pub async fn require_token(State(st): State<AppState>, req: Request, next: Next) -> Response {
+    if bearer(req.headers()).is_none() {
+        match console_session(&st, &req) {
+            Ok(Some(identity)) => return next.run(admit(req, identity)).await,
+            Ok(None) => {}
+            Err(r) => return unauthorized(r),
+        }
+    }
     match authenticate(&st.tokens, req.headers()) {
-        Ok(identity) => {
-            req.extensions_mut().insert(identity.role);
-            req.extensions_mut().insert(identity);
-            next.run(req).await
-        }
-        Err(r) => {
-            let mut resp = refuse(r.status, r.reason, r.message.into());
-            resp.headers_mut().insert(
-                header::WWW_AUTHENTICATE,
-                HeaderValue::from_static("Bearer realm=\"computer-control\""),
-            );
-            resp
-        }
+        Ok(identity) => next.run(admit(req, identity)).await,
+        Err(r) => unauthorized(r),
+    }
+}
+
+/// `/mcp`, the agent's endpoint: a bearer token only. A console session is never an
+/// agent's credential, nor an operator's way into the agent's tools.
+pub async fn require_bearer(State(st): State<AppState>, req: Request, next: Next) -> Response {
+    match authenticate(&st.tokens, req.headers()) {
+        Ok(identity) => next.run(admit(req, identity)).await,
+        Err(r) => unauthorized(r),
     }
 }
 
@@ -417,15 +514,30 @@ mod tests {
 
     const URLS: Urls = Urls {
         agent: Some("http://127.0.0.1:1"),
-        operator: "http://127.0.0.1:1",
     };
 
     #[test]
+    fn an_operator_token_is_never_generated() {
+        let dir = std::env::temp_dir();
+        let t = Tokens::resolve("", "", &[], &URLS).unwrap();
+        assert!(!t.has_operator());
+        let agent = t.agent.clone().expect("the agent's is generated");
+        assert_eq!(t.identify(&agent).map(|i| i.role), Some(Role::Agent));
+        for guess in ["", " ", "operator", &agent] {
+            assert_ne!(t.role_of(guess), Some(Role::Operator), "{guess:?}");
+        }
+        let path = t.file().expect("the agent token file").to_path_buf();
+        assert!(path.starts_with(&dir) || std::env::var_os("XDG_RUNTIME_DIR").is_some());
+        let v: serde_json::Value =
+            serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
+        assert_eq!(v, json!({"url": "http://127.0.0.1:1", "agent": agent}));
+        t.remove_file();
+        assert!(!path.exists());
+    }
+
+    #[test]
     fn beside_stdio_mcp_no_agent_token_is_made_up() {
-        let urls = Urls {
-            agent: None,
-            operator: "http://127.0.0.1:2",
-        };
+        let urls = Urls { agent: None };
         let t = Tokens::resolve("", "operator-token-012345", &[], &urls).unwrap();
         assert_eq!(t.agent, None);
         assert!(t.file().is_none(), "nothing generated, nothing written");
@@ -526,7 +638,7 @@ mod tests {
 
     #[test]
     fn hosts_and_origins() {
-        let a = Authorities::new("127.0.0.1", 8765);
+        let a = Authorities::new("127.0.0.1", 8765, &[]).unwrap();
         for ok in [
             "127.0.0.1:8765",
             "localhost:8765",
@@ -546,7 +658,7 @@ mod tests {
         ] {
             assert!(!a.host_ok(bad), "{bad}");
         }
-        let v6 = Authorities::new("::1", 9000);
+        let v6 = Authorities::new("::1", 9000, &[]).unwrap();
         assert!(v6.host_ok("[::1]:9000"));
         assert!(same_origin("http://127.0.0.1:8765", "127.0.0.1:8765"));
         assert!(same_origin("HTTP://LocalHost:8765", "localhost:8765"));
@@ -555,6 +667,50 @@ mod tests {
         assert!(!same_origin("null", "127.0.0.1:8765"));
         assert!(!same_origin("http://evil.example", "127.0.0.1:8765"));
         assert_eq!(authority("::1", 80), "[::1]:80");
+    }
+
+    #[test]
+    fn allowed_hosts_add_names_and_addresses() {
+        let allowed = [
+            "Desk.Example".to_string(),
+            "192.0.2.7".into(),
+            "2001:db8::7".into(),
+            "[2001:db8::8]:9000".into(),
+            "proxy.example:443".into(),
+        ];
+        let a = Authorities::new("0.0.0.0", 8765, &allowed).unwrap();
+        for ok in [
+            "desk.example:8765",
+            "192.0.2.7:8765",
+            "[2001:db8::7]:8765",
+            "[2001:db8::8]:9000",
+            "proxy.example:443",
+            "127.0.0.1:8765",
+        ] {
+            assert!(a.host_ok(ok), "{ok}");
+        }
+        for bad in [
+            "desk.example:8766",
+            "192.0.2.8:8765",
+            "[2001:db8::8]:8765",
+            "proxy.example:8765",
+            "evil.desk.example:8765",
+        ] {
+            assert!(!a.host_ok(bad), "{bad}");
+        }
+        for bad in [
+            "http://desk.example",
+            "desk.example/x",
+            "user@desk",
+            "",
+            "a b",
+            "desk:port",
+        ] {
+            let e = Authorities::new("127.0.0.1", 1, &[bad.to_string()])
+                .err()
+                .unwrap_or_else(|| panic!("{bad:?} accepted"));
+            assert!(e.to_string().contains("http.allowed_hosts"), "{e}");
+        }
     }
 
     #[test]

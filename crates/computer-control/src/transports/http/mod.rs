@@ -6,15 +6,17 @@
 //! (`--operator-listen`, [`operator`]), operator token only.
 //!
 //! Layers, outermost first: the Host/Origin guard on every route (DNS-rebinding
-//! protection), then the bearer-token check on every route but `/health` and the
-//! console's static files (they carry no data; the page asks for a token before it
-//! fetches anything). Like every transport this maps the wire onto [`Engine`] calls and
+//! protection), then the credential check on every route but `/health`, the console's
+//! static files and its sign-in (they carry no data; the page signs in before it
+//! fetches anything): a bearer token, or a console session ([`login`]) everywhere but
+//! `/mcp`. Like every transport this maps the wire onto [`Engine`] calls and
 //! holds no policy; the one decision it makes is *who* may call an operator method.
 
 mod approvals;
 pub mod auth;
 mod console;
 mod health;
+pub mod login;
 pub mod operator;
 mod roles;
 pub mod routes;
@@ -85,6 +87,8 @@ pub struct AppState {
     engine: Engine,
     tokens: Arc<Tokens>,
     hosts: Arc<auth::Authorities>,
+    /// The console sign-ins of this listener.
+    logins: Arc<login::Logins>,
     sse: Arc<sse::Hub>,
     kernels: Arc<Kernels>,
 }
@@ -118,6 +122,8 @@ fn handler(path: &str) -> Option<MethodRouter<AppState>> {
         "/" => get(console::index),
         "/console/app.js" => get(console::app_js),
         "/console/style.css" => get(console::style_css),
+        "/console/login" => post(login::login),
+        "/console/logout" => post(login::logout),
         "/rpc" => post(rpc::rpc),
         "/events" => get(sse::events),
         "/frame" => get(console::frame),
@@ -138,6 +144,7 @@ fn router(state: AppState, routes: &Routes) -> Router {
         Routes::Operator => Listener::Operator,
     };
     let mut protected = Router::new();
+    let mut bearer_only = Router::new();
     let mut public = Router::new();
     for r in routes::ROUTES.iter().filter(|r| r.on.contains(&listener)) {
         if let Some(h) = handler(r.path) {
@@ -149,15 +156,24 @@ fn router(state: AppState, routes: &Routes) -> Router {
         } else if let (true, Routes::All(server) | Routes::McpOnly(server)) =
             (r.path == "/mcp", routes)
         {
-            protected = protected.route_service(r.path, streamable::service((*server).clone()));
+            bearer_only = bearer_only.route_service(r.path, streamable::service((*server).clone()));
         }
     }
     if matches!(routes, Routes::Operator) {
         // Layers added later run first: the token check, then the operator-only check.
         protected = protected.route_layer(axum::middleware::from_fn(auth::require_operator));
     }
-    let protected = protected.route_layer(from_fn_with_state(state.clone(), auth::require_token));
+    // axum refuses a route layer on a router without routes (`mcp-http` has no
+    // session-admitting route, `--operator-listen` no `/mcp`).
+    if protected.has_routes() {
+        protected = protected.route_layer(from_fn_with_state(state.clone(), auth::require_token));
+    }
+    if bearer_only.has_routes() {
+        bearer_only =
+            bearer_only.route_layer(from_fn_with_state(state.clone(), auth::require_bearer));
+    }
     protected
+        .merge(bearer_only)
         .merge(public)
         // The /rpc extractor turns an oversized body into a 413 JSON-RPC error.
         .layer(DefaultBodyLimit::max(rpc::MAX_BODY))
@@ -229,8 +245,9 @@ pub fn serve(engine: Engine, opts: Options) -> anyhow::Result<()> {
 async fn run(engine: Engine, opts: Options) -> anyhow::Result<()> {
     let (listener, port) = bind(&opts.host, opts.port, "").await?;
     let base = format!("http://{}", auth::authority(&opts.host, port));
+    let allowed_hosts = &engine.base_config().config().http.allowed_hosts;
     let channel = match &opts.operator {
-        Some(listen) => Some(operator::Channel::bind(listen).await?),
+        Some(listen) => Some(operator::Channel::bind(listen, allowed_hosts).await?),
         None => None,
     };
     let console = match (&channel, &opts.mcp) {
@@ -239,15 +256,17 @@ async fn run(engine: Engine, opts: Options) -> anyhow::Result<()> {
         (None, Mcp::Only(_)) => None,
     };
     let http = &engine.base_config().config().http;
-    let urls = auth::Urls {
-        agent: Some(&base),
-        operator: console.as_deref().unwrap_or(&base),
-    };
+    let urls = auth::Urls { agent: Some(&base) };
+    if channel.is_some() {
+        operator::require_operator_token(&http.operator_token)?;
+    }
+    let hosts = auth::Authorities::new(&opts.host, port, &http.allowed_hosts)?;
     let tokens = Tokens::resolve(&http.token, &http.operator_token, &http.agents, &urls)?;
     let state = AppState {
         engine: engine.clone(),
         tokens: Arc::new(tokens),
-        hosts: Arc::new(auth::Authorities::new(&opts.host, port)),
+        hosts: Arc::new(hosts),
+        logins: Arc::new(login::Logins::new(port)),
         sse: sse::Hub::start(&engine).context("cannot start the event fan-out")?,
         kernels: opts.kernels.clone(),
     };
@@ -255,9 +274,12 @@ async fn run(engine: Engine, opts: Options) -> anyhow::Result<()> {
     // "listening" line comes last: once it is out, everything above is true.
     if let Some(path) = state.tokens.file() {
         eprintln!(
-            "computer-control: generated tokens written to {} (mode 0600)",
+            "computer-control: generated agent token written to {} (mode 0600)",
             path.display()
         );
+    }
+    if console.is_some() && !state.tokens.has_operator() {
+        eprintln!("computer-control: {}", operator::NO_OPERATOR);
     }
     let routes = match &opts.mcp {
         Mcp::Mounted(server) => Routes::All(server),
@@ -271,7 +293,7 @@ async fn run(engine: Engine, opts: Options) -> anyhow::Result<()> {
         }
         None if console.is_some() => {
             eprintln!(
-                "computer-control: operator console at {base}/ (add #token=<operator token>)"
+                "computer-control: operator console at {base}/ (sign in with the operator token)"
             );
         }
         None => {}

@@ -8,9 +8,11 @@
 //! tool"). MCP over stdio has none, and `--transport mcp-http` serves `/mcp` alone, so
 //! without this channel such an action could never run there.
 //!
-//! Only the operator token passes ([`super::auth::require_operator`]): the agent's
-//! token, where one exists, gets 403, and MCP over stdio has no agent token at all.
-//! The Host/Origin guard checks the channel's own port.
+//! Only the operator passes ([`super::auth::require_operator`]): the operator token, or
+//! a console session signed in with it; the agent's token, where one exists, gets 403,
+//! and MCP over stdio has no agent token at all. The channel needs an operator token
+//! handed in at start (it is never generated: docs/SECURITY.md); without one the start
+//! fails. The Host/Origin guard checks the channel's own port and `http.allowed_hosts`.
 
 use std::future::Future;
 use std::net::Ipv6Addr;
@@ -21,7 +23,7 @@ use anyhow::Context;
 use cc_engine::Engine;
 
 use super::auth::{self, Authorities, Tokens, Urls};
-use super::{AppState, Routes, bind, router, serve_until, sse};
+use super::{AppState, Routes, bind, login, router, serve_until, sse};
 use cc_governance::Kernels;
 
 /// Where the operator channel listens: `--operator-listen HOST:PORT`, `[IPv6]:PORT`,
@@ -83,16 +85,24 @@ pub struct Channel {
     listener: tokio::net::TcpListener,
     base: String,
     hosts: Arc<Authorities>,
+    logins: Arc<login::Logins>,
 }
 
+/// Said on stderr when the console is served but no operator token was handed in.
+pub const NO_OPERATOR: &str = "no operator token was handed in (--operator-token-file or \
+http.operator_token), so nobody can sign in to the console, approve, resume or release the \
+stop over HTTP; none is generated, since an agent could read it (docs/SECURITY.md)";
+
 impl Channel {
-    /// Binds `listen`.
-    pub async fn bind(listen: &Listen) -> anyhow::Result<Channel> {
+    /// Binds `listen`; the Host check also accepts `allowed_hosts`
+    /// (`http.allowed_hosts`).
+    pub async fn bind(listen: &Listen, allowed_hosts: &[String]) -> anyhow::Result<Channel> {
         let (listener, port) = bind(&listen.host, listen.port, "--operator-listen ").await?;
         Ok(Channel {
             listener,
             base: format!("http://{}", auth::authority(&listen.host, port)),
-            hosts: Arc::new(Authorities::new(&listen.host, port)),
+            hosts: Arc::new(Authorities::new(&listen.host, port, allowed_hosts)?),
+            logins: Arc::new(login::Logins::new(port)),
         })
     }
 
@@ -105,7 +115,9 @@ impl Channel {
     /// "listening" line is the channel's last: once it is out, the channel answers.
     pub fn announce(&self) {
         let base = &self.base;
-        eprintln!("computer-control: operator console at {base}/ (add #token=<operator token>)");
+        eprintln!(
+            "computer-control: operator console at {base}/ (sign in with the operator token)"
+        );
         eprintln!("computer-control: operator channel listening on {base}");
     }
 
@@ -114,6 +126,7 @@ impl Channel {
     pub(super) fn into_app(self, state: &AppState) -> (tokio::net::TcpListener, axum::Router) {
         let state = AppState {
             hosts: self.hosts,
+            logins: self.logins,
             ..state.clone()
         };
         (self.listener, router(state, &Routes::Operator))
@@ -121,9 +134,9 @@ impl Channel {
 }
 
 /// Beside MCP over stdio: the bound channel serves, with the tokens resolved (the
-/// operator's from `http.operator_token` or generated into a 0600 file; no agent token
-/// is made up) and its address printed, until `until` completes (the MCP client closed
-/// stdin, or a signal). The generated token file is removed on every path.
+/// operator's from `http.operator_token`, handed in; no agent token is made up) and its
+/// address printed, until `until` completes (the MCP client closed stdin, or a
+/// signal).
 pub async fn beside_stdio(
     engine: &Engine,
     kernels: Arc<Kernels>,
@@ -131,10 +144,8 @@ pub async fn beside_stdio(
     until: impl Future<Output = anyhow::Result<()>>,
 ) -> anyhow::Result<()> {
     let http = &engine.base_config().config().http;
-    let urls = Urls {
-        agent: None,
-        operator: channel.base(),
-    };
+    require_operator_token(&http.operator_token)?;
+    let urls = Urls { agent: None };
     let tokens = Arc::new(Tokens::resolve(
         &http.token,
         &http.operator_token,
@@ -146,21 +157,31 @@ pub async fn beside_stdio(
             engine: engine.clone(),
             tokens: tokens.clone(),
             hosts: channel.hosts.clone(),
+            logins: channel.logins.clone(),
             sse: sse::Hub::start(engine).context("cannot start the event fan-out")?,
             kernels,
         };
-        if let Some(path) = tokens.file() {
-            eprintln!(
-                "computer-control: generated tokens written to {} (mode 0600)",
-                path.display()
-            );
-        }
         channel.announce();
         serve_until(vec![channel.into_app(&state)], until).await
     }
     .await;
     tokens.remove_file();
     result
+}
+
+/// The operator channel exists for the operator alone: without an operator token it
+/// would admit nobody, so the start fails and says how to hand one in.
+pub fn require_operator_token(operator_token: &str) -> anyhow::Result<()> {
+    if !operator_token.trim().is_empty() {
+        return Ok(());
+    }
+    anyhow::bail!(
+        "--operator-listen needs an operator token handed in at start: \
+         --operator-token-file PATH (a descriptor such as /dev/fd/3, or a file the desktop \
+         user cannot read) or http.operator_token in a config only the operator can read; \
+         none is generated, since an agent driving this desktop could read it \
+         (docs/SECURITY.md)"
+    )
 }
 
 #[cfg(test)]

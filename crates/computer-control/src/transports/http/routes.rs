@@ -32,7 +32,7 @@ pub struct Route {
     pub method: &'static str,
     pub path: &'static str,
     /// Served without a token: only what carries no data (health, the console's
-    /// static files, which ask for a token before they fetch anything).
+    /// static files and its sign-in, after which the page fetches everything else).
     pub public: bool,
     pub on: &'static [Listener],
 }
@@ -61,6 +61,8 @@ pub const ROUTES: &[Route] = &[
     route("GET", "/", true, CONSOLE),
     route("GET", "/console/app.js", true, CONSOLE),
     route("GET", "/console/style.css", true, CONSOLE),
+    route("POST", "/console/login", true, CONSOLE),
+    route("POST", "/console/logout", true, CONSOLE),
     route("POST", "/rpc", false, CONSOLE),
     route("GET", "/events", false, CONSOLE),
     route("GET", "/frame", false, CONSOLE),
