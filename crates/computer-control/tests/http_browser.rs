@@ -125,6 +125,16 @@ async fn operator_approves_and_panics_in_the_console() {
         s.stderr_text()
     );
 
+    // The sign-in steps ran: through the form, nothing left behind, #token= refused.
+    let steps = result["steps"].to_string();
+    for want in [
+        "signed in through the form; no token in the address, history, storage or cookies",
+        "another window of the browser is not signed in",
+        "signed out; the old session is refused; #token= is not accepted",
+    ] {
+        assert!(steps.contains(want), "{want}: {steps}");
+    }
+
     // The operator's grant from the page let the agent's governed click commit.
     let receipt = receipt.expect("the page's approval reached the agent");
     assert_eq!(receipt["status"], "committed", "{receipt}");
