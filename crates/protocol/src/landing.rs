@@ -70,3 +70,45 @@ pub const LANDING_TEXT_CHARS: usize = 120;
 fn is_false(b: &bool) -> bool {
     !*b
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn the_wire_form_omits_what_is_not_there() {
+        let window = LandingWindow {
+            id: 7,
+            title: "Sign in".into(),
+            app_id: "cc-form".into(),
+        };
+        let l = Landing {
+            points: vec![LandingPoint {
+                x: 10,
+                y: 20,
+                here: false,
+                element: Some(LandingElement {
+                    role: Role::Button,
+                    name: "Submit".into(),
+                    element_ref: "e1".into(),
+                }),
+                window: Some(window.clone()),
+            }],
+            window: Some(window),
+            ..Landing::default()
+        };
+        let wire = json!({
+            "points": [{"x": 10, "y": 20,
+                        "element": {"role": "button", "name": "Submit", "ref": "e1"},
+                        "window": {"id": 7, "title": "Sign in", "app_id": "cc-form"}}],
+            "window": {"id": 7, "title": "Sign in", "app_id": "cc-form"}
+        });
+        assert_eq!(serde_json::to_value(&l).unwrap(), wire);
+        assert_eq!(serde_json::from_value::<Landing>(wire).unwrap(), l);
+        assert_eq!(serde_json::to_value(Landing::default()).unwrap(), json!({}));
+        let here: LandingPoint =
+            serde_json::from_value(json!({"x": 1, "y": 2, "here": true})).unwrap();
+        assert!(here.here);
+    }
+}

@@ -326,3 +326,21 @@ fn clip(s: &str) -> String {
         _ => s.to_string(),
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn names_are_cut_to_the_landing_limit() {
+        let n = LANDING_TEXT_CHARS;
+        assert_eq!(clip("Sign in"), "Sign in");
+        let exact = "é".repeat(n);
+        assert_eq!(clip(&exact), exact);
+        let long = "é".repeat(n + 1);
+        let cut = clip(&long);
+        assert_eq!(cut.chars().count(), n);
+        assert!(cut.ends_with('…'));
+        assert_eq!(clip(""), "");
+    }
+}
