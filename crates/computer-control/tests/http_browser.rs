@@ -250,7 +250,7 @@ async fn confirmation_cards_show_where_each_action_lands() {
 
     // The events carried what the page was shown.
     let cases = result["cases"].as_array().expect("cases");
-    assert_eq!(cases.len(), 17, "{result:#}");
+    assert_eq!(cases.len(), 19, "{result:#}");
     let last_seq = s.health().await["last_seq"].as_u64().unwrap();
     let evs: Vec<Value> = sub
         .until_seq(last_seq, Duration::from_secs(30))

@@ -201,6 +201,10 @@ async function main() {
       ['Click where the pointer is, at (' + m3.x + ', ' + m3.y + ')', listTitle]);
     await check('pointer.move', {x: 700, y: 200},
       {points: [at(700, 200)], window: shownWindow(form)}, ['Move the pointer to (700, 200)']);
+    const mr = {x: list.rect.x + 40, y: list.rect.y + 100};
+    await check('pointer.move', {x: 40, y: 100, window: list.id},
+      {points: [at(mr.x, mr.y)], window: shownWindow(list)},
+      ['Move the pointer to (' + mr.x + ', ' + mr.y + ')', 'given as (40, 100) relative to window ' + list.id]);
     // A drag between two elements, and one relative to a window.
     await check('pointer.drag', {from_element: {ref: item2.ref}, to_element: {selector: {role: 'button', name: 'Clear'}}},
       {points: [aimed(item2), aimed(clear)], window: shownWindow(list)},
@@ -213,6 +217,9 @@ async function main() {
     // Scrolling at a point and over an element.
     await check('pointer.scroll', {x: m3.x, y: m3.y, amount: -3},
       {points: [at(m3.x, m3.y)], window: shownWindow(list)}, ['Scroll down 3 notches at (' + m3.x + ', ' + m3.y + ')']);
+    await check('pointer.scroll', {x: 40, y: 100, window: list.id, amount: 1},
+      {points: [at(mr.x, mr.y)], window: shownWindow(list)},
+      ['Scroll up 1 notch at (' + mr.x + ', ' + mr.y + ')', 'given as (40, 100) relative to window ' + list.id]);
     await check('pointer.scroll', {element: {ref: items.ref}, amount: 2},
       {points: [aimed(items)], window: shownWindow(list)}, ['Scroll up 2 notches over list “Items” at']);
     // Accessibility tools by ref and by selector: the element, its window, its centre.
