@@ -13,6 +13,7 @@ mod bad_input;
 mod check;
 mod cli;
 mod faults;
+mod fleet;
 mod governance_config;
 mod hosts;
 mod http_approvals;
