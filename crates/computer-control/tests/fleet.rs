@@ -6,7 +6,8 @@
 //! it: `/health` ready, a capture over MCP with the agent token from its Secret, the
 //! operator channel open to the operator token only, the journal on the desk's own
 //! volume, a read-only root as an unprivileged user; then a desk whose X server died
-//! is unready and `/health` names the display. Everything is torn down after.
+//! is unready and `/health` names the display, until the desk is restarted.
+//! Everything is torn down after.
 //!
 //! What podman cannot play is rewritten by `tests/fleet/podman_play.py`, which names
 //! each change. Needs root (rootful podman).
@@ -102,7 +103,10 @@ fn manifests_pass_the_kubernetes_schemas() {
         String::from_utf8_lossy(&out.stdout).into_owned() + &String::from_utf8_lossy(&out.stderr);
     assert!(out.status.success(), "{text}");
     for kind in ["statefulset/desk", "service/desks", "networkpolicy/desks"] {
-        assert!(text.contains(&format!("{kind} passed")), "{kind}: {text}");
+        assert!(
+            text.contains(&format!("passed for resource {kind}")),
+            "{kind}: {text}"
+        );
     }
     // The validator rejects what a cluster would: a mistyped field fails.
     let dir = tempfile::tempdir().expect("temp dir");
@@ -318,7 +322,14 @@ async fn three_desks_play_from_the_manifests() {
         assert_eq!(image.mime_type, "image/png");
         assert!(!image.data.is_empty());
         let meta = shot.structured_content.expect("structured");
-        assert_eq!(meta["canvas"]["width"], 1280, "desk-{i}: {meta}");
+        // The canvas has the screen's 1280x800 shape (DESK_SCREEN in the manifest).
+        let (w, h) = (
+            meta["canvas"]["display_width_px"].as_u64().expect("width"),
+            meta["canvas"]["display_height_px"]
+                .as_u64()
+                .expect("height"),
+        );
+        assert_eq!(w * 800, h * 1280, "desk-{i}: {meta}");
         let _ = a.cancel().await;
     }
 
@@ -394,6 +405,14 @@ async fn three_desks_play_from_the_manifests() {
             .contains("/tmp/.X11-unix/X0"),
         "{h}"
     );
+
+    // Restarted, as the kubelet restarts a desk whose liveness probe keeps failing: the
+    // new container clears the dead display's lock on the pod's /tmp and serves again,
+    // on the same journal.
+    ok("podman", &["restart", &c2]);
+    let h = health_until(2, "ready after the restart", |s, _| s == 200).await;
+    assert_eq!(h["display"]["ready"], true, "{h}");
+    assert_eq!(h["state"], "idle", "a fresh server: {h}");
 
     drop(fleet);
 }

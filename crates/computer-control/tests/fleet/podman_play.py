@@ -8,6 +8,11 @@ runs, changing only what podman lacks, each change named here:
   the pod's name and the namespace `default`;
 * an env var from `status.podIP` is dropped, with the addresses that referenced it
   (podman 4.3 cannot fill it in);
+* each emptyDir is renamed after its pod (tmp-desk-0, ...): podman 4.3 makes an
+  emptyDir a named volume, which pods would otherwise share;
+* container ports are dropped: podman 4.3 publishes a containerPort on the host's same
+  port, where three desks collide (a pod's ports need no publishing: the test reaches
+  each pod at its own address);
 * the image is the one given; Service and NetworkPolicy are left out (podman ignores
   them; the suite validates them against the schemas instead).
 
@@ -81,8 +86,16 @@ def play(base, image):
             tpl = copy.deepcopy(r["spec"]["template"])
             spec = tpl["spec"]
             spec["hostname"] = pod_name
+            private = {v["name"] for v in spec.get("volumes", []) if "emptyDir" in v}
+            for v in spec.get("volumes", []):
+                if v["name"] in private:
+                    v["name"] = f'{v["name"]}-{pod_name}'
             for c in spec["containers"]:
+                for m in c.get("volumeMounts", []):
+                    if m["name"] in private:
+                        m["name"] = f'{m["name"]}-{pod_name}'
                 c["image"] = image
+                c.pop("ports", None)
                 c["env"] = pod_env(c, pod_name)
             for vct in r["spec"].get("volumeClaimTemplates", []):
                 claim = f'{vct["metadata"]["name"]}-{pod_name}'
