@@ -194,14 +194,28 @@ impl Fleet {
             "podman",
             &["kube", "down", self.play.to_str().unwrap_or_default()],
         );
-        for i in 0..DESKS {
-            let _ = run(
-                "podman",
-                &["volume", "rm", "--force", &format!("journal-desk-{i}")],
-            );
-        }
         for s in SECRETS {
             let _ = run("podman", &["secret", "rm", s]);
+        }
+        // Volumes outlive `kube down`: the claims, the emptyDirs and the secrets' copies
+        // (which a container restarting as `kube down` stops may make again: retried).
+        let mut volumes: Vec<String> = SECRETS.iter().map(|s| s.to_string()).collect();
+        for i in 0..DESKS {
+            for v in ["journal", "tmp", "runtime"] {
+                volumes.push(format!("{v}-desk-{i}"));
+            }
+        }
+        for _ in 0..20 {
+            for v in &volumes {
+                let _ = run("podman", &["volume", "rm", "--force", v]);
+            }
+            let left = volumes
+                .iter()
+                .any(|v| run("podman", &["volume", "exists", v]).status.success());
+            if !left {
+                break;
+            }
+            std::thread::sleep(Duration::from_millis(500));
         }
     }
 
@@ -407,9 +421,9 @@ async fn three_desks_play_from_the_manifests() {
     );
 
     // Restarted, as the kubelet restarts a desk whose liveness probe keeps failing: the
-    // new container clears the dead display's lock on the pod's /tmp and serves again,
-    // on the same journal.
-    ok("podman", &["restart", &c2]);
+    // new container clears the dead display's lock on the pod's /tmp (a volume, kept)
+    // and serves again, on the same journal.
+    ok("podman", &["pod", "restart", "desk-2"]);
     let h = health_until(2, "ready after the restart", |s, _| s == 200).await;
     assert_eq!(h["display"]["ready"], true, "{h}");
     assert_eq!(h["state"], "idle", "a fresh server: {h}");
