@@ -224,7 +224,8 @@ impl Fleet {
         format!("desk-{i}-desk")
     }
 
-    fn ip(i: usize) -> IpAddr {
+    /// The pod's address; `None` while it has none (its pod restarting).
+    fn ip(i: usize) -> Option<IpAddr> {
         let out = ok(
             "podman",
             &[
@@ -234,10 +235,7 @@ impl Fleet {
                 &Fleet::container(i),
             ],
         );
-        out.split_whitespace()
-            .next()
-            .and_then(|a| a.parse().ok())
-            .unwrap_or_else(|| panic!("no address for desk-{i}: {out:?}"))
+        out.split_whitespace().next().and_then(|a| a.parse().ok())
     }
 
     fn logs(i: usize) -> String {
@@ -255,15 +253,19 @@ impl Drop for Fleet {
 /// An HTTP client that finds `desk-N.desks` at the pod's address, as the cluster's DNS
 /// would under the headless Service.
 fn client_for(i: usize) -> (reqwest::Client, String) {
+    try_client_for(i).unwrap_or_else(|| panic!("desk-{i} has no address"))
+}
+
+fn try_client_for(i: usize) -> Option<(reqwest::Client, String)> {
     let _ = http_support::client(); // installs the crypto provider
     let name = format!("desk-{i}.desks");
     let c = reqwest::Client::builder()
         .no_proxy()
         .timeout(Duration::from_secs(60))
-        .resolve(&name, SocketAddr::new(Fleet::ip(i), 0))
+        .resolve(&name, SocketAddr::new(Fleet::ip(i)?, 0))
         .build()
         .expect("client");
-    (c, name)
+    Some((c, name))
 }
 
 async fn health(c: &reqwest::Client, name: &str) -> Option<(u16, Value)> {
@@ -278,11 +280,15 @@ async fn health(c: &reqwest::Client, name: &str) -> Option<(u16, Value)> {
 
 /// Polls `/health` until `done` holds (60 s at most).
 async fn health_until(i: usize, what: &str, done: impl Fn(u16, &Value) -> bool) -> Value {
-    let (c, name) = client_for(i);
     let deadline = Instant::now() + Duration::from_secs(60);
     let mut last = None;
     while Instant::now() < deadline {
-        if let Some((status, body)) = health(&c, &name).await {
+        // Resolved again each time: a restarted pod may come back at another address.
+        let answer = match try_client_for(i) {
+            Some((c, name)) => health(&c, &name).await,
+            None => None,
+        };
+        if let Some((status, body)) = answer {
             if done(status, &body) {
                 return body;
             }
@@ -423,7 +429,9 @@ async fn three_desks_play_from_the_manifests() {
     // Restarted, as the kubelet restarts a desk whose liveness probe keeps failing: the
     // new container clears the dead display's lock on the pod's /tmp (a volume, kept)
     // and serves again, on the same journal.
-    ok("podman", &["pod", "restart", "desk-2"]);
+    // (`pod restart` of podman 4.3 stops a pod with a restart policy and leaves it so.)
+    ok("podman", &["pod", "stop", "desk-2"]);
+    ok("podman", &["pod", "start", "desk-2"]);
     let h = health_until(2, "ready after the restart", |s, _| s == 200).await;
     assert_eq!(h["display"]["ready"], true, "{h}");
     assert_eq!(h["state"], "idle", "a fresh server: {h}");
