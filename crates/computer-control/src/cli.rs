@@ -81,43 +81,33 @@ pub struct CommonArgs {
     /// `http.agents` token acts for its own principal instead.
     #[arg(long, env = "COMPUTER_CONTROL_PRINCIPAL")]
     principal_id: Option<String>,
+    /// Read the agent token (`http.token`) from this file, once at start (surrounding
+    /// whitespace trimmed): a mounted Kubernetes Secret, so the token never sits in a
+    /// config file or on the command line. Also COMPUTER_CONTROL_TOKEN_FILE.
+    #[arg(long, env = "COMPUTER_CONTROL_TOKEN_FILE", value_name = "PATH")]
+    token_file: Option<std::path::PathBuf>,
+    /// Read the operator token (`http.operator_token`) from this file, once at start,
+    /// like `--token-file`. Also COMPUTER_CONTROL_OPERATOR_TOKEN_FILE.
+    #[arg(
+        long,
+        env = "COMPUTER_CONTROL_OPERATOR_TOKEN_FILE",
+        value_name = "PATH"
+    )]
+    operator_token_file: Option<std::path::PathBuf>,
     /// Beside `--transport mcp` or `mcp-http`: serve the operator side of the HTTP
     /// transport (console, /rpc, /events, /frame, /approvals, /health) on HOST:PORT, or
     /// on 127.0.0.1:PORT for a bare PORT (0 picks a free port), operator token only. MCP
     /// has no other channel on which a person can approve a `confirm` action.
     #[arg(long, value_name = "HOST:PORT")]
     operator_listen: Option<transports::http::operator::Listen>,
-    /// Read the operator token from PATH at start (its first line), over
-    /// `http.operator_token`: a descriptor the host hands in (`/dev/fd/3`, `/dev/stdin`)
-    /// or a file the desktop user cannot read. Nothing is written anywhere. Without an
-    /// operator token nobody is the operator over HTTP (docs/SECURITY.md). No
-    /// environment variable on purpose: `/proc/<pid>/environ` is readable by every
-    /// process of the same user.
-    #[arg(long, value_name = "PATH")]
-    operator_token_file: Option<std::path::PathBuf>,
-}
-
-/// The most read from `--operator-token-file`: a token is a line, not a document.
-const MAX_TOKEN_FILE: u64 = 4096;
-
-/// The first line of `path`, trimmed: the operator token handed in at start.
-fn read_operator_token(path: &std::path::Path) -> anyhow::Result<String> {
-    use std::io::Read;
-    let shown = path.display();
-    let mut bytes = Vec::new();
-    std::fs::File::open(path)
-        .and_then(|f| f.take(MAX_TOKEN_FILE + 1).read_to_end(&mut bytes))
-        .with_context(|| format!("--operator-token-file {shown}"))?;
-    if bytes.len() as u64 > MAX_TOKEN_FILE {
-        anyhow::bail!("--operator-token-file {shown}: longer than {MAX_TOKEN_FILE} bytes");
-    }
-    let text = String::from_utf8(bytes)
-        .map_err(|_| anyhow::anyhow!("--operator-token-file {shown}: not UTF-8 text"))?;
-    let token = text.lines().next().unwrap_or_default().trim();
-    if token.is_empty() {
-        anyhow::bail!("--operator-token-file {shown}: the first line is empty");
-    }
-    Ok(token.to_string())
+    /// Another name (or address) the HTTP listeners answer to, beside the bound
+    /// address and the loopback names: what other machines put in `Host` to reach this
+    /// one, such as a pod's IP and DNS names. Repeatable; also
+    /// COMPUTER_CONTROL_ALLOW_HOSTS, comma-separated. Requests naming any other host
+    /// are refused (DNS-rebinding protection).
+    #[arg(long = "allow-host", value_name = "NAME", env = "COMPUTER_CONTROL_ALLOW_HOSTS",
+          value_delimiter = ',', value_parser = transports::http::auth::allowed_host)]
+    allow_hosts: Vec<String>,
 }
 
 /// Where the journal is, without creating anything: `configured` if set, else
@@ -135,7 +125,7 @@ pub fn default_journal(configured: &str) -> anyhow::Result<std::path::PathBuf> {
 }
 
 /// Defaults, then the config file, then `--platform`, `--principal-id`, `--journal` and
-/// `--operator-token-file` (each validated like the config key it overrides).
+/// the token files (each validated like the config key it overrides).
 fn base_config(a: &CommonArgs) -> anyhow::Result<ConfigStack> {
     let mut stack = config_file(a.config.as_deref(), a.platform.as_deref())?;
     let mut governance = serde_json::Map::new();
@@ -153,13 +143,32 @@ fn base_config(a: &CommonArgs) -> anyhow::Result<ConfigStack> {
             .apply(&json!({"governance": governance}))
             .map_err(|e| anyhow::anyhow!("--principal-id / --journal: {e}"))?;
     }
-    if let Some(path) = &a.operator_token_file {
-        let token = read_operator_token(path)?;
+    let mut http = serde_json::Map::new();
+    if let Some(p) = &a.token_file {
+        http.insert("token".into(), json!(token_from_file("--token-file", p)?));
+    }
+    if let Some(p) = &a.operator_token_file {
+        let t = token_from_file("--operator-token-file", p)?;
+        http.insert("operator_token".into(), json!(t));
+    }
+    if !http.is_empty() {
         stack
-            .apply(&json!({"http": {"operator_token": token}}))
-            .map_err(|e| anyhow::anyhow!("--operator-token-file: {e}"))?;
+            .apply(&json!({"http": http}))
+            .map_err(|e| anyhow::anyhow!("--token-file / --operator-token-file: {e}"))?;
     }
     Ok(stack)
+}
+
+/// A token file's content, trimmed; an unreadable, non-UTF-8 or blank file stops the
+/// start (a blank one would otherwise mean "generate a token", silently).
+fn token_from_file(flag: &str, path: &std::path::Path) -> anyhow::Result<String> {
+    let text = std::fs::read_to_string(path)
+        .with_context(|| format!("{flag} {}: cannot read it", path.display()))?;
+    let token = text.trim();
+    if token.is_empty() {
+        anyhow::bail!("{flag} {}: the file is empty", path.display());
+    }
+    Ok(token.to_string())
 }
 
 /// Defaults, then the config file, then `--platform`.
@@ -192,6 +201,7 @@ fn serve(a: ServeArgs) -> anyhow::Result<ExitCode> {
         host: a.host,
         port: a.port,
         operator: a.common.operator_listen,
+        allow_hosts: a.common.allow_hosts,
         base,
     })?;
     Ok(ExitCode::SUCCESS)

@@ -36,13 +36,23 @@ pub struct Plan {
     pub port: u16,
     /// The operator channel beside MCP (`--operator-listen`).
     pub operator: Option<Listen>,
+    /// `--allow-host`: more names the HTTP listeners answer to.
+    pub allow_hosts: Vec<String>,
     /// Defaults, the config file and the flags, validated.
     pub base: ConfigStack,
 }
 
 /// Serves until the client goes (stdin closed, or a signal for HTTP): the desktop the
 /// config picks, behind the engine's safety gate, on the chosen transport.
-pub fn serve(plan: Plan) -> anyhow::Result<()> {
+pub fn serve(mut plan: Plan) -> anyhow::Result<()> {
+    // `http.allowed_hosts` (the operator's config) and `--allow-host` are one list.
+    for name in &plan.base.config().http.allowed_hosts {
+        let checked = crate::transports::http::auth::allowed_host(name)
+            .map_err(|e| anyhow::anyhow!("http.allowed_hosts: {e}"))?;
+        if !plan.allow_hosts.contains(&checked) {
+            plan.allow_hosts.push(checked);
+        }
+    }
     if plan.operator.is_some() && !matches!(plan.transport, Transport::Mcp | Transport::McpHttp) {
         anyhow::bail!(
             "--operator-listen is for --transport mcp or mcp-http: --transport http \
@@ -72,7 +82,9 @@ pub fn serve(plan: Plan) -> anyhow::Result<()> {
     let kernels = Arc::new(kernels);
     let server = mcp::McpServer::new(engine.clone(), kernels.clone());
     match plan.transport {
-        Transport::Mcp => mcp_with_operator(server, engine, kernels, plan.operator),
+        Transport::Mcp => {
+            mcp_with_operator(server, engine, kernels, plan.operator, &plan.allow_hosts)
+        }
         Transport::McpHttp | Transport::Http | Transport::Stdio => {
             let mcp = if plan.transport == Transport::McpHttp {
                 http::Mcp::Only(server)
@@ -85,6 +97,7 @@ pub fn serve(plan: Plan) -> anyhow::Result<()> {
                 mcp,
                 kernels,
                 operator: plan.operator,
+                allow_hosts: plan.allow_hosts,
             };
             http::serve(engine, opts)
         }
@@ -99,6 +112,7 @@ fn mcp_with_operator(
     engine: Engine,
     kernels: Arc<Kernels>,
     operator: Option<Listen>,
+    allow_hosts: &[String],
 ) -> anyhow::Result<()> {
     let rt = tokio::runtime::Builder::new_multi_thread()
         .worker_threads(2)
@@ -109,8 +123,7 @@ fn mcp_with_operator(
         return rt.block_on(mcp::serve_stdio(server));
     };
     let r = rt.block_on(async move {
-        let allowed_hosts = &engine.base_config().config().http.allowed_hosts;
-        let channel = operator::Channel::bind(&listen, allowed_hosts).await?;
+        let channel = operator::Channel::bind(&listen, allow_hosts).await?;
         let until = async {
             tokio::select! {
                 r = mcp::serve_stdio(server) => r,

@@ -152,7 +152,7 @@ fn a_bad_operator_token_file_stops_the_start() {
     std::fs::write(&empty, "\n").unwrap();
     for (path, why) in [
         (dir.0.join("missing"), "--operator-token-file"),
-        (empty, "the first line is empty"),
+        (empty, "the file is empty"),
     ] {
         let out = std::process::Command::new(env!("CARGO_BIN_EXE_computer-control"))
             .args(["serve", "--transport", "http", "--port", "0"])

@@ -128,6 +128,18 @@ impl Governance {
         })
     }
 
+    /// Whether the journal takes writes now: a write transaction is begun and rolled
+    /// back, so nothing is written. A health check calls it; the error says why not
+    /// (another writer holds the journal past the busy timeout, the file or its volume
+    /// became read-only).
+    pub fn probe_journal(&self) -> GovResult<()> {
+        let mut conn = self.conn();
+        let tx = conn
+            .transaction_with_behavior(rusqlite::TransactionBehavior::Immediate)
+            .map_err(db)?;
+        tx.rollback().map_err(db)
+    }
+
     /// The engine underneath.
     pub fn engine(&self) -> &Engine {
         &self.engine

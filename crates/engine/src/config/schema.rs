@@ -309,7 +309,7 @@ fn build() -> Ty {
                 Some(64),
             ),
             json!([]),
-            "more names and addresses (optionally with :port) the Host/Origin check accepts, for a console reached from another machine",
+            "more names and addresses (no port) the Host/Origin check accepts, for a console reached from another machine; the same as --allow-host",
         )
         .immutable(),
     ]);

@@ -241,22 +241,16 @@ pub fn authority(host: &str, port: u16) -> String {
     }
 }
 
-/// The `Host` values this server answers to: the bound host, the loopback names and
-/// the operator's `http.allowed_hosts` (the names and addresses a console on another
-/// machine reaches it by), on the bound port unless an entry names its own.
+/// The `Host` values this server answers to: the bound host and the loopback names,
+/// on the bound port.
 pub struct Authorities {
     names: Vec<String>,
     port: u16,
-    /// `http.allowed_hosts` entries that named a port: `(host, port)`.
-    extra: Vec<(String, u16)>,
 }
 
 impl Authorities {
-    /// For a server bound to `host:port`, also answering to `allowed` (entries of
-    /// `http.allowed_hosts`: `name`, `address`, `[IPv6]`, each optionally `:port`). An
-    /// entry that is not a bare host fails the start: a scheme, a path or a user would
-    /// otherwise be silently never matched.
-    pub fn new(host: &str, port: u16, allowed: &[String]) -> anyhow::Result<Authorities> {
+    /// For a server bound to `host:port`.
+    pub fn new(host: &str, port: u16) -> Authorities {
         let bound = match host.parse::<Ipv6Addr>() {
             Ok(ip) => format!("[{ip}]"),
             Err(_) => host.to_ascii_lowercase(),
@@ -267,39 +261,50 @@ impl Authorities {
             "127.0.0.1".to_string(),
             "[::1]".to_string(),
         ];
-        let mut extra = Vec::new();
-        for entry in allowed {
-            let e = entry.trim();
-            let bracketed = match e.parse::<Ipv6Addr>() {
-                Ok(ip) => format!("[{ip}]"),
-                Err(_) => e.to_string(),
-            };
-            let has_port = match bracketed.strip_prefix('[') {
-                Some(rest) => rest.contains("]:"),
-                None => bracketed.contains(':'),
-            };
-            let parsed = split_authority(&bracketed).filter(|(h, _)| {
-                !h.contains(['[', ']']) || (h.starts_with('[') && h.ends_with(']'))
-            });
-            match parsed {
-                Some((h, p)) if has_port => extra.push((h, p)),
-                Some((h, _)) => names.push(h),
-                None => anyhow::bail!(
-                    "http.allowed_hosts: {entry:?} is not a host name or address \
-                     (write `desk.example`, `192.0.2.7` or `[2001:db8::7]`, optionally with :PORT)"
-                ),
+        names.dedup();
+        Authorities { names, port }
+    }
+
+    /// The same, also answering to `names` (`--allow-host`): the names and addresses
+    /// other machines reach this server by, such as a pod's IP and its DNS names in a
+    /// cluster. Each was checked by [`allowed_host`].
+    pub fn allowing(mut self, names: &[String]) -> Authorities {
+        for n in names {
+            if !self.names.contains(n) {
+                self.names.push(n.clone());
             }
         }
-        names.sort();
-        names.dedup();
-        Ok(Authorities { names, port, extra })
+        self
     }
 
     /// True for a `Host` header naming this server.
     pub fn host_ok(&self, host: &str) -> bool {
-        split_authority(host).is_some_and(|(h, p)| {
-            (p == self.port && self.names.contains(&h)) || self.extra.contains(&(h, p))
-        })
+        split_authority(host).is_some_and(|(h, p)| p == self.port && self.names.contains(&h))
+    }
+}
+
+/// One `--allow-host` value as the `Host` check compares it: a host name or an IPv4
+/// address (lowercased), or an IPv6 address (bracketed); no port, path or wildcard.
+pub fn allowed_host(name: &str) -> Result<String, String> {
+    let n = name.trim().to_ascii_lowercase();
+    if let Ok(ip) = n
+        .trim_start_matches('[')
+        .trim_end_matches(']')
+        .parse::<Ipv6Addr>()
+    {
+        return Ok(format!("[{ip}]"));
+    }
+    let ok = !n.is_empty()
+        && n.len() <= 253
+        && n.chars()
+            .all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '.');
+    if ok {
+        Ok(n)
+    } else {
+        Err(format!(
+            "{name:?} is not a host name or address (no port, path or wildcard: \
+             desk-0.desks, 10.0.0.7 or [fd00::7])"
+        ))
     }
 }
 
@@ -638,7 +643,7 @@ mod tests {
 
     #[test]
     fn hosts_and_origins() {
-        let a = Authorities::new("127.0.0.1", 8765, &[]).unwrap();
+        let a = Authorities::new("127.0.0.1", 8765);
         for ok in [
             "127.0.0.1:8765",
             "localhost:8765",
@@ -658,7 +663,7 @@ mod tests {
         ] {
             assert!(!a.host_ok(bad), "{bad}");
         }
-        let v6 = Authorities::new("::1", 9000, &[]).unwrap();
+        let v6 = Authorities::new("::1", 9000);
         assert!(v6.host_ok("[::1]:9000"));
         assert!(same_origin("http://127.0.0.1:8765", "127.0.0.1:8765"));
         assert!(same_origin("HTTP://LocalHost:8765", "localhost:8765"));
@@ -667,50 +672,6 @@ mod tests {
         assert!(!same_origin("null", "127.0.0.1:8765"));
         assert!(!same_origin("http://evil.example", "127.0.0.1:8765"));
         assert_eq!(authority("::1", 80), "[::1]:80");
-    }
-
-    #[test]
-    fn allowed_hosts_add_names_and_addresses() {
-        let allowed = [
-            "Desk.Example".to_string(),
-            "192.0.2.7".into(),
-            "2001:db8::7".into(),
-            "[2001:db8::8]:9000".into(),
-            "proxy.example:443".into(),
-        ];
-        let a = Authorities::new("0.0.0.0", 8765, &allowed).unwrap();
-        for ok in [
-            "desk.example:8765",
-            "192.0.2.7:8765",
-            "[2001:db8::7]:8765",
-            "[2001:db8::8]:9000",
-            "proxy.example:443",
-            "127.0.0.1:8765",
-        ] {
-            assert!(a.host_ok(ok), "{ok}");
-        }
-        for bad in [
-            "desk.example:8766",
-            "192.0.2.8:8765",
-            "[2001:db8::8]:8765",
-            "proxy.example:8765",
-            "evil.desk.example:8765",
-        ] {
-            assert!(!a.host_ok(bad), "{bad}");
-        }
-        for bad in [
-            "http://desk.example",
-            "desk.example/x",
-            "user@desk",
-            "",
-            "a b",
-            "desk:port",
-        ] {
-            let e = Authorities::new("127.0.0.1", 1, &[bad.to_string()])
-                .err()
-                .unwrap_or_else(|| panic!("{bad:?} accepted"));
-            assert!(e.to_string().contains("http.allowed_hosts"), "{e}");
-        }
     }
 
     #[test]

@@ -18,6 +18,7 @@ mod console;
 mod health;
 pub mod login;
 pub mod operator;
+mod readiness;
 mod roles;
 pub mod routes;
 mod rpc;
@@ -61,6 +62,8 @@ pub struct Options {
     /// `--operator-listen` beside `--transport mcp-http`: the operator side on a
     /// listener of its own, bound before anything is served.
     pub operator: Option<operator::Listen>,
+    /// `--allow-host`: more names the `Host` header may carry, on every listener.
+    pub allow_hosts: Vec<String>,
 }
 
 /// MCP at `/mcp`, behind the same Host/Origin guard and bearer tokens as `/rpc`.
@@ -245,9 +248,8 @@ pub fn serve(engine: Engine, opts: Options) -> anyhow::Result<()> {
 async fn run(engine: Engine, opts: Options) -> anyhow::Result<()> {
     let (listener, port) = bind(&opts.host, opts.port, "").await?;
     let base = format!("http://{}", auth::authority(&opts.host, port));
-    let allowed_hosts = &engine.base_config().config().http.allowed_hosts;
     let channel = match &opts.operator {
-        Some(listen) => Some(operator::Channel::bind(listen, allowed_hosts).await?),
+        Some(listen) => Some(operator::Channel::bind(listen, &opts.allow_hosts).await?),
         None => None,
     };
     let console = match (&channel, &opts.mcp) {
@@ -260,12 +262,11 @@ async fn run(engine: Engine, opts: Options) -> anyhow::Result<()> {
     if channel.is_some() {
         operator::require_operator_token(&http.operator_token)?;
     }
-    let hosts = auth::Authorities::new(&opts.host, port, &http.allowed_hosts)?;
     let tokens = Tokens::resolve(&http.token, &http.operator_token, &http.agents, &urls)?;
     let state = AppState {
         engine: engine.clone(),
         tokens: Arc::new(tokens),
-        hosts: Arc::new(hosts),
+        hosts: Arc::new(auth::Authorities::new(&opts.host, port).allowing(&opts.allow_hosts)),
         logins: Arc::new(login::Logins::new(port)),
         sse: sse::Hub::start(&engine).context("cannot start the event fan-out")?,
         kernels: opts.kernels.clone(),

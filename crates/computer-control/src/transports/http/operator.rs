@@ -94,14 +94,14 @@ http.operator_token), so nobody can sign in to the console, approve, resume or r
 stop over HTTP; none is generated, since an agent could read it (docs/SECURITY.md)";
 
 impl Channel {
-    /// Binds `listen`; the Host check also accepts `allowed_hosts`
-    /// (`http.allowed_hosts`).
-    pub async fn bind(listen: &Listen, allowed_hosts: &[String]) -> anyhow::Result<Channel> {
+    /// Binds `listen`; its Host check also accepts `allow_hosts` (`--allow-host` and
+    /// `http.allowed_hosts`).
+    pub async fn bind(listen: &Listen, allow_hosts: &[String]) -> anyhow::Result<Channel> {
         let (listener, port) = bind(&listen.host, listen.port, "--operator-listen ").await?;
         Ok(Channel {
             listener,
             base: format!("http://{}", auth::authority(&listen.host, port)),
-            hosts: Arc::new(Authorities::new(&listen.host, port, allowed_hosts)?),
+            hosts: Arc::new(Authorities::new(&listen.host, port).allowing(allow_hosts)),
             logins: Arc::new(login::Logins::new(port)),
         })
     }
