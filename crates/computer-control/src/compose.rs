@@ -45,6 +45,7 @@ pub struct Plan {
 /// Serves until the client goes (stdin closed, or a signal for HTTP): the desktop the
 /// config picks, behind the engine's safety gate, on the chosen transport.
 pub fn serve(mut plan: Plan) -> anyhow::Result<()> {
+    keep_memory_private();
     // `http.allowed_hosts` (the operator's config) and `--allow-host` are one list.
     for name in &plan.base.config().http.allowed_hosts {
         let checked = crate::transports::http::auth::allowed_host(name)
@@ -101,6 +102,18 @@ pub fn serve(mut plan: Plan) -> anyhow::Result<()> {
             };
             http::serve(engine, opts)
         }
+    }
+}
+
+/// Makes this process non-dumpable: its memory, environment and descriptors under
+/// `/proc/<pid>/`, and attaching a debugger, are then closed to the other processes of
+/// the same user (the agent's programs among them), so the operator token the server
+/// holds in memory stays its own (docs/SECURITY.md). Programs it launches are dumpable
+/// again after their exec. A failure is logged, not fatal: the server works as before.
+fn keep_memory_private() {
+    #[cfg(target_os = "linux")]
+    if let Err(e) = nix::sys::prctl::set_dumpable(false) {
+        tracing::warn!("cannot make the server non-dumpable: {e}");
     }
 }
 

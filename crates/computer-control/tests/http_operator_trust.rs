@@ -457,3 +457,86 @@ async fn check_setup_tells_the_agent_no_path() {
     let v: Value = serde_json::from_slice(&out.stdout).unwrap();
     assert_eq!(v["journal"]["path"], journal.display().to_string());
 }
+
+/// Another process of the server's own user (an agent's program) cannot read the
+/// server's environment or memory under `/proc`: the server makes itself
+/// non-dumpable, so a token it holds stays its own. Both run as `nobody` here (the
+/// test runs as root, which may read anything), through `setpriv`.
+#[test]
+fn another_process_of_the_same_user_cannot_read_the_servers_proc_files() {
+    use std::io::{BufRead, BufReader};
+    use std::os::unix::fs::PermissionsExt;
+    if !Path::new("/usr/bin/setpriv").exists() {
+        panic!("setpriv (util-linux) is needed for this test");
+    }
+    let dir = TempDir::new();
+    let home = dir.0.join("nobody");
+    std::fs::create_dir(&home).unwrap();
+    for d in [&dir.0, &home] {
+        std::fs::set_permissions(d, std::fs::Permissions::from_mode(0o777)).unwrap();
+    }
+    let config = home.join("config.json");
+    std::fs::write(&config, tokens_config().to_string()).unwrap();
+    std::fs::set_permissions(&config, std::fs::Permissions::from_mode(0o644)).unwrap();
+    let as_nobody = || {
+        let mut c = std::process::Command::new("/usr/bin/setpriv");
+        c.args(["--reuid=65534", "--regid=65534", "--clear-groups"]);
+        c
+    };
+    let mut child = as_nobody()
+        .arg(env!("CARGO_BIN_EXE_computer-control"))
+        .args([
+            "serve",
+            "--transport",
+            "http",
+            "--port",
+            "0",
+            "--platform",
+            "virtual",
+        ])
+        .arg("--config")
+        .arg(&config)
+        .env_remove("COMPUTER_CONTROL_CONFIG")
+        .env("HOME", &home)
+        .env("XDG_RUNTIME_DIR", &home)
+        .env("XDG_STATE_HOME", &home)
+        .env("CC_PROBE", "visible-in-environ")
+        .stdin(std::process::Stdio::null())
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .expect("setpriv");
+    let stderr = child.stderr.take().unwrap();
+    let mut seen = Vec::new();
+    for line in BufReader::new(stderr).lines().map_while(Result::ok) {
+        let up = line.starts_with("computer-control: http listening on ");
+        seen.push(line);
+        if up {
+            break;
+        }
+    }
+    let pid = child.id();
+    let peek = |what: &str| {
+        as_nobody()
+            .args(["cat", &format!("/proc/{pid}/{what}")])
+            .output()
+            .unwrap()
+    };
+    let environ = peek("environ");
+    let mem_maps = peek("maps");
+    let _ = child.kill();
+    let _ = child.wait();
+    assert!(
+        seen.iter().any(|l| l.contains("http listening")),
+        "the server did not start as nobody: {seen:?}"
+    );
+    assert!(
+        !environ.status.success()
+            && !String::from_utf8_lossy(&environ.stdout).contains("visible-in-environ"),
+        "/proc/{pid}/environ was readable by the same user"
+    );
+    assert!(
+        !mem_maps.status.success(),
+        "/proc/{pid}/maps was readable by the same user"
+    );
+}
