@@ -4,8 +4,9 @@
 //! through `uvx`; each started the way a host starts it and driven by the official MCP
 //! Python SDK through initialize, `check_setup` and a capture. The README's host
 //! snippets start the server with exactly the command and arguments they name. The
-//! aarch64 binary runs under qemu-user; the x86-64 one needs nothing newer than glibc
-//! 2.17.
+//! installed npm package and the wheel's `computer_control` module are loaded as plugin
+//! directories (their manifest's entry answers `tools.list`). The aarch64 binary runs
+//! under qemu-user; the x86-64 one needs nothing newer than glibc 2.17.
 
 use crate::hosts_support;
 
