@@ -361,6 +361,34 @@ fn a_confirm_previews_expiry_is_journaled_and_survives_a_restart() {
     assert!(event_types(&g, &s).contains(&"approval.consumed".to_string()));
 }
 
+/// The runtime-held approval: a person approves, the agent previews the same action
+/// again and gets the same envelope, now executable with the grant, and executes it.
+#[test]
+fn after_an_approval_the_same_preview_answers_the_same_envelope_executable() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("j.db");
+    let clock = Arc::new(ManualClock::new());
+    let e = confirm_engine();
+    let g = kernel(&e, &db, &clock);
+    let s = start(&g);
+    let l = lease(&g, &s, 1);
+    let mut a1 = Click::new(&e, &clock, &s, &l, "a1").args;
+    a1["expires_in_ms"] = json!(10_000);
+    let first = ok(&g, "preview_action", a1.clone());
+    assert_eq!(first["blocker"], "approval_required", "{first}");
+    let grant = match g.decide_approval(&decision(&s, "a1", None), true) {
+        Ok(Decided::Approved(grant)) => grant,
+        other => panic!("{other:?}"),
+    };
+    clock.advance(Duration::from_millis(500));
+    let again = ok(&g, "preview_action", a1.clone());
+    assert_eq!(again["envelope"], first["envelope"]);
+    assert_eq!(again["executable"], true, "{again}");
+    assert_eq!(again["policy"]["grantId"], grant.grant_id.as_str());
+    let r = ok(&g, "execute_action", a1)["receipt"].clone();
+    assert_eq!(r["status"], "committed", "{r}");
+}
+
 #[test]
 fn an_allow_preview_replacing_a_pending_one_changes_what_the_operator_sees() {
     let dir = tempfile::tempdir().unwrap();

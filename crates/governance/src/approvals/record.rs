@@ -138,7 +138,16 @@ impl Governance {
             Some(seen) if seen.decision == decision && seen.answers(e, self.now()) => {
                 p.preview.envelope = seen.envelope;
             }
-            _ => previews::save(conn, e, decision)?,
+            seen => {
+                tracing::debug!(
+                    action = %e.action_id,
+                    previous = ?seen.as_ref().map(|r| (&r.decision, &r.envelope)),
+                    decision = ?decision,
+                    envelope = ?e,
+                    "a new envelope for the action"
+                );
+                previews::save(conn, e, decision)?
+            }
         }
         self.record_preview(conn, p)
     }
