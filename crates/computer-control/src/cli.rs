@@ -40,7 +40,12 @@ enum Command {
         json: bool,
     },
     /// Print manifest.json (the plugin manifest).
-    Manifest,
+    Manifest {
+        /// How its `entry.command` starts the server: from `PATH` (the repository's
+        /// manifest.json), or as the npm or PyPI package ships it.
+        #[arg(long, value_enum, default_value = "path")]
+        entry: manifest::Entry,
+    },
     /// Print the JSON Schema of the configuration.
     ConfigSchema,
 }
@@ -226,7 +231,7 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
             check::run(&a, &session)
         }
         Command::Setup(a) => {
-            crate::setup::run(&a, &crate::session::adopt());
+            crate::setup::run(&a, &crate::session::adopt())?;
             Ok(ExitCode::SUCCESS)
         }
         Command::List { json } => {
@@ -265,8 +270,8 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
             }
             Ok(ExitCode::SUCCESS)
         }
-        Command::Manifest => {
-            print_json(&manifest::manifest())?;
+        Command::Manifest { entry } => {
+            print_json(&manifest::manifest_with(entry.command()))?;
             Ok(ExitCode::SUCCESS)
         }
         Command::ConfigSchema => {
