@@ -282,9 +282,16 @@ async fn on_the_desk(mut desk: Desk) {
     // 1. By its coordinates, after hiding a terminal behind it the way an agent could:
     // maximized, then minimized, it stays first in the window manager's list at its
     // full-screen rectangle, but it is not what a click there reaches.
-    let shadow = desk.xterm("shadow", "40x10+300+300");
-    desk.maximize(shadow);
-    desk.minimize(shadow);
+    // (On a thread of its own: the desk's driver runs a runtime of its own.)
+    std::thread::scope(|t| {
+        t.spawn(|| {
+            let shadow = desk.xterm("shadow", "40x10+300+300");
+            desk.maximize(shadow);
+            desk.minimize(shadow);
+        })
+        .join()
+        .expect("the shadow terminal");
+    });
     refused_as_console(
         &tool(&base, "pointer.click", json!({"x": x, "y": y})).await,
         "a click on Approve",
