@@ -212,6 +212,10 @@ impl Driver for FaultDriver {
         self.hit("windows")?;
         self.inner.window_shown(id)
     }
+    fn window_at(&mut self, x: i32, y: i32) -> Result<Option<WindowInfo>, DriverError> {
+        self.hit("windows")?;
+        self.inner.window_at(x, y)
+    }
     fn focus_window(&mut self, id: u64) -> Result<(), DriverError> {
         self.hit("focus_window")?;
         self.inner.focus_window(id)

@@ -61,5 +61,6 @@ mod x11_clipboard;
 mod x11_console;
 mod x11_indicator;
 mod x11_serve;
+mod x11_stacking;
 mod x11_vendors;
 mod x11_wait;

@@ -4,7 +4,8 @@
 //! typed into a terminal arrives exactly, a panic pre-empts a long type and leaves
 //! nothing held, a password's text leaks nowhere, a second output at a negative origin
 //! reconfigures the session and stales older frames, an Xwayland window is listed and
-//! acted on, and the stop key (a compositor binding creating the panic file) stops the
+//! acted on, a rule on a floating window holds over the focused tiled one, and the
+//! stop key (a compositor binding creating the panic file) stops the
 //! session. The server runs as the desk's user, like everything on the desk.
 
 use crate::common;
@@ -500,6 +501,59 @@ fn an_xwayland_window_is_listed_and_acted_on() {
     desk.wait_until("the text from xterm", Duration::from_secs(10), || {
         std::fs::read_to_string(&file).is_ok_and(|t| t == text)
     });
+}
+
+/// PROTOCOL §5.2 on sway: a floating window over the focused tiled one is what a click
+/// there reaches, so a `deny` rule on it holds though the window list puts the focused
+/// window first; in the scratchpad it is under no point, and the click lands on the
+/// tiled window.
+#[test]
+fn a_rule_on_a_floating_window_holds_over_the_focused_tiled_one() {
+    let mut desk = Desk::start();
+    let mut s = serve(&desk, "warn");
+    let started = s.call(
+        "session.start",
+        json!({"capture": {"default_width": 1920}, "safety": {"rules": [
+            {"match": {"tool": "pointer.*", "window": {"app": "cc-float"}}, "effect": "deny"},
+        ]}}),
+    );
+    assert_eq!(started["ok"], true, "{started}");
+    desk.spawn("foot", &["--app-id", "cc-tiled", "cat"]);
+    window(&mut s, "cc-tiled");
+    desk.spawn("foot", &["--app-id", "cc-float", "cat"]);
+    window(&mut s, "cc-float");
+    desk.swaymsg(&["[app_id=cc-float]", "floating", "enable"]);
+    desk.swaymsg(&["[app_id=cc-float]", "resize", "set", "600", "400"]);
+    desk.swaymsg(&["[app_id=cc-float]", "move", "position", "100", "100"]);
+    desk.swaymsg(&["[app_id=cc-tiled]", "focus"]);
+    desk.wait_until(
+        "the floating terminal in place",
+        Duration::from_secs(10),
+        || {
+            let list = s.ok("window.list", json!({}));
+            let ws = list["windows"].as_array().cloned().unwrap_or_default();
+            ws.first()
+                .is_some_and(|w| w["app_id"] == "cc-tiled" && w["focused"] == true)
+                && ws
+                    .iter()
+                    .any(|w| w["app_id"] == "cc-float" && w["rect"]["x"] == 100)
+        },
+    );
+    let env = s.tool("pointer.click", json!({"x": 300, "y": 300}));
+    assert_eq!(env["error"]["code"], "policy_denied", "{env}");
+    assert_eq!(env["error"]["data"]["rule"]["index"], 0, "{env}");
+
+    desk.swaymsg(&["[app_id=cc-float]", "move", "scratchpad"]);
+    desk.wait_until(
+        "the floating terminal hidden",
+        Duration::from_secs(10),
+        || {
+            desk.views()
+                .iter()
+                .any(|v| v["app_id"] == "cc-float" && v["visible"] == false)
+        },
+    );
+    s.ok("pointer.click", json!({"x": 300, "y": 300}));
 }
 
 /// The stop key on Wayland: a compositor binding runs `touch` on the panic file the

@@ -1,7 +1,8 @@
 //! The operator console open in Debian's chromium on the very X11 desk the agent
 //! drives: the agent previews a governed action whose decision is `confirm`, the
 //! console shows its card, and the agent tries to press Approve itself — by its
-//! coordinates, by the keyboard, by accessibility activation, by pointer tools aimed at
+//! coordinates (a minimized terminal still listed over the console changes nothing),
+//! by the keyboard, by accessibility activation, by pointer tools aimed at
 //! a console element, by focusing the window.
 //! Every attempt is refused `policy_denied` by the built-in console rule, and the
 //! approval stays pending until a person decides.
@@ -280,7 +281,19 @@ async fn on_the_desk(mut desk: Desk) {
         .unwrap_or_else(|| panic!("no Reload button: {snap}"))
         .clone();
 
-    // 1. By its coordinates.
+    // 1. By its coordinates, after hiding a terminal behind it the way an agent could:
+    // maximized, then minimized, it stays first in the window manager's list at its
+    // full-screen rectangle, but it is not what a click there reaches.
+    // (On a thread of its own: the desk's driver runs a runtime of its own.)
+    std::thread::scope(|t| {
+        t.spawn(|| {
+            let shadow = desk.xterm("shadow", "40x10+300+300");
+            desk.maximize(shadow);
+            desk.minimize(shadow);
+        })
+        .join()
+        .expect("the shadow terminal");
+    });
     refused_as_console(
         &tool(&base, "pointer.click", json!({"x": x, "y": y})).await,
         "a click on Approve",

@@ -60,6 +60,8 @@ pub struct ForeignToplevel {
     pub title: String,
     pub app_id: String,
     pub activated: bool,
+    /// Minimized (the compositor says so; sway never minimizes).
+    pub minimized: bool,
     /// `done` arrived at least once.
     pub ready: bool,
     /// Outputs it is on (by `wl_output` id).
@@ -436,10 +438,13 @@ impl Dispatch<ZwlrForeignToplevelHandleV1, ()> for State {
             Event::Title { title } => t.title = title,
             Event::AppId { app_id } => t.app_id = app_id,
             Event::State { state: bytes } => {
-                let activated = zwlr_foreign_toplevel_handle_v1::State::Activated as u32;
-                t.activated = bytes
-                    .chunks_exact(4)
-                    .any(|c| u32::from_ne_bytes([c[0], c[1], c[2], c[3]]) == activated);
+                let has = |s: zwlr_foreign_toplevel_handle_v1::State| {
+                    bytes
+                        .chunks_exact(4)
+                        .any(|c| u32::from_ne_bytes([c[0], c[1], c[2], c[3]]) == s as u32)
+                };
+                t.activated = has(zwlr_foreign_toplevel_handle_v1::State::Activated);
+                t.minimized = has(zwlr_foreign_toplevel_handle_v1::State::Minimized);
             }
             Event::OutputEnter { output } => t.outputs.push(output.id().protocol_id()),
             Event::OutputLeave { output } => {

@@ -193,7 +193,8 @@ impl WlrootsDesktop {
             .ok_or_else(|| DriverError::Failed("the compositor reports no outputs".into()))
     }
 
-    fn windows_now(&mut self) -> Result<Vec<Window>, DriverError> {
+    /// What the protocol and the IPC say about the windows now.
+    fn window_sources(&mut self) -> Result<WindowSources, DriverError> {
         self.client.dispatch_ready()?;
         let tops: Vec<(u32, client::ForeignToplevel)> = self
             .client
@@ -211,26 +212,45 @@ impl WlrootsDesktop {
                 "no window list: neither zwlr_foreign_toplevel_manager_v1 nor sway IPC".into(),
             ));
         }
+        Ok((tops, views))
+    }
+
+    fn windows_now(&mut self) -> Result<Vec<Window>, DriverError> {
+        let (tops, views) = self.window_sources()?;
         let outputs = &self.client.state.outputs;
         Ok(windows::merge(&tops, views, |oid| {
-            outputs.values().find_map(|o| {
-                if o.wl.id().protocol_id() != oid {
-                    return None;
-                }
-                let (x, y, w, h) = o.logical?;
-                Some(PhysicalRect {
-                    x,
-                    y,
-                    width: u32::try_from(w).ok()?,
-                    height: u32::try_from(h).ok()?,
-                })
-            })
+            output_rect(outputs, oid)
         }))
     }
 
     fn toplevels(wins: &[Window]) -> Vec<Toplevel> {
         wins.iter().map(|w| w.top.clone()).collect()
     }
+}
+
+/// The protocol's toplevels (by object id) and sway's views, when there is an IPC.
+type WindowSources = (
+    Vec<(u32, client::ForeignToplevel)>,
+    Option<Vec<sway_ipc::View>>,
+);
+
+/// The layout rectangle of the output with `wl_output` id `oid`.
+fn output_rect(
+    outputs: &std::collections::BTreeMap<u32, client::Output>,
+    oid: u32,
+) -> Option<PhysicalRect> {
+    outputs.values().find_map(|o| {
+        if o.wl.id().protocol_id() != oid {
+            return None;
+        }
+        let (x, y, w, h) = o.logical?;
+        Some(PhysicalRect {
+            x,
+            y,
+            width: u32::try_from(w).ok()?,
+            height: u32::try_from(h).ok()?,
+        })
+    })
 }
 
 impl Driver for WlrootsDesktop {
@@ -309,6 +329,18 @@ impl Driver for WlrootsDesktop {
             .into_iter()
             .map(|w| w.top.info)
             .collect())
+    }
+
+    fn window_at(&mut self, x: i32, y: i32) -> Result<Option<WindowInfo>, DriverError> {
+        let (tops, views) = self.window_sources()?;
+        let outputs = &self.client.state.outputs;
+        Ok(windows::at(
+            &tops,
+            views,
+            |oid| output_rect(outputs, oid),
+            x,
+            y,
+        ))
     }
 
     fn focus_window(&mut self, id: u64) -> Result<(), DriverError> {

@@ -34,8 +34,12 @@ pub struct View {
     /// The window's content in layout coordinates.
     pub content: PhysicalRect,
     pub focused: bool,
+    /// Shown now: on a visible workspace, not hidden behind a fullscreen view, not a
+    /// tab in the background, not in the scratchpad.
     pub visible: bool,
     pub floating: bool,
+    /// Fullscreen on its workspace or globally (above every other view there).
+    pub fullscreen: bool,
     /// An X11 client under Xwayland (its accessibility extents are global).
     pub xwayland: bool,
 }
@@ -84,7 +88,9 @@ impl SwayIpc {
         serde_json::from_slice(&buf).map_err(err)
     }
 
-    /// Every window of the tree.
+    /// Every window of the tree, in tree order: on each workspace its tiled views,
+    /// then its floating ones from the bottom of their stack up (sway moves a raised
+    /// floating view to the end).
     pub fn views(&self) -> Result<Vec<View>, String> {
         let tree = self.request(GET_TREE, "")?;
         let mut out = Vec::new();
@@ -197,6 +203,10 @@ fn view(node: &Value, floating: bool) -> Option<View> {
         focused: node.get("focused").and_then(Value::as_bool) == Some(true),
         visible: node.get("visible").and_then(Value::as_bool) != Some(false),
         floating,
+        fullscreen: node
+            .get("fullscreen_mode")
+            .and_then(Value::as_u64)
+            .is_some_and(|m| m != 0),
         xwayland,
     })
 }

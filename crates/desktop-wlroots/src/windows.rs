@@ -58,14 +58,7 @@ pub fn merge(
             }
             out.push(Window {
                 top: Toplevel {
-                    info: WindowInfo {
-                        id: v.id,
-                        app_id: v.app_id,
-                        pid: v.pid,
-                        title: v.title,
-                        rect: v.rect,
-                        focused: v.focused,
-                    },
+                    info: view_info(&v),
                     client: v.content,
                 },
                 surface_extents: !v.xwayland,
@@ -88,20 +81,88 @@ pub fn merge(
             });
         out.push(Window {
             top: Toplevel {
-                info: WindowInfo {
-                    id: PROTOCOL_ID_BASE + u64::from(*id),
-                    app_id: t.app_id.clone(),
-                    pid: None,
-                    title: t.title.clone(),
-                    rect,
-                    focused: t.activated,
-                },
+                info: protocol_info(*id, t, rect),
                 client: rect,
             },
             surface_extents: true,
         });
     }
     out
+}
+
+/// A view as `windows()` reports it.
+fn view_info(v: &View) -> WindowInfo {
+    WindowInfo {
+        id: v.id,
+        app_id: v.app_id.clone(),
+        pid: v.pid,
+        title: v.title.clone(),
+        rect: v.rect,
+        focused: v.focused,
+    }
+}
+
+/// Where a view is in the compositor's stacking: a fullscreen view above the
+/// floating ones, the floating ones above the tiled.
+fn layer(v: &View) -> u8 {
+    match (v.fullscreen, v.floating) {
+        (true, _) => 0,
+        (false, true) => 1,
+        (false, false) => 2,
+    }
+}
+
+/// The window a pointer event at a layout point reaches, as far as the compositor
+/// tells. With sway's tree (`views`, in tree order): the topmost *visible* view there
+/// (a view on a hidden workspace, a background tab or one behind a fullscreen view is
+/// never it, wherever its rectangle is), the last raised floating view on top. With
+/// the protocol only, which has neither stacking nor rectangles: a toplevel on the
+/// output there that is not minimized, the activated one first. Windows neither
+/// lists (layer-shell panels, unmanaged Xwayland popups) are not seen.
+pub fn at(
+    toplevels: &[(u32, ForeignToplevel)],
+    views: Option<Vec<View>>,
+    output_rect: impl Fn(u32) -> Option<PhysicalRect>,
+    x: i32,
+    y: i32,
+) -> Option<WindowInfo> {
+    if let Some(views) = views {
+        let mut shown: Vec<(usize, View)> = views
+            .into_iter()
+            .enumerate()
+            .filter(|(_, v)| v.visible)
+            .collect();
+        shown.sort_by_key(|(i, v)| (layer(v), std::cmp::Reverse(*i)));
+        return shown
+            .iter()
+            .find(|(_, v)| v.rect.contains(x, y))
+            .map(|(_, v)| view_info(v));
+    }
+    let mut candidates: Vec<&(u32, ForeignToplevel)> = toplevels
+        .iter()
+        .filter(|(_, t)| t.ready && !t.minimized)
+        .collect();
+    candidates.sort_by_key(|(_, t)| !t.activated);
+    candidates.into_iter().find_map(|(id, t)| {
+        let rect = t
+            .outputs
+            .iter()
+            .filter_map(|&o| output_rect(o))
+            .find(|r| r.contains(x, y))?;
+        Some(protocol_info(*id, t, rect))
+    })
+}
+
+/// A toplevel only the protocol knows, placed on `rect` (the output it is on).
+fn protocol_info(id: u32, t: &ForeignToplevel, rect: PhysicalRect) -> WindowInfo {
+    WindowInfo {
+        id: PROTOCOL_ID_BASE + u64::from(id),
+        app_id: t.app_id.clone(),
+        pid: None,
+        title: t.title.clone(),
+        rect,
+        focused: t.activated,
+    }
 }
 
 #[cfg(test)]
@@ -128,6 +189,7 @@ mod tests {
             focused,
             visible: true,
             floating,
+            fullscreen: false,
             xwayland: false,
         }
     }
@@ -137,6 +199,7 @@ mod tests {
             title: title.into(),
             app_id: "app".into(),
             activated: false,
+            minimized: false,
             ready: true,
             outputs: vec![3],
         }
@@ -160,5 +223,52 @@ mod tests {
         let out = merge(&tops, None, |_| None);
         assert_eq!(out.len(), 1);
         assert_eq!(out[0].top.info.id, PROTOCOL_ID_BASE + 10);
+    }
+
+    #[test]
+    fn the_window_at_a_point_is_the_topmost_visible_view() {
+        let mut tiled = view(1, "tiled", true, false);
+        tiled.rect = r(0, 0, 960, 1080);
+        let mut low = view(2, "low", false, true);
+        low.rect = r(100, 100, 400, 300);
+        let mut high = view(3, "high", false, true);
+        high.rect = r(200, 200, 400, 300);
+        let mut hidden = view(4, "other workspace", false, true);
+        hidden.rect = r(0, 0, 1920, 1080);
+        hidden.visible = false;
+        let views = vec![tiled.clone(), low, high, hidden];
+        let at =
+            |views: &[View], x, y| at(&[], Some(views.to_vec()), |_| None, x, y).map(|w| w.title);
+        // The focused tiled view is below every floating one; the last raised
+        // floating one is on top; a view not shown is never hit.
+        assert_eq!(at(&views, 150, 150).as_deref(), Some("low"));
+        assert_eq!(at(&views, 250, 250).as_deref(), Some("high"));
+        assert_eq!(at(&views, 50, 50).as_deref(), Some("tiled"));
+        assert_eq!(at(&views, 1500, 50), None);
+        let mut full = tiled;
+        full.fullscreen = true;
+        assert_eq!(at(&[full], 250, 250).as_deref(), Some("tiled"));
+        let mut with_full = views.clone();
+        with_full[0].fullscreen = true;
+        assert_eq!(at(&with_full, 250, 250).as_deref(), Some("tiled"));
+    }
+
+    #[test]
+    fn without_ipc_a_minimized_toplevel_is_never_the_window_at_a_point() {
+        let mut minimized = top("minimized");
+        minimized.activated = true;
+        minimized.minimized = true;
+        let mut other = top("other");
+        other.activated = false;
+        let screen = |_| Some(r(0, 0, 1920, 1080));
+        let tops = [(10, minimized), (11, other)];
+        let w = at(&tops, None, screen, 50, 50).expect("a window");
+        assert_eq!(w.title, "other");
+        assert_eq!(w.id, PROTOCOL_ID_BASE + 11);
+        assert_eq!(at(&tops, None, screen, 5000, 50), None, "off every output");
+        let mut active = top("active");
+        active.activated = true;
+        let tops = [(11, top("other")), (12, active)];
+        assert_eq!(at(&tops, None, screen, 50, 50).unwrap().title, "active");
     }
 }

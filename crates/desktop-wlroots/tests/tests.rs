@@ -2,3 +2,4 @@
 //! the crate and its dependencies are linked once. The desks come from `cc-test-kit`.
 
 mod wlroots_driver;
+mod wlroots_stacking;

@@ -14,6 +14,7 @@ mod input;
 mod keymap;
 mod randr;
 mod shm;
+mod under_point;
 mod windows;
 
 use cc_protocol::{Key, PhysicalRect};
@@ -358,6 +359,10 @@ impl Driver for X11Desktop {
         };
         // A window manager keeps a minimized (iconic) client listed, unmapped.
         Ok(windows::viewable(&self.conn, id)?.then_some(w))
+    }
+
+    fn window_at(&mut self, x: i32, y: i32) -> Result<Option<WindowInfo>, DriverError> {
+        under_point::window_at(&self.conn, x, y)
     }
 
     fn focus_window(&mut self, id: u64) -> Result<(), DriverError> {

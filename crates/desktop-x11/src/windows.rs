@@ -113,7 +113,7 @@ fn active(conn: &Conn, clients: &[Window]) -> Result<Option<Window>, DriverError
 }
 
 /// A property reply as `prop` reads it: `None` when unset or the window is gone.
-fn prop_reply(
+pub(super) fn prop_reply(
     cookie: Result<
         x11rb::cookie::Cookie<'_, x11rb::rust_connection::RustConnection, GetPropertyReply>,
         x11rb::errors::ConnectionError,
@@ -128,7 +128,11 @@ fn prop_reply(
 }
 
 /// A title from `_NET_WM_NAME` (UTF-8), else `WM_NAME` (UTF-8 or Latin-1).
-fn title_of(conn: &Conn, net: Option<GetPropertyReply>, wm: Option<GetPropertyReply>) -> String {
+pub(super) fn title_of(
+    conn: &Conn,
+    net: Option<GetPropertyReply>,
+    wm: Option<GetPropertyReply>,
+) -> String {
     if let Some(r) = net
         && r.format == 8
         && !r.value.is_empty()
@@ -148,7 +152,7 @@ fn title_of(conn: &Conn, net: Option<GetPropertyReply>, wm: Option<GetPropertyRe
 }
 
 /// The class part of a `WM_CLASS` value.
-fn class_of(r: Option<GetPropertyReply>) -> String {
+pub(super) fn class_of(r: Option<GetPropertyReply>) -> String {
     let Some(r) = r else {
         return String::new();
     };

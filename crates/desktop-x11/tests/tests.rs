@@ -7,3 +7,4 @@ mod x11_hotkey;
 mod x11_input;
 mod x11_layout;
 mod x11_qt;
+mod x11_stacking;

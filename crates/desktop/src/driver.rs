@@ -265,7 +265,9 @@ pub trait Driver: Send {
     /// What this driver holds down right now.
     fn held_inputs(&mut self) -> HeldInputs;
 
-    /// Top-level windows, topmost first.
+    /// Top-level windows, topmost first, as the window manager lists them: a minimized
+    /// window or one on another workspace may stay listed at its place, so where a
+    /// point lands is [`Driver::window_at`]'s to say.
     fn windows(&mut self) -> Result<Vec<WindowInfo>, DriverError>;
     /// Raises and focuses a window.
     fn focus_window(&mut self, id: u64) -> Result<(), DriverError>;
@@ -275,6 +277,24 @@ pub trait Driver: Send {
     /// knows no minimized state beyond the window list.
     fn window_shown(&mut self, id: u64) -> Result<Option<WindowInfo>, DriverError> {
         Ok(self.windows()?.into_iter().find(|w| w.id == id))
+    }
+    /// The window a pointer event at a physical point would reach now: the topmost
+    /// window shown there, in the display server's own stacking order. A minimized
+    /// window, one on another workspace or one the pointer passes through is not
+    /// there; a menu, tooltip or other window no window manager lists is (with the
+    /// class and title it carries). `None` when the point reaches no window (the
+    /// desktop background). The gate judges where a pointer action lands by this,
+    /// never by `windows()`, whose order and rectangles may include windows not on
+    /// screen. The default takes the first window of `windows()` that contains the
+    /// point and that [`Driver::window_shown`] says is on screen: right only for a
+    /// backend whose window list is its true stacking order.
+    fn window_at(&mut self, x: i32, y: i32) -> Result<Option<WindowInfo>, DriverError> {
+        for w in self.windows()? {
+            if w.rect.contains(x, y) && self.window_shown(w.id)?.is_some() {
+                return Ok(Some(w));
+            }
+        }
+        Ok(None)
     }
     /// True when the element with keyboard focus is a password field.
     fn focused_is_password(&mut self) -> Result<bool, DriverError>;

@@ -109,6 +109,9 @@ impl Driver for HotkeyAware {
     fn window_shown(&mut self, id: u64) -> Result<Option<WindowInfo>, DriverError> {
         self.inner.window_shown(id)
     }
+    fn window_at(&mut self, x: i32, y: i32) -> Result<Option<WindowInfo>, DriverError> {
+        self.inner.window_at(x, y)
+    }
     fn focus_window(&mut self, id: u64) -> Result<(), DriverError> {
         self.poll();
         self.inner.focus_window(id)

@@ -242,6 +242,9 @@ impl Driver for HotkeyDesk {
     fn windows(&mut self) -> Result<Vec<WindowInfo>, DriverError> {
         self.inner.windows()
     }
+    fn window_at(&mut self, x: i32, y: i32) -> Result<Option<WindowInfo>, DriverError> {
+        self.inner.window_at(x, y)
+    }
     fn focus_window(&mut self, id: u64) -> Result<(), DriverError> {
         self.inner.focus_window(id)
     }

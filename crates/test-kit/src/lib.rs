@@ -1,8 +1,9 @@
 //! What more than one crate's tests and benchmarks share (dev-only, never published):
 //! a private X11 desk (`x11`, feature `x11`: Xvfb, a session bus, openbox and the
-//! applications a test starts), a private headless sway desk (`sway`), and private
-//! temporary directories (`temp`). Each desk is private to the test that starts it, so
-//! tests run in parallel in one process.
+//! applications a test starts; `x11_windows`: windows arranged on it through the
+//! window manager, and windows no window manager manages), a private headless sway
+//! desk (`sway`), and private temporary directories (`temp`). Each desk is private to
+//! the test that starts it, so tests run in parallel in one process.
 //!
 //! What needs a crate's own binary (`CARGO_BIN_EXE_*` exists only in that crate's
 //! tests) stays in that crate's `tests/`.
@@ -11,5 +12,7 @@ pub mod sway;
 pub mod temp;
 #[cfg(feature = "x11")]
 pub mod x11;
+#[cfg(feature = "x11")]
+pub mod x11_windows;
 
 pub use temp::TempDir;

@@ -22,6 +22,7 @@ const TOOLS: &[&str] = &[
     "gtk3-widget-factory",
     "xterm",
     "xdotool",
+    "wmctrl",
     "import",
     "xrandr",
     "xsetroot",

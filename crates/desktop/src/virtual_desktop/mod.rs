@@ -198,6 +198,15 @@ impl Driver for VirtualDesktop {
             .collect())
     }
 
+    /// What a click there would reach, as the desktop itself decides it: the taskbar
+    /// covers the windows under it.
+    fn window_at(&mut self, x: i32, y: i32) -> Result<Option<WindowInfo>, DriverError> {
+        let Some(id) = self.scene.hit(x, y).window() else {
+            return Ok(None);
+        };
+        Ok(self.windows()?.into_iter().find(|w| w.id == id))
+    }
+
     fn focus_window(&mut self, id: u64) -> Result<(), DriverError> {
         if self.scene.raise(id) {
             Ok(())
@@ -481,6 +490,37 @@ mod tests {
         assert!(d.a11y_tree(None, 100).unwrap().is_empty());
         d.capture(rect(0, 0, 100, 100)).unwrap();
         combo(&mut d, &["ctrl", "v"]);
+    }
+
+    /// Drags a window by its title bar.
+    fn drag_title(d: &mut VirtualDesktop, w: &WindowInfo, dx: i32, dy: i32) {
+        let (x, y) = (w.rect.x + 100, w.rect.y + 10);
+        d.pointer_move(x, y).unwrap();
+        d.button(Button::Left, true).unwrap();
+        d.pointer_move(x + dx, y + dy).unwrap();
+        d.button(Button::Left, false).unwrap();
+    }
+
+    #[test]
+    fn the_window_at_a_point_is_the_one_a_click_reaches() {
+        let mut d = desk();
+        let ws = d.windows().unwrap();
+        let (form, list, displays) = (ws[0].clone(), ws[1].clone(), ws[2].clone());
+        let at = |d: &mut VirtualDesktop, x, y| d.window_at(x, y).unwrap().map(|w| w.id);
+        assert_eq!(at(&mut d, form.rect.x + 5, form.rect.y + 5), Some(form.id));
+        assert_eq!(at(&mut d, 5, 5), None, "the bare desktop");
+        // The list dragged over the form: where they overlap, the raised list.
+        drag_title(&mut d, &list, -500, 0);
+        assert_eq!(at(&mut d, 400, 300), Some(list.id));
+        assert_eq!(d.windows().unwrap()[1].id, form.id);
+        // The displays window dragged under the taskbar: its list rectangle still
+        // holds the point, but a click there reaches the taskbar.
+        drag_title(&mut d, &displays, 0, 300);
+        let moved = d.windows().unwrap()[0].clone();
+        assert_eq!(moved.id, displays.id);
+        assert!(moved.rect.contains(displays.rect.x + 10, 1060));
+        assert_eq!(at(&mut d, displays.rect.x + 10, 1060), None);
+        assert_eq!(at(&mut d, displays.rect.x + 10, 1000), Some(displays.id));
     }
 
     #[test]

@@ -70,7 +70,7 @@ impl Worker {
         };
         let mut windows = Vec::new();
         if needs_window && let Ok(list) = self.driver.windows() {
-            let landed = landed(&list, self.canvas.as_ref(), &place.window, &points);
+            let landed = self.landed(&list, &place.window, &points);
             windows = landed
                 .iter()
                 .flatten()
@@ -126,7 +126,7 @@ impl Worker {
                     .collect(),
                 _ => Vec::new(),
             };
-            let landed = landed(all, self.canvas.as_ref(), &item.place.window, &points);
+            let landed = self.landed(all, &item.place.window, &points);
             show_windows(&mut item.landing_shown, &item.place.window, &landed);
             item.place.windows_read = true;
         }
@@ -260,47 +260,49 @@ impl Worker {
             .collect();
         (points, unplaced)
     }
-}
 
-/// The windows a call lands in, from the window list (topmost first): the one under
-/// each of its points (pointer tools), else the one it names, its element's or the
-/// focused one. One home for the rules' window matcher and the landing a person sees.
-fn landed<'w>(
-    list: &'w [WindowInfo],
-    canvas: Option<&Canvas>,
-    of: &WindowOf,
-    points: &[(i32, i32)],
-) -> Vec<Option<&'w WindowInfo>> {
-    let by_id = |id: u64| list.iter().find(|w| w.id == id);
-    let focused = || list.iter().find(|w| w.focused);
-    match of {
-        WindowOf::Points => {
-            let Some(canvas) = canvas else {
-                return Vec::new();
-            };
-            points
-                .iter()
-                .map(|&(x, y)| {
-                    let (px, py) = canvas.to_physical(f64::from(x), f64::from(y));
-                    list.iter().find(|w| w.rect.contains(px, py))
-                })
-                .collect()
+    /// The windows a call lands in: the one a click at each of its points would reach
+    /// (pointer tools: [`cc_desktop::Driver::window_at`], the display server's own
+    /// stacking, so a minimized window still listed at its old place shadows nothing),
+    /// else, from the window list, the one it names, its element's or the focused one.
+    /// One home for the rules' window matcher and the landing a person sees.
+    fn landed(
+        &mut self,
+        list: &[WindowInfo],
+        of: &WindowOf,
+        points: &[(i32, i32)],
+    ) -> Vec<Option<WindowInfo>> {
+        let by_id = |id: u64| list.iter().find(|w| w.id == id).cloned();
+        let focused = || list.iter().find(|w| w.focused).cloned();
+        match of {
+            WindowOf::Points => {
+                let Some(canvas) = self.canvas.clone() else {
+                    return Vec::new();
+                };
+                points
+                    .iter()
+                    .map(|&(x, y)| {
+                        let (px, py) = canvas.to_physical(f64::from(x), f64::from(y));
+                        self.driver.window_at(px, py).ok().flatten()
+                    })
+                    .collect()
+            }
+            WindowOf::Id(id) => vec![by_id(*id)],
+            WindowOf::Element(id) => vec![id.and_then(by_id).or_else(focused)],
+            WindowOf::Focused => vec![focused()],
         }
-        WindowOf::Id(id) => vec![by_id(*id)],
-        WindowOf::Element(id) => vec![id.and_then(by_id).or_else(focused)],
-        WindowOf::Focused => vec![focused()],
     }
 }
 
 /// Puts the windows found into a shown landing: on each point for a pointer tool (the
 /// first one's is the landing's window), else on the landing.
-fn show_windows(shown: &mut Landing, of: &WindowOf, landed: &[Option<&WindowInfo>]) {
+fn show_windows(shown: &mut Landing, of: &WindowOf, landed: &[Option<WindowInfo>]) {
     if *of == WindowOf::Points {
         for (p, w) in shown.points.iter_mut().zip(landed) {
-            p.window = w.map(shown_window);
+            p.window = w.as_ref().map(shown_window);
         }
     }
-    shown.window = landed.first().copied().flatten().map(shown_window);
+    shown.window = landed.first().and_then(Option::as_ref).map(shown_window);
 }
 
 fn shown_element(e: &Entry) -> LandingElement {
