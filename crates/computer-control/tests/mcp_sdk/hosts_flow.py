@@ -141,8 +141,8 @@ async def every_tool(session, operator):
     expect(snap.get("tree"), "a snapshot tree", snap)
     await call("a11y_input", {"selector": {"role": "edit", "name": "Name"}, "text": "Ada"})
     await call("a11y_activate", {"selector": {"role": "button", "name": "Submit"}})
-    left, top, right, bottom = form["rect"]
-    cx, cy = (left + right) // 2, (top + bottom) // 2
+    rect = form["rect"]
+    cx, cy = rect["x"] + rect["width"] // 2, rect["y"] + rect["height"] // 2
     await call("pointer_click", {"x": cx, "y": cy})
     await call("pointer_scroll", {"x": cx, "y": cy, "amount": 1})
     await call("pointer_drag", {"from": {"x": cx, "y": cy}, "to": {"x": cx + 1, "y": cy}})
@@ -165,19 +165,15 @@ async def every_tool(session, operator):
     await call("preview_action", {"session_id": sid, "tool": "pointer_position",
                                   "arguments": {}, "mode": "shadow"})
     lease = (await call("acquire_control_lease", {
-        "session_id": sid, "kind": "exclusive", "mode": "shadow", "ttl_ms": 60000,
+        "session_id": sid, "kind": "cooperative", "mode": "background", "ttl_ms": 60000,
         "action_budget": 5}))["lease"]["leaseId"]
-    await call("execute_action", {"session_id": sid, "action_id": "e1", "lease_id": lease,
+    await call("execute_action", {"session_id": sid, "action_id": "e1",
                                   "tool": "pointer_position", "arguments": {}, "mode": "shadow"})
-    await call("reserve_target", {"session_id": sid, "intent_id": "i1", "app_id": "cc-form",
-                                  "ttl_ms": 60000})
-    reservations = await call("get_session", {"session_id": sid})
-    rid = None
-    events = await call("get_session_events", {"session_id": sid})
-    for e in events["events"]:
-        rid = e.get("reservationId") or rid
-    if rid:
-        await call("release_target_reservation", {"session_id": sid, "reservation_id": rid})
+    reserved = await call("reserve_target", {"session_id": sid, "intent_id": "i1",
+                                             "app_id": "cc-form", "ttl_ms": 60000})
+    await call("release_target_reservation", {
+        "session_id": sid, "reservation_id": reserved["reservation"]["reservationId"]})
+    await call("get_session_events", {"session_id": sid})
     await call("release_control_lease", {"session_id": sid, "lease_id": lease})
     await call("submit_follow_up", {"session_id": sid, "instruction": "and then stop"})
     await call("get_follow_ups", {"session_id": sid})
