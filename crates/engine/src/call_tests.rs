@@ -19,7 +19,10 @@ fn started() -> Engine {
 fn recorded() -> (Arc<Mutex<Vec<Progress>>>, CallControl) {
     let seen = Arc::new(Mutex::new(Vec::new()));
     let s = seen.clone();
-    (seen, CallControl::reporting(move |p| s.lock().unwrap().push(p)))
+    (
+        seen,
+        CallControl::reporting(move |p| s.lock().unwrap().push(p)),
+    )
 }
 
 #[test]
@@ -90,7 +93,11 @@ fn a_cancel_stops_that_call_alone_and_releases_what_it_held() {
     assert_eq!(env.error_code(), Some(ErrorCode::SafetyStopped), "{env:?}");
     let err = env.error.clone().expect("an error");
     assert_eq!(err.data, Some(json!({"cancelled": true})), "{err:?}");
-    assert_eq!(seen.lock().unwrap().len(), 2, "nothing typed after the cancel");
+    assert_eq!(
+        seen.lock().unwrap().len(),
+        2,
+        "nothing typed after the cancel"
+    );
     // Not the server's stop: the next call runs, and nothing is held.
     let next = e.call_tool("pointer.position", &json!({}));
     assert!(next.ok, "{next:?}");
