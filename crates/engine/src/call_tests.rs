@@ -109,3 +109,43 @@ fn a_cancel_stops_that_call_alone_and_releases_what_it_held() {
     let env = e.call_tool_with("keyboard.type", &json!({"text": "x"}), gone);
     assert_eq!(env.error_code(), Some(ErrorCode::SafetyStopped), "{env:?}");
 }
+
+#[test]
+fn a_vendor_call_waiting_for_a_person_reports_it_and_a_cancel_withdraws_it() {
+    let e = started();
+    let (_, sub) = e.subscribe(256, Some(u64::MAX));
+    let slot: Arc<Mutex<Option<CallControl>>> = Arc::default();
+    let seen = Arc::new(Mutex::new(Vec::new()));
+    let (s, c) = (seen.clone(), slot.clone());
+    // The caller gives up as soon as it hears the call waits for a person.
+    let call = CallControl::reporting(move |p| {
+        s.lock().unwrap().push(p.clone());
+        if let (Progress::Confirming { .. }, Some(me)) = (&p, c.lock().unwrap().as_ref()) {
+            me.cancel();
+        }
+    });
+    *slot.lock().unwrap() = Some(call.clone());
+    let voc = crate::find_vocabulary("openai.computer").expect("openai");
+    let args = json!({"type": "computer_call", "call_id": "c1",
+        "action": {"type": "move", "x": 10, "y": 10},
+        "pending_safety_checks": [{"id": "sc1", "code": "malicious_instructions", "message": "m"}]});
+    let env = e.call_vocabulary_with(voc, &args, call);
+    assert_eq!(env.error_code(), Some(ErrorCode::SafetyStopped), "{env:?}");
+    let seen = seen.lock().unwrap();
+    assert!(
+        matches!(
+            seen.first(),
+            Some(Progress::Confirming { waited_ms: 0, .. })
+        ),
+        "{seen:?}"
+    );
+    // Withdrawn: denied, nothing pending, and the next call runs.
+    let resolved =
+        std::iter::from_fn(|| sub.rx.recv_timeout(std::time::Duration::from_secs(10)).ok())
+            .find(|ev| ev.kind == "safety.confirmation_resolved")
+            .expect("the request was resolved");
+    assert_eq!(resolved.payload["approve"], false, "{resolved:?}");
+    let status = e.status().result.expect("status");
+    assert!(status["pending_confirmation"].is_null(), "{status}");
+    assert!(e.call_tool("pointer.position", &json!({})).ok);
+}

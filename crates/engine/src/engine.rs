@@ -593,7 +593,7 @@ impl Engine {
     }
 
     /// [`Engine::run_tool`] with the caller's own stop and progress sink.
-    fn run_tool_with(
+    pub(crate) fn run_tool_with(
         &self,
         tool: &str,
         arguments: &Value,

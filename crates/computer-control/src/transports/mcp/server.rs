@@ -142,7 +142,13 @@ impl McpServer {
             .iter()
             .find(|v| mcp_tool_name(v.name) == name)
         {
-            let env = self.started(|| self.engine.call_vocabulary(voc, &arguments), not_started);
+            let env = self.started(
+                || {
+                    self.engine
+                        .call_vocabulary_with(voc, &arguments, control.clone())
+                },
+                not_started,
+            );
             return Some(results::vocabulary(voc, env));
         }
         let def = resolve_tool(name)?;
