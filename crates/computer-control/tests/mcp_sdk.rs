@@ -85,12 +85,13 @@ fn run_flow(args: &[&str], context: &str) {
     assert!(out.lines().any(|l| l == "DONE"), "{context}: {out}");
 }
 
-const HOST_SCENARIOS: [&str; 6] = [
+const HOST_SCENARIOS: [&str; 7] = [
     "every_tool",
     "progress",
     "cancel",
     "approval_no_callback",
     "approval_decline",
+    "vocabulary_decline",
     "approval_accept",
 ];
 

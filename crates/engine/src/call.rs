@@ -24,15 +24,31 @@ pub enum Progress {
     Waited { elapsed_ms: u64, timeout_ms: u64 },
     /// `batch.execute`: items finished of the batch's total.
     Items { done: u64, total: u64 },
-    /// A vendor vocabulary's call waits for a person: milliseconds waited of the
-    /// confirmation's timeout.
-    Confirming { waited_ms: u64, timeout_ms: u64 },
+    /// A vendor vocabulary's call waits for a person to answer confirmation
+    /// `request_id`: milliseconds waited of the confirmation's timeout.
+    Confirming {
+        request_id: String,
+        waited_ms: u64,
+        timeout_ms: u64,
+    },
 }
 
 impl Progress {
     /// `(progress, total, message)` as a client shows them.
     pub fn parts(&self) -> (f64, f64, String) {
         match *self {
+            Progress::Confirming {
+                waited_ms,
+                timeout_ms,
+                ..
+            } => (
+                waited_ms as f64 / 1000.0,
+                timeout_ms as f64 / 1000.0,
+                format!(
+                    "waiting for a person to approve it on the operator channel: {} s left",
+                    timeout_ms.saturating_sub(waited_ms).div_ceil(1000)
+                ),
+            ),
             Progress::Typed { chars, total } => (
                 chars as f64,
                 total as f64,
@@ -54,17 +70,6 @@ impl Progress {
                 done as f64,
                 total as f64,
                 format!("{done} of {total} batch items done"),
-            ),
-            Progress::Confirming {
-                waited_ms,
-                timeout_ms,
-            } => (
-                waited_ms as f64 / 1000.0,
-                timeout_ms as f64 / 1000.0,
-                format!(
-                    "waiting for a person to approve it on the operator channel: {} s left",
-                    timeout_ms.saturating_sub(waited_ms).div_ceil(1000)
-                ),
             ),
         }
     }

@@ -21,6 +21,8 @@ operator channel (its `/rpc` and `/events`, the operator token). Scenarios:
   approval_decline      elicitation declined: URL mode to the console's page for the
                         request, no token in it; recorded; the action still waits; the
                         operator's denial ends the call
+  vocabulary_decline    the same for a vendor vocabulary's safety check, which waits
+                        inside the call
   approval_accept       an auto-accepting client approves nothing: recorded
                         "acknowledged", the action waits and expires
 
@@ -305,6 +307,27 @@ async def approval_decline(session, operator, asked):
     passed("approval_decline")
 
 
+async def vocabulary_decline(session, operator, asked):
+    """A vendor's safety check waits for a person inside the call: announced the same way."""
+    call = asyncio.ensure_future(session.call_tool("openai_computer", {
+        "type": "computer_call", "call_id": "c9", "action": {"type": "move", "x": 9, "y": 9},
+        "pending_safety_checks": [{"id": "sc1", "code": "malicious_instructions",
+                                   "message": "check this"}]}))
+    requested = await operator.event("safety.confirmation_requested", tool="batch.execute")
+    rid = requested["request_id"]
+    notice = await operator.event("safety.confirmation_notice", rid)
+    expect(notice["answer"] == "decline", "the declined announcement is recorded", notice)
+    expect(asked and asked[-1].url == f"{operator.base}/#approval={rid}",
+           "URL mode to the console's page for the request", [a.url for a in asked])
+    expect(not call.done(), "the vendor call still waits")
+    denied = await operator.rpc("session.confirm", {"request_id": rid, "approve": False})
+    expect(denied.get("ok"), "the operator denies", denied)
+    r = await asyncio.wait_for(call, LIMIT)
+    expect(r.is_error and "policy_denied" in json.dumps(r.model_dump(mode="json")),
+           "the denial ends the vendor call", r.model_dump(mode="json"))
+    passed("vocabulary_decline")
+
+
 async def approval_accept(session, operator):
     call = asyncio.ensure_future(session.call_tool(*PARK))
     requested = await operator.event("safety.confirmation_requested",
@@ -372,6 +395,7 @@ async def run(binary, directory, phase):
                         await approval_no_callback(session, operator)
                     elif phase == "decline":
                         await approval_decline(session, operator, asked)
+                        await vocabulary_decline(session, operator, asked)
                     else:
                         await approval_accept(session, operator)
                 finally:

@@ -301,6 +301,7 @@ fn await_person(
         }
         if !approved {
             call.report(Progress::Confirming {
+                request_id: id.to_string(),
                 waited_ms: started.elapsed().min(timeout).as_millis() as u64,
                 timeout_ms: timeout.as_millis() as u64,
             });

@@ -48,6 +48,16 @@ pub struct Parked {
 }
 
 impl Parked {
+    /// Request `id` as the bus announced it after `after_seq` (from the bus's replay
+    /// ring), if it is still there.
+    pub fn find(engine: &Engine, after_seq: u64, id: &str) -> Option<Parked> {
+        let (replay, _) = engine.subscribe(1, Some(after_seq));
+        replay
+            .iter()
+            .find(|e| e.kind == "safety.confirmation_requested" && e.payload["request_id"] == id)
+            .and_then(|e| Parked::from_event(&e.payload))
+    }
+
     fn from_event(p: &Value) -> Option<Parked> {
         Some(Parked {
             request_id: p["request_id"].as_str()?.to_string(),
@@ -165,10 +175,8 @@ pub async fn wait(
     });
     let started = Instant::now();
     let mut parked: Option<Parked> = None;
-    let mut announced = false;
-    let mut answered = false;
+    let mut announced: Option<Announcement> = None;
     let mut approved = false;
-    let mut elicitation: Option<Elicitation> = None;
     let mut tick = tokio::time::interval(Duration::from_secs(1));
     let end = loop {
         tokio::select! {
@@ -189,36 +197,18 @@ pub async fn wait(
                     }
                     _ => {}
                 }
-                if let (Some(p), false) = (&parked, announced) {
-                    announced = true;
+                if let (Some(p), None) = (&parked, &announced) {
                     // The client hears at once that the call waits, and for how long.
                     report_left(progress, p, started).await;
-                    match elicit(ctx, p, console) {
-                        Some(fut) => elicitation = Some(fut),
-                        None => {
-                            answered = true;
-                            engine.confirmation_notice(id, VIA, Notice::DeclinedOrUnavailable("not_supported"));
-                        }
-                    }
+                    announced = Some(Announcement::start(engine, ctx, p, console));
                 }
             }
-            answer = async {
-                match elicitation.as_mut() {
-                    Some(f) => f.await,
+            _ = async {
+                match announced.as_mut() {
+                    Some(a) => a.answered(engine).await,
                     None => std::future::pending().await,
                 }
-            } => {
-                elicitation = None;
-                answered = true;
-                let notice = match answer {
-                    Ok(ElicitationAction::Accept) => Notice::Acknowledged,
-                    Ok(ElicitationAction::Decline) => Notice::DeclinedOrUnavailable("decline"),
-                    Ok(ElicitationAction::Cancel) => Notice::DeclinedOrUnavailable("cancel"),
-                    Ok(_) => Notice::DeclinedOrUnavailable("unknown"),
-                    Err(()) => Notice::DeclinedOrUnavailable("error"),
-                };
-                engine.confirmation_notice(id, VIA, notice);
-            }
+            } => {}
             _ = tick.tick() => {
                 if let Some(p) = &parked && !approved {
                     report_left(progress, p, started).await;
@@ -237,8 +227,8 @@ pub async fn wait(
             }
         }
     };
-    if announced && !answered {
-        engine.confirmation_notice(id, VIA, Notice::DeclinedOrUnavailable("no_answer"));
+    if let Some(a) = announced {
+        a.finish(engine);
     }
     match end {
         End::Ran(env) if env.ok => results::plain(env.result.unwrap_or_else(|| json!({}))),
@@ -261,6 +251,69 @@ pub async fn wait(
             ErrorCode::DriverFailed,
             format!("{id} ran, but its answer could not be read; the action may have executed"),
         ))),
+    }
+}
+
+/// One pending request announced to the client's user, and what came back: recorded
+/// once, as `safety.confirmation_notice` (never an approval).
+pub struct Announcement {
+    request_id: String,
+    elicitation: Option<Elicitation>,
+    recorded: bool,
+}
+
+impl Announcement {
+    /// Sends the elicitation the client supports; one that supports none is recorded
+    /// at once as unavailable.
+    pub fn start(
+        engine: &Engine,
+        ctx: &RequestContext<RoleServer>,
+        p: &Parked,
+        console: Option<&str>,
+    ) -> Announcement {
+        let elicitation = elicit(ctx, p, console);
+        if elicitation.is_none() {
+            engine.confirmation_notice(
+                &p.request_id,
+                VIA,
+                Notice::DeclinedOrUnavailable("not_supported"),
+            );
+        }
+        Announcement {
+            request_id: p.request_id.clone(),
+            recorded: elicitation.is_none(),
+            elicitation,
+        }
+    }
+
+    /// Waits for the client's answer and records it (pending forever once recorded).
+    pub async fn answered(&mut self, engine: &Engine) {
+        let Some(f) = self.elicitation.as_mut() else {
+            return std::future::pending().await;
+        };
+        let answer = f.await;
+        self.elicitation = None;
+        self.recorded = true;
+        let notice = match answer {
+            Ok(ElicitationAction::Accept) => Notice::Acknowledged,
+            Ok(ElicitationAction::Decline) => Notice::DeclinedOrUnavailable("decline"),
+            Ok(ElicitationAction::Cancel) => Notice::DeclinedOrUnavailable("cancel"),
+            Ok(_) => Notice::DeclinedOrUnavailable("unknown"),
+            Err(()) => Notice::DeclinedOrUnavailable("error"),
+        };
+        engine.confirmation_notice(&self.request_id, VIA, notice);
+    }
+
+    /// The request was decided (or the call ended) before any answer: recorded as
+    /// unanswered.
+    pub fn finish(self, engine: &Engine) {
+        if !self.recorded {
+            engine.confirmation_notice(
+                &self.request_id,
+                VIA,
+                Notice::DeclinedOrUnavailable("no_answer"),
+            );
+        }
     }
 }
 

@@ -45,10 +45,11 @@ impl Notifier {
         self.token.is_some()
     }
 
-    /// The engine's side: a control whose reports reach this notifier (none when the
-    /// client gave no token, so the engine does not even queue them).
-    pub fn control(&self) -> CallControl {
-        if !self.wanted() {
+    /// The engine's side: a control whose reports reach this notifier when the
+    /// client gave a token or `listen` (the transport looks at reports it does not
+    /// send: a vocabulary's wait for a person); otherwise the engine queues none.
+    pub fn control(&self, listen: bool) -> CallControl {
+        if !self.wanted() && !listen {
             return CallControl::default();
         }
         let tx = self.tx.clone();
@@ -65,12 +66,14 @@ impl Notifier {
         }
     }
 
-    /// Waits for the next report from the engine (forever without a token).
-    pub async fn next(&mut self) {
+    /// Waits for the next report from the engine (forever without a token), keeps
+    /// it as the latest, and hands it back for a look.
+    pub async fn next(&mut self) -> Progress {
         match self.rx.recv().await {
             Some(p) => {
                 let (done, total, message) = p.parts();
                 self.latest = Some((done, Some(total), message));
+                p
             }
             None => std::future::pending().await,
         }

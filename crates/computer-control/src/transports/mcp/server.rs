@@ -22,7 +22,7 @@ use rmcp::{ErrorData, RoleServer, ServerHandler};
 use serde_json::{Value, json};
 
 use cc_engine::tools::tools;
-use cc_engine::{CallControl, Engine, vocabularies};
+use cc_engine::{CallControl, Engine, Progress, vocabularies};
 use cc_governance::{GOVERNED_TOOLS, mcp_tool_name, resolve_tool};
 use cc_protocol::{Envelope, ErrorCode};
 
@@ -237,7 +237,8 @@ impl ServerHandler for McpServer {
         let name = request.name.to_string();
         let arguments = Value::Object(request.arguments.unwrap_or_default());
         let mut progress = Notifier::new(context.peer.clone(), context.meta.get_progress_token());
-        let control = progress.control();
+        let elicits = !context.peer.supported_elicitation_modes().is_empty();
+        let control = progress.control(elicits);
         let server = self.clone();
         let lookup = name.clone();
         let before = self.engine.bus_stats().last_seq;
@@ -248,6 +249,9 @@ impl ServerHandler for McpServer {
         // `progress::EVERY`), and a cancellation stops it as the emergency stop would.
         let mut every = tokio::time::interval(super::progress::EVERY);
         let mut cancelled = false;
+        // A vendor vocabulary waits for a person inside the call: announced as below.
+        let mut announced: Option<approval_wait::Announcement> = None;
+        let console = self.console.get().map(String::as_str);
         let out = loop {
             tokio::select! {
                 out = &mut task => {
@@ -256,7 +260,21 @@ impl ServerHandler for McpServer {
                     progress.flush().await;
                     break out;
                 }
-                _ = progress.next() => {}
+                p = progress.next() => {
+                    if let (Progress::Confirming { request_id, .. }, None) = (&p, &announced)
+                        && let Some(parked) = approval_wait::Parked::find(&self.engine, before, request_id)
+                    {
+                        announced = Some(approval_wait::Announcement::start(
+                            &self.engine, &context, &parked, console,
+                        ));
+                    }
+                }
+                _ = async {
+                    match announced.as_mut() {
+                        Some(a) => a.answered(&self.engine).await,
+                        None => std::future::pending().await,
+                    }
+                } => {}
                 _ = every.tick() => progress.flush().await,
                 _ = context.ct.cancelled(), if !cancelled => {
                     cancelled = true;
@@ -265,6 +283,9 @@ impl ServerHandler for McpServer {
             }
         }
         .map_err(|e| ErrorData::internal_error(format!("tool task failed: {e}"), None))?;
+        if let Some(a) = announced {
+            a.finish(&self.engine);
+        }
         let Some(result) = out else {
             return Err(ErrorData::invalid_params(format!("no tool {name:?}"), None));
         };
@@ -274,7 +295,6 @@ impl ServerHandler for McpServer {
             && resolve_tool(&name).is_some()
             && approval_wait::informable(&context, &progress)
         {
-            let console = self.console.get().map(String::as_str);
             let waited = approval_wait::wait(
                 &self.engine,
                 &context,
