@@ -85,13 +85,14 @@ fn run_flow(args: &[&str], context: &str) {
     assert!(out.lines().any(|l| l == "DONE"), "{context}: {out}");
 }
 
-const HOST_SCENARIOS: [&str; 7] = [
+const HOST_SCENARIOS: [&str; 8] = [
     "every_tool",
     "progress",
     "cancel",
     "approval_no_callback",
     "approval_decline",
     "vocabulary_decline",
+    "governed_decline",
     "approval_accept",
 ];
 

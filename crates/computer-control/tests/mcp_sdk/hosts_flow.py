@@ -23,6 +23,7 @@ operator channel (its `/rpc` and `/events`, the operator token). Scenarios:
                         operator's denial ends the call
   vocabulary_decline    the same for a vendor vocabulary's safety check, which waits
                         inside the call
+  governed_decline      a governed action pending the operator, announced the same way
   approval_accept       an auto-accepting client approves nothing: recorded
                         "acknowledged", the action waits and expires
 
@@ -328,6 +329,30 @@ async def vocabulary_decline(session, operator, asked):
     passed("vocabulary_decline")
 
 
+async def governed_decline(session, operator, asked):
+    """A governed action pending the operator is announced too; the preview answers once
+    the elicitation is answered, and the approval stays pending on the operator channel."""
+    sid = structured(await session.call_tool("start_session", {"objective": "governed"}),
+                     "start_session")["session"]["sessionId"]
+    before = len(asked)
+    preview = structured(await session.call_tool("preview_action", {
+        "session_id": sid, "action_id": "g1", "tool": "keyboard_combo",
+        "arguments": {"keys": ["win", "r"]}, "mode": "foreground"}), "preview_action")
+    expect(preview["policy"]["decision"] == "confirm", "the preview needs a person", preview)
+    expect(len(asked) == before + 1, "one elicitation for the pending approval", len(asked))
+    p = asked[-1]
+    expect(p.mode == "url" and p.url == f"{operator.base}/#approval={sid}/g1",
+           "URL mode to the console's page for the approval", p.model_dump(mode="json"))
+    expect("keyboard" in p.message and "approves nothing" in p.message, "what waits", p.message)
+    notice = await operator.event("safety.confirmation_notice", f"{sid}/g1")
+    expect(notice["answer"] == "decline", "the decline is recorded", notice)
+    r = await operator.client.get(f"{operator.base}/approvals")
+    pending = [a for a in r.json().get("approvals", r.json()) if a.get("actionId") == "g1"]
+    expect(pending and pending[0]["status"] == "pending", "the approval is still pending",
+           r.json())
+    passed("governed_decline")
+
+
 async def approval_accept(session, operator):
     call = asyncio.ensure_future(session.call_tool(*PARK))
     requested = await operator.event("safety.confirmation_requested",
@@ -396,6 +421,7 @@ async def run(binary, directory, phase):
                     elif phase == "decline":
                         await approval_decline(session, operator, asked)
                         await vocabulary_decline(session, operator, asked)
+                        await governed_decline(session, operator, asked)
                     else:
                         await approval_accept(session, operator)
                 finally:

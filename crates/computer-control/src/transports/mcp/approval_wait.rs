@@ -254,6 +254,42 @@ pub async fn wait(
     }
 }
 
+/// A governed action waiting for the operator (`preview_action` or `execute_action` with
+/// a pending approval), announced like a plain one: the call answers once the client
+/// answered the elicitation (or it timed out with the approval's expiry), and the
+/// answer approves nothing. The approval keeps its own course on the operator channel;
+/// the client library asks again after the operator's decision.
+pub async fn announce_governed(
+    engine: &Engine,
+    ctx: &RequestContext<RoleServer>,
+    console: Option<&str>,
+    request: &cc_governance::approvals::ApprovalRequest,
+) {
+    let now = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_secs() as i64);
+    let left = cc_contract::parse_timestamp(&request.expires_at)
+        .map_or(0, |t| t.unix_timestamp() - now)
+        .max(1);
+    let parked = Parked {
+        request_id: format!("{}/{}", request.session_id, request.action_id),
+        tool: request.tool.clone(),
+        arguments: request.arguments.clone(),
+        risk: serde_json::to_value(request.action_class)
+            .ok()
+            .and_then(|v| v.as_str().map(str::to_string))
+            .unwrap_or_default(),
+        reason: request.reasons.join("; "),
+        expires_at: request.expires_at.clone(),
+        timeout_s: left as f64,
+    };
+    let mut a = Announcement::start(engine, ctx, &parked, console);
+    if a.elicitation.is_some() {
+        a.answered(engine).await;
+    }
+    a.finish(engine);
+}
+
 /// One pending request announced to the client's user, and what came back: recorded
 /// once, as `safety.confirmation_notice` (never an approval).
 pub struct Announcement {

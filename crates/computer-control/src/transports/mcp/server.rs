@@ -239,6 +239,11 @@ impl ServerHandler for McpServer {
         let mut progress = Notifier::new(context.peer.clone(), context.meta.get_progress_token());
         let elicits = !context.peer.supported_elicitation_modes().is_empty();
         let control = progress.control(elicits);
+        // A governed action that may wait for the operator: its session and action.
+        let governed = matches!(name.as_str(), "preview_action" | "execute_action").then(|| {
+            let id = |k: &str| arguments.get(k).and_then(Value::as_str).map(str::to_string);
+            (id("session_id"), id("action_id"), who.clone())
+        });
         let server = self.clone();
         let lookup = name.clone();
         let before = self.engine.bus_stats().last_seq;
@@ -289,6 +294,30 @@ impl ServerHandler for McpServer {
         let Some(result) = out else {
             return Err(ErrorData::invalid_params(format!("no tool {name:?}"), None));
         };
+        // A governed action now pending the operator is announced to the client's user.
+        if let (Some((Some(session), action, who)), true, false) = (governed, elicits, cancelled) {
+            let action = action.or_else(|| {
+                let s = result.structured_content.as_ref()?;
+                s.pointer("/envelope/actionId")?
+                    .as_str()
+                    .map(str::to_string)
+            });
+            let kernels = self.kernels.clone();
+            let pending = tokio::task::spawn_blocking(move || {
+                kernels.for_caller(&who).ok()?.pending_approvals().ok()
+            })
+            .await
+            .ok()
+            .flatten()
+            .unwrap_or_default();
+            if let Some(r) = pending
+                .iter()
+                .find(|r| r.session_id == session && Some(&r.action_id) == action.as_ref())
+            {
+                let console = self.console.get().map(String::as_str);
+                approval_wait::announce_governed(&self.engine, &context, console, r).await;
+            }
+        }
         // A parked action waits here for a person when the client can be told so.
         if let Some(id) = approval_wait::parked_id(&result)
             && !cancelled
