@@ -206,6 +206,40 @@ fn as_object(v: Value) -> Arc<JsonObject> {
     }
 }
 
+impl McpServer {
+    /// Announces the approval that `result` (of `preview_action` or `execute_action`
+    /// for `session`) left pending, if any, to the client's user.
+    async fn announce_governed(
+        &self,
+        context: &RequestContext<RoleServer>,
+        result: &CallToolResult,
+        (session, action, who): (String, Option<String>, Caller),
+    ) {
+        // A preview without an action id names the one it made in its envelope.
+        let action = action.or_else(|| {
+            let s = result.structured_content.as_ref()?;
+            s.pointer("/envelope/actionId")?
+                .as_str()
+                .map(str::to_string)
+        });
+        let kernels = self.kernels.clone();
+        let pending = tokio::task::spawn_blocking(move || {
+            kernels.for_caller(&who).ok()?.pending_approvals().ok()
+        })
+        .await
+        .ok()
+        .flatten()
+        .unwrap_or_default();
+        if let Some(r) = pending
+            .iter()
+            .find(|r| r.session_id == session && Some(&r.action_id) == action.as_ref())
+        {
+            let console = self.console.get().map(String::as_str);
+            approval_wait::announce_governed(&self.engine, context, console, r).await;
+        }
+    }
+}
+
 impl ServerHandler for McpServer {
     fn get_info(&self) -> ServerConfig {
         ServerConfig::new(ServerCapabilities::builder().enable_tools().build())
@@ -296,27 +330,8 @@ impl ServerHandler for McpServer {
         };
         // A governed action now pending the operator is announced to the client's user.
         if let (Some((Some(session), action, who)), true, false) = (governed, elicits, cancelled) {
-            let action = action.or_else(|| {
-                let s = result.structured_content.as_ref()?;
-                s.pointer("/envelope/actionId")?
-                    .as_str()
-                    .map(str::to_string)
-            });
-            let kernels = self.kernels.clone();
-            let pending = tokio::task::spawn_blocking(move || {
-                kernels.for_caller(&who).ok()?.pending_approvals().ok()
-            })
-            .await
-            .ok()
-            .flatten()
-            .unwrap_or_default();
-            if let Some(r) = pending
-                .iter()
-                .find(|r| r.session_id == session && Some(&r.action_id) == action.as_ref())
-            {
-                let console = self.console.get().map(String::as_str);
-                approval_wait::announce_governed(&self.engine, &context, console, r).await;
-            }
+            self.announce_governed(&context, &result, (session, action, who))
+                .await;
         }
         // A parked action waits here for a person when the client can be told so.
         if let Some(id) = approval_wait::parked_id(&result)
