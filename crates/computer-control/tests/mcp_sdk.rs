@@ -19,7 +19,7 @@
 //! typing, waits and batches; a cancelled call stopped alone; an action awaiting
 //! confirmation announced by a URL-mode elicitation that approves nothing, whether the
 //! client has no elicitation, declines or auto-accepts, and decided only on the
-//! operator channel.
+//! operator channel; then the decline again over `/mcp` of `--transport http`.
 
 use crate::mcp_http_support;
 
@@ -85,7 +85,7 @@ fn run_flow(args: &[&str], context: &str) {
     assert!(out.lines().any(|l| l == "DONE"), "{context}: {out}");
 }
 
-const HOST_SCENARIOS: [&str; 8] = [
+const HOST_SCENARIOS: [&str; 9] = [
     "every_tool",
     "progress",
     "cancel",
@@ -94,6 +94,7 @@ const HOST_SCENARIOS: [&str; 8] = [
     "vocabulary_decline",
     "governed_decline",
     "approval_accept",
+    "approval_decline_over_http",
 ];
 
 #[test]

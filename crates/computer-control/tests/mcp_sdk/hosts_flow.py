@@ -27,6 +27,10 @@ operator channel (its `/rpc` and `/events`, the operator token). Scenarios:
   approval_accept       an auto-accepting client approves nothing: recorded
                         "acknowledged", the action waits and expires
 
+Then `serve --transport http` runs approval_decline again over Streamable HTTP
+(`/mcp`, the agent token; the console on the same port), printing
+`PASS approval_decline_over_http`.
+
 Each scenario prints `PASS <name>`; the first failed check raises.
 """
 
@@ -38,6 +42,7 @@ import time
 
 import httpx2
 from mcp import ClientSession, StdioServerParameters, stdio_client, types
+from mcp.client.streamable_http import streamable_http_client
 
 OPERATOR = "hosts-operator-token-0123456789abcdef012345"
 AGENT = "hosts-agent-token-fedcba9876543210fedcba9876"
@@ -428,12 +433,64 @@ async def run(binary, directory, phase):
                     await operator.close()
 
 
+async def run_http(binary, directory):
+    """The decline scenario over Streamable HTTP (`/mcp` of `--transport http`, whose own
+    port serves the console): the elicitation travels on the call's stream."""
+    config = os.path.join(directory, "config-http.json")
+    with open(config, "w", encoding="utf-8") as f:
+        json.dump({"http": {"token": AGENT, "operator_token": OPERATOR},
+                   "safety": {"confirm_timeout_s": 8}}, f)
+    errlog_path = os.path.join(directory, "stderr-http.log")
+    with open(errlog_path, "w", encoding="utf-8") as errlog:
+        proc = await asyncio.create_subprocess_exec(
+            binary, "serve", "--transport", "http", "--port", "0", "--platform", "virtual",
+            "--config", config, "--journal", os.path.join(directory, "journal-http.db"),
+            stdin=asyncio.subprocess.DEVNULL, stdout=asyncio.subprocess.DEVNULL, stderr=errlog,
+            env={"COMPUTER_CONTROL_LOG": "warn", "XDG_RUNTIME_DIR": directory,
+                 "XDG_STATE_HOME": directory, "PATH": os.environ.get("PATH", "")})
+    try:
+        base = await listening(errlog_path, "computer-control: http listening on ")
+        asked = []
+
+        async def decline(context, p):
+            asked.append(p)
+            return types.ElicitResult(action="decline")
+
+        headers = {"Authorization": f"Bearer {AGENT}"}
+        timeout = httpx2.Timeout(30.0, read=300.0)
+        async with httpx2.AsyncClient(headers=headers, timeout=timeout) as client:
+            async with streamable_http_client(f"{base}/mcp", http_client=client) as (read, write):
+                async with ClientSession(read, write, elicitation_callback=decline) as session:
+                    await session.initialize()
+                    operator = Operator(base)
+                    try:
+                        await approval_decline(session, operator, asked)
+                    finally:
+                        await operator.close()
+        print("PASS approval_decline_over_http", flush=True)
+    finally:
+        proc.terminate()
+        await proc.wait()
+
+
+async def listening(errlog_path, prefix):
+    deadline = time.monotonic() + LIMIT
+    while time.monotonic() < deadline:
+        with open(errlog_path, encoding="utf-8", errors="replace") as f:
+            for line in f:
+                if line.startswith(prefix):
+                    return line[len(prefix):].strip()
+        await asyncio.sleep(0.05)
+    raise Check(f"never printed {prefix!r}")
+
+
 def main(argv):
     if len(argv) != 3:
         print(__doc__, file=sys.stderr)
         return 2
     for phase in ("plain", "decline", "accept"):
         asyncio.run(run(argv[1], argv[2], phase))
+    asyncio.run(run_http(argv[1], argv[2]))
     print("DONE", flush=True)
     return 0
 
