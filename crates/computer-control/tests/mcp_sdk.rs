@@ -85,7 +85,7 @@ fn run_flow(args: &[&str], context: &str) {
     assert!(out.lines().any(|l| l == "DONE"), "{context}: {out}");
 }
 
-const HOST_SCENARIOS: [&str; 9] = [
+const HOST_SCENARIOS: [&str; 10] = [
     "every_tool",
     "progress",
     "cancel",
@@ -94,6 +94,7 @@ const HOST_SCENARIOS: [&str; 9] = [
     "vocabulary_decline",
     "governed_decline",
     "approval_accept",
+    "approval_unanswered",
     "approval_decline_over_http",
 ];
 

@@ -24,6 +24,8 @@ operator channel (its `/rpc` and `/events`, the operator token). Scenarios:
   vocabulary_decline    the same for a vendor vocabulary's safety check, which waits
                         inside the call
   governed_decline      a governed action pending the operator, announced the same way
+  approval_unanswered   the operator decides while the prompt is open: recorded as
+                        never answered, the call answers the approved result
   approval_accept       an auto-accepting client approves nothing: recorded
                         "acknowledged", the action waits and expires
 
@@ -375,6 +377,24 @@ async def approval_accept(session, operator):
     passed("approval_accept")
 
 
+async def approval_unanswered(session, operator, release):
+    """The operator decides while the host's prompt is still open: the call answers the
+    approved action's result, and the prompt is recorded as never answered."""
+    call = asyncio.ensure_future(session.call_tool(*PARK))
+    requested = await operator.event("safety.confirmation_requested",
+                                     tool="keyboard.combo")
+    rid = requested["request_id"]
+    approved = await operator.rpc("session.confirm", {"request_id": rid, "approve": True})
+    expect(approved.get("ok"), "the operator approves", approved)
+    body = structured(await asyncio.wait_for(call, LIMIT), "the approved call")
+    expect(body.get("keys") == ["win", "r"], "the approved action's own result", body)
+    notice = await operator.event("safety.confirmation_notice", rid)
+    expect(notice["outcome"] == "declined_or_unavailable" and notice["answer"] == "no_answer",
+           "an unanswered prompt is recorded as such", notice)
+    release.set()
+    passed("approval_unanswered")
+
+
 async def operator_base(errlog_path):
     deadline = time.monotonic() + LIMIT
     prefix = "computer-control: operator channel listening on "
@@ -411,7 +431,14 @@ async def run(binary, directory, phase):
         asked.append(p)
         return types.ElicitResult(action="accept")
 
-    callback = {"plain": None, "decline": decline, "accept": accept}[phase]
+    release = asyncio.Event()
+
+    async def hold(context, p):
+        asked.append(p)
+        await release.wait()
+        return types.ElicitResult(action="accept")
+
+    callback = {"plain": None, "decline": decline, "accept": accept, "hold": hold}[phase]
     with open(errlog_path, "w", encoding="utf-8") as errlog:
         async with stdio_client(params, errlog=errlog) as (read, write):
             async with ClientSession(read, write, elicitation_callback=callback) as session:
@@ -427,8 +454,10 @@ async def run(binary, directory, phase):
                         await approval_decline(session, operator, asked)
                         await vocabulary_decline(session, operator, asked)
                         await governed_decline(session, operator, asked)
-                    else:
+                    elif phase == "accept":
                         await approval_accept(session, operator)
+                    else:
+                        await approval_unanswered(session, operator, release)
                 finally:
                     await operator.close()
 
@@ -488,7 +517,7 @@ def main(argv):
     if len(argv) != 3:
         print(__doc__, file=sys.stderr)
         return 2
-    for phase in ("plain", "decline", "accept"):
+    for phase in ("plain", "decline", "accept", "hold"):
         asyncio.run(run(argv[1], argv[2], phase))
     asyncio.run(run_http(argv[1], argv[2]))
     print("DONE", flush=True)
