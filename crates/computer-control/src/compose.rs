@@ -137,6 +137,7 @@ fn mcp_with_operator(
     };
     let r = rt.block_on(async move {
         let channel = operator::Channel::bind(&listen, allow_hosts).await?;
+        server.set_console(channel.base());
         let until = async {
             tokio::select! {
                 r = mcp::serve_stdio(server) => r,

@@ -12,6 +12,14 @@
 //! is another token's identity); a high-risk plain action answered as a normal
 //! `awaiting_confirmation` result. Every error is checked on the wire: `isError: true`
 //! with `{error, message, details}` as structured content and as text.
+//!
+//! `tests/mcp_sdk/hosts_flow.py` is what a user in a host meets, over stdio with the
+//! operator channel beside it: every tool called once (each success validated by the
+//! SDK against its output schema; titles, icons and all four hints listed); progress of
+//! typing, waits and batches; a cancelled call stopped alone; an action awaiting
+//! confirmation announced by a URL-mode elicitation that approves nothing, whether the
+//! client has no elicitation, declines or auto-accepts, and decided only on the
+//! operator channel; then the decline again over `/mcp` of `--transport http`.
 
 use crate::mcp_http_support;
 
@@ -75,6 +83,40 @@ fn run_flow(args: &[&str], context: &str) {
         );
     }
     assert!(out.lines().any(|l| l == "DONE"), "{context}: {out}");
+}
+
+const HOST_SCENARIOS: [&str; 10] = [
+    "every_tool",
+    "progress",
+    "cancel",
+    "approval_no_callback",
+    "approval_decline",
+    "vocabulary_decline",
+    "governed_decline",
+    "approval_accept",
+    "approval_unanswered",
+    "approval_decline_over_http",
+];
+
+#[test]
+fn python_sdk_as_a_host_sees_it() {
+    require_sdk();
+    let dir = TempDir::new();
+    let script = script_dir().join("hosts_flow.py");
+    let args = [
+        script.to_str().expect("a UTF-8 path"),
+        env!("CARGO_BIN_EXE_computer-control"),
+        dir.0.to_str().expect("a UTF-8 path"),
+    ];
+    let (ok, out, err) = run_to_end(&python(), &args, &script_dir());
+    assert!(ok, "the host flow failed\nstdout:\n{out}\nstderr:\n{err}");
+    for s in HOST_SCENARIOS {
+        assert!(
+            out.lines().any(|l| l == format!("PASS {s}")),
+            "{s} did not pass\n{out}"
+        );
+    }
+    assert!(out.lines().any(|l| l == "DONE"), "{out}");
 }
 
 #[test]

@@ -12,6 +12,7 @@ use serde_json::{Value, json};
 
 use crate::approval::Approval;
 use crate::assess::{self, Assessment, Declared};
+use crate::call::CallControl;
 use crate::clock::{Clock, SystemClock, rfc3339};
 use crate::config::{ConfigError, ConfigStack};
 use crate::core::{Core, PanicSource};
@@ -403,6 +404,7 @@ impl Engine {
                         epoch,
                         reply: None,
                         must_confirm: None,
+                        call: CallControl::default(),
                     });
                 }
                 let state = s.reported_state();
@@ -531,6 +533,29 @@ impl Engine {
         self.run_tool(tool, arguments, None, None)
     }
 
+    /// Records how a pending confirmation was announced outside the operator channel
+    /// (`via`, e.g. `mcp_elicitation`) and what came back, as the event
+    /// `safety.confirmation_notice {request_id, via, outcome, answer}` for the trail.
+    /// It changes nothing: the request stays pending until a person answers on the
+    /// operator channel or it expires.
+    pub fn confirmation_notice(&self, request_id: &str, via: &str, notice: crate::Notice) {
+        let (outcome, answer) = match notice {
+            crate::Notice::Acknowledged => ("acknowledged", "accept"),
+            crate::Notice::DeclinedOrUnavailable(why) => ("declined_or_unavailable", why),
+        };
+        self.core.bus.emit(
+            "safety.confirmation_notice",
+            json!({"request_id": request_id, "via": via, "outcome": outcome, "answer": answer}),
+        );
+    }
+
+    /// `tools.call` with the caller's own [`CallControl`]: `call.cancel()` stops this
+    /// call (and only it) as the emergency stop would, and the long tools report their
+    /// [`crate::Progress`] to its sink. Gated exactly as [`Engine::call_tool`].
+    pub fn call_tool_with(&self, tool: &str, arguments: &Value, call: CallControl) -> Envelope {
+        self.run_tool_with(tool, arguments, None, None, call)
+    }
+
     /// Runs a tool that a human already approved on the operator channel: the governed
     /// kernel calls it after it consumed the operator's `exact_action` grant
     /// `grant_id`, so the gate does not park the action for a second confirmation.
@@ -557,6 +582,24 @@ impl Engine {
         arguments: &Value,
         approved: Option<Approval>,
         must_confirm: Option<String>,
+    ) -> Envelope {
+        self.run_tool_with(
+            tool,
+            arguments,
+            approved,
+            must_confirm,
+            CallControl::default(),
+        )
+    }
+
+    /// [`Engine::run_tool`] with the caller's own stop and progress sink.
+    pub(crate) fn run_tool_with(
+        &self,
+        tool: &str,
+        arguments: &Value,
+        approved: Option<Approval>,
+        must_confirm: Option<String>,
+        call: CallControl,
     ) -> Envelope {
         let started = Instant::now();
         let Some(def) = find(tool) else {
@@ -616,6 +659,7 @@ impl Engine {
             epoch,
             reply: Some(reply),
             must_confirm,
+            call,
         };
         if self.jobs.send(job).is_err() {
             return self.core.err(

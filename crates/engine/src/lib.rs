@@ -15,6 +15,7 @@
 
 mod approval;
 pub mod assess;
+mod call;
 mod changes;
 pub mod clock;
 pub mod config;
@@ -40,9 +41,12 @@ mod worker;
 #[cfg(test)]
 mod approved_tests;
 #[cfg(test)]
+mod call_tests;
+#[cfg(test)]
 mod safety_tests;
 
 pub use assess::{REDACTED, redact, redact_result};
+pub use call::{CallControl, Notice, Progress};
 pub use engine::{Engine, METHODS, tool_json};
 pub use events::{BusStats, EventBus, Subscription};
 pub use frames::Shot;

@@ -50,6 +50,10 @@ pub const EVENT_TYPES: &[(&str, &str)] = &[
         "safety.confirmation_expired",
         "A pending confirmation timed out and was denied.",
     ),
+    (
+        "safety.confirmation_notice",
+        "A pending confirmation was announced outside the operator channel (an MCP elicitation): acknowledged, or declined or unavailable. Approves nothing.",
+    ),
     ("safety.panic_triggered", "The emergency stop engaged."),
     ("safety.panic_released", "The emergency stop was released."),
     (

@@ -9,6 +9,7 @@ use serde_json::{Value, json};
 use super::def::{Lands, Nature, Needs, Runs, Target, TextEntry, Tool, ToolDef, no_check};
 use super::exec::{Exec, drv};
 use super::fields::text;
+use crate::call::Progress;
 use crate::spec::{Field, Ty};
 
 #[derive(Debug, Deserialize)]
@@ -39,10 +40,15 @@ impl Tool for KeyboardType {
             Pace::BackToBack
         };
         drv(ex.driver.prepare_typing(&a.text, pace))?;
+        let total = a.text.chars().count() as u64;
         for c in a.text.chars() {
             ex.check_stop()?;
             drv(ex.driver.type_char(c))?;
             chars += 1;
+            ex.progress(Progress::Typed {
+                chars: chars as u64,
+                total,
+            });
             if a.interval_ms > 0 {
                 ex.sleep_ms(a.interval_ms)?;
             }

@@ -113,7 +113,7 @@ impl Tool for WaitFor {
     fn run(&self, a: Args, ex: &mut Exec<'_>) -> Result<Value, ToolError> {
         let cond = a.cond(ex)?;
         let timeout = Duration::from_millis(a.timeout_ms.min(ex.config.runtime.max_wait_ms));
-        let w = watch::until(ex, &cond, timeout)?;
+        let w = watch::until_reporting(ex, &cond, timeout)?;
         let name = match a.condition {
             Condition::Appears => "appears",
             Condition::Disappears => "disappears",

@@ -11,6 +11,7 @@ use serde_json::{Value, json};
 use super::scaling::Display;
 use super::{Context, Plan, PressChange, Refusal, Vocabulary};
 use crate::Engine;
+use crate::call::{CallControl, Progress};
 
 /// What the plan's calls answered.
 pub(crate) struct Ran {
@@ -61,8 +62,21 @@ impl Engine {
     /// error, with the vendor-shaped answer in `data.vendor_result` where the vendor has
     /// one.
     pub fn call_vocabulary(&self, voc: &'static Vocabulary, arguments: &Value) -> Envelope {
+        self.call_vocabulary_with(voc, arguments, CallControl::default())
+    }
+
+    /// [`Engine::call_vocabulary`] with the caller's own [`CallControl`]: its batch
+    /// reports items done, a wait for a person reports the time waited of the
+    /// confirmation's timeout, and `call.cancel()` stops the batch or withdraws the
+    /// pending confirmation (denied, nothing ran).
+    pub fn call_vocabulary_with(
+        &self,
+        voc: &'static Vocabulary,
+        arguments: &Value,
+        call: CallControl,
+    ) -> Envelope {
         let started = Instant::now();
-        match self.vocabulary_result(voc, arguments) {
+        match self.vocabulary_result(voc, arguments, &call) {
             Ok(result) => self.core.ok(voc.name, started, result),
             Err(mut e) => {
                 if let Some(v) = (voc.failure)(arguments, &e) {
@@ -81,6 +95,7 @@ impl Engine {
         &self,
         voc: &'static Vocabulary,
         args: &Value,
+        call: &CallControl,
     ) -> Result<Value, ToolError> {
         let declared = (voc.declared)(args).map_err(refused)?;
         let (display, fixed, pressed, config) = {
@@ -147,7 +162,7 @@ impl Engine {
                 }
             }
         }
-        let ran = self.run_plan(&plan, &config)?;
+        let ran = self.run_plan(&plan, &config, call)?;
         // The model reads points off this image: it must be the session's display,
         // never an image the capture budgets shrank further.
         if let Some(shot) = &ran.shot
@@ -191,7 +206,12 @@ impl Engine {
 
     /// The plan as one `batch.execute` through the gate; a confirmation is awaited
     /// (the person answers on the operator channel, never the model).
-    fn run_plan(&self, plan: &Plan, config: &crate::config::ConfigStack) -> Result<Ran, ToolError> {
+    fn run_plan(
+        &self,
+        plan: &Plan,
+        config: &crate::config::ConfigStack,
+        call: &CallControl,
+    ) -> Result<Ran, ToolError> {
         let mut items: Vec<Value> = plan
             .steps
             .iter()
@@ -202,11 +222,12 @@ impl Engine {
         }
         // Subscribed before the call, so the answer to a confirmation cannot slip by.
         let (_, sub) = self.core.bus.subscribe(1024, Some(u64::MAX));
-        let env = self.run_tool(
+        let env = self.run_tool_with(
             crate::tools::batch().name,
             &json!({"items": items}),
             None,
             plan.confirm.clone(),
+            call.clone(),
         );
         let mut env = serde_json::to_value(&env).unwrap_or(Value::Null);
         if env["ok"] != json!(true) {
@@ -218,10 +239,16 @@ impl Engine {
                 .unwrap_or_default()
                 .to_string();
             let c = config.config();
-            let wait = Duration::from_secs_f64(c.safety.confirm_timeout_s)
-                + Duration::from_millis(c.runtime.max_wait_ms)
-                + PERSON_SLACK;
-            env = await_person(&sub.rx, &id, wait)?;
+            let timeout = Duration::from_secs_f64(c.safety.confirm_timeout_s);
+            let wait = timeout + Duration::from_millis(c.runtime.max_wait_ms) + PERSON_SLACK;
+            env = match await_person(&sub.rx, &id, (wait, timeout), call) {
+                Err(e) if call.cancelled() => {
+                    // Withdrawn by its caller: denied, if it is still pending.
+                    self.confirm(&json!({"request_id": id, "approve": false}));
+                    return Err(e);
+                }
+                other => other?,
+            };
             if env["ok"] != json!(true) {
                 return Err(envelope_error(&env));
             }
@@ -257,16 +284,32 @@ fn envelope_error(env: &Value) -> ToolError {
 
 /// Waits for the person's answer to confirmation `id`, then for the approved batch's
 /// envelope (`action.finished` carries it).
+/// Meanwhile the caller hears, every second, how long it has waited of the
+/// confirmation's `timeout`, and a cancel ends the wait (the caller withdraws).
 fn await_person(
     rx: &std::sync::mpsc::Receiver<cc_protocol::Event>,
     id: &str,
-    wait: Duration,
+    (wait, timeout): (Duration, Duration),
+    call: &CallControl,
 ) -> Result<Value, ToolError> {
-    let deadline = Instant::now() + wait;
+    let started = Instant::now();
+    let deadline = started + wait;
+    let mut approved = false;
     loop {
+        if call.cancelled() && !approved {
+            return Err(crate::call::cancelled());
+        }
+        if !approved {
+            call.report(Progress::Confirming {
+                request_id: id.to_string(),
+                waited_ms: started.elapsed().min(timeout).as_millis() as u64,
+                timeout_ms: timeout.as_millis() as u64,
+            });
+        }
         let left = deadline.saturating_duration_since(Instant::now());
-        let ev = match rx.recv_timeout(left) {
+        let ev = match rx.recv_timeout(left.min(Duration::from_secs(1))) {
             Ok(ev) => ev,
+            Err(RecvTimeoutError::Timeout) if !left.is_zero() => continue,
             Err(RecvTimeoutError::Timeout | RecvTimeoutError::Disconnected) => {
                 return Err(ToolError::with_data(
                     ErrorCode::Timeout,
@@ -288,6 +331,7 @@ fn await_person(
                     json!({"rule": "confirmation", "request_id": id}),
                 ));
             }
+            "safety.confirmation_resolved" if ours => approved = true,
             "safety.confirmation_expired" if ours => {
                 return Err(ToolError::with_data(
                     ErrorCode::ConfirmationExpired,

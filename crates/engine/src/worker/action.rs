@@ -185,6 +185,7 @@ impl Worker {
                     canvas,
                     config: config.config(),
                     stop: &self.core.stop,
+                    call: &self.call,
                     frames: &mut self.frames,
                     snapshots: &mut self.snapshots,
                     unplaced,

@@ -13,6 +13,7 @@ use super::Worker;
 use super::action::{finished, started_payload};
 use crate::approval::Approval;
 use crate::assess::Assessment;
+use crate::call::{CallControl, Progress};
 use crate::gate::{Decision, Request};
 use crate::tools::def::typed;
 use crate::tools::{BatchArgs, ToolDef};
@@ -118,12 +119,33 @@ impl Worker {
         gap: u64,
         continue_on_error: bool,
     ) -> (&'static str, Vec<Envelope>) {
+        // The caller hears of items done; each item runs under the same stop, silently.
+        let outer = self.call.clone();
+        self.call = outer.silent();
+        let out = self.run_items_of(items, approved, epoch, gap, continue_on_error, &outer);
+        self.call = outer;
+        out
+    }
+
+    fn run_items_of(
+        &mut self,
+        items: &[(&'static ToolDef, Value)],
+        approved: Option<&Approval>,
+        epoch: u64,
+        gap: u64,
+        continue_on_error: bool,
+        outer: &CallControl,
+    ) -> (&'static str, Vec<Envelope>) {
+        let total = items.len() as u64;
         let mut envelopes: Vec<Envelope> = Vec::with_capacity(items.len());
         for (i, (t, a)) in items.iter().enumerate() {
             if i > 0 && gap > 0 {
                 let stop = &self.core.stop;
                 let deadline = Instant::now() + Duration::from_millis(gap);
-                while Instant::now() < deadline && !stop.load(Ordering::SeqCst) {
+                while Instant::now() < deadline
+                    && !stop.load(Ordering::SeqCst)
+                    && !outer.cancelled()
+                {
                     std::thread::sleep((deadline - Instant::now()).min(Duration::from_millis(5)));
                 }
             }
@@ -182,6 +204,10 @@ impl Worker {
             let failed = !env.ok;
             let interrupted = matches!(env.error_code(), Some(ErrorCode::SafetyStopped));
             envelopes.push(env);
+            outer.report(Progress::Items {
+                done: envelopes.len() as u64,
+                total,
+            });
             if failed && (!continue_on_error || interrupted) {
                 return ("aborted", envelopes);
             }

@@ -20,6 +20,7 @@ use serde_json::{Value, json};
 
 use crate::approval::Approval;
 use crate::assess::Facts;
+use crate::call::CallControl;
 use crate::config::ConfigStack;
 use crate::coords::Canvas;
 use crate::core::Core;
@@ -48,6 +49,8 @@ pub enum Job {
         /// Why a person must answer this action whatever the gate's rules and risk
         /// say (a vendor's safety check); a deny still wins.
         must_confirm: Option<String>,
+        /// The caller's own stop and progress sink for this call.
+        call: CallControl,
     },
     /// The session ends after everything before it.
     End { reply: Sender<()> },
@@ -76,6 +79,8 @@ pub struct Worker {
     base_hotkey: Vec<String>,
     /// What the person at the desk was last shown (`safety.visual_indicator`).
     indicator: Indicator,
+    /// The running job's caller-held stop and progress sink (the default between jobs).
+    call: CallControl,
 }
 
 const TICK: Duration = Duration::from_millis(20);
@@ -95,6 +100,7 @@ impl Worker {
             hotkey: None,
             base_hotkey: base_hotkey.to_vec(),
             indicator: Indicator::Off,
+            call: CallControl::default(),
         };
         worker.set_hotkey(base_hotkey);
         worker
@@ -145,6 +151,7 @@ impl Worker {
                 epoch,
                 reply,
                 must_confirm,
+                call,
             } => {
                 if let Some(r) = &reply {
                     let claimed = r.claim();
@@ -153,13 +160,22 @@ impl Worker {
                         return; // refused while queued (session.stop)
                     }
                 }
-                let env = self.action(
-                    &tool,
-                    &args,
-                    approved.as_ref(),
-                    epoch,
-                    must_confirm.as_deref(),
-                );
+                // Cancelled while queued: it never starts.
+                let env = if call.cancelled() {
+                    self.core
+                        .err(&tool, std::time::Instant::now(), crate::call::cancelled())
+                } else {
+                    self.call = call;
+                    let env = self.action(
+                        &tool,
+                        &args,
+                        approved.as_ref(),
+                        epoch,
+                        must_confirm.as_deref(),
+                    );
+                    self.call = CallControl::default();
+                    env
+                };
                 if let Some(r) = reply {
                     let _ = r.tx.send(env);
                 }

@@ -257,6 +257,10 @@ async fn run(engine: Engine, opts: Options) -> anyhow::Result<()> {
         (None, Mcp::Mounted(_)) => Some(base.clone()),
         (None, Mcp::Only(_)) => None,
     };
+    // An approval announced to an MCP client links to the console's page for it.
+    if let (Some(console), Mcp::Mounted(server) | Mcp::Only(server)) = (&console, &opts.mcp) {
+        server.set_console(console);
+    }
     let http = &engine.base_config().config().http;
     let urls = auth::Urls { agent: Some(&base) };
     if channel.is_some() {

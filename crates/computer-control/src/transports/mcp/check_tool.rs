@@ -31,7 +31,8 @@ pub fn tool() -> Tool {
             ToolAnnotations::new()
                 .read_only(true)
                 .destructive(false)
-                .idempotent(true),
+                .idempotent(true)
+                .open_world(false),
         )
 }
 

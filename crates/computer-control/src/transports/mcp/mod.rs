@@ -3,8 +3,12 @@
 //! (`--transport mcp-http`, and `/mcp` under `--transport http`, see [`streamable`]).
 //! What runs beside it (the operator channel) is the composition root's choice.
 
+mod approval_wait;
 mod check_tool;
 mod outputs;
+mod portable;
+mod presentation;
+mod progress;
 mod results;
 mod schemas;
 mod server;

@@ -1,6 +1,9 @@
 //! What each tool declares beside its input schema (PROTOCOL §7): an `outputSchema`
-//! for its `structuredContent` and `annotations` (`readOnlyHint` for the observers,
-//! `destructiveHint` for high risk).
+//! for its `structuredContent` and `annotations` with all four hints stated (hosts
+//! treat an unstated hint as the worst case: one prompts for every tool without
+//! `readOnlyHint: true`, another fails an unannotated tool under a never-ask policy).
+//! `openWorldHint` is true for what reaches the desktop's applications (whose content
+//! is not the server's) and false for what only reads or changes the journal.
 //!
 //! Clients validate every successful result against the output schema, so these are
 //! deliberately open: an object whose known members are documented, none required
@@ -51,27 +54,35 @@ pub fn plain_output_schema(def: &ToolDef) -> Value {
     open_object(&members)
 }
 
-/// A plain tool's annotations, from its table entry.
+/// Every hint stated, in one place.
+fn hints(
+    read_only: bool,
+    destructive: bool,
+    idempotent: bool,
+    open_world: bool,
+) -> ToolAnnotations {
+    ToolAnnotations::new()
+        .read_only(read_only)
+        .destructive(destructive)
+        .idempotent(idempotent)
+        .open_world(open_world)
+}
+
+/// A plain tool's annotations, from its table entry: an observer reads and may be
+/// repeated; any other tool acts on a desktop, where an action may destroy something
+/// and doing it twice is not doing it once.
 pub fn plain_annotations(def: &ToolDef) -> ToolAnnotations {
     if def.read_only() {
-        return ToolAnnotations::new().read_only(true).destructive(false);
-    }
-    let hints = ToolAnnotations::new().read_only(false);
-    // Unset, MCP reads destructiveHint as true: an action on a desktop may destroy.
-    if def.destructive() {
-        hints.destructive(true)
+        hints(true, false, true, true)
     } else {
-        hints
+        hints(false, true, false, true)
     }
 }
 
 /// A vocabulary's annotations: it acts on the desktop (the engine judges each of the
 /// tools it becomes), so it is neither read-only nor idempotent.
 pub fn vocabulary_annotations() -> ToolAnnotations {
-    ToolAnnotations::new()
-        .read_only(false)
-        .destructive(true)
-        .idempotent(false)
+    hints(false, true, false, true)
 }
 
 /// A vocabulary's output schema: the vendor's answer as structured content (OpenAI's
@@ -162,11 +173,14 @@ pub fn governed_output_schema(tool: &str) -> Value {
 /// desktop; the rest change governance state only.
 pub fn governed_annotations(tool: &str) -> ToolAnnotations {
     if GOVERNED_READS.contains(&tool) {
-        ToolAnnotations::new().read_only(true).destructive(false)
-    } else if matches!(tool, "execute_action" | "delete_session" | "prune_sessions") {
-        ToolAnnotations::new().read_only(false).destructive(true)
+        hints(true, false, true, false)
+    } else if tool == "execute_action" {
+        // Replaying an action id answers its receipt without acting again.
+        hints(false, true, true, true)
+    } else if matches!(tool, "delete_session" | "prune_sessions") {
+        hints(false, true, true, false)
     } else {
-        ToolAnnotations::new().read_only(false).destructive(false)
+        hints(false, false, false, false)
     }
 }
 
@@ -227,7 +241,7 @@ mod tests {
         );
         let click = plain_annotations(def("pointer.click"));
         assert_eq!(click.read_only_hint, Some(false));
-        assert!(click.is_destructive(), "unset reads as destructive");
+        assert_eq!(click.destructive_hint, Some(true));
         assert_eq!(
             governed_annotations("execute_action").destructive_hint,
             Some(true)

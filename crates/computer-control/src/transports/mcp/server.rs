@@ -10,7 +10,7 @@
 //! translated by the engine into plain tools. Engine and journal
 //! calls block, so each runs on tokio's blocking pool.
 
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock};
 
 use axum::http::request::Parts;
 use rmcp::model::{
@@ -22,11 +22,12 @@ use rmcp::{ErrorData, RoleServer, ServerHandler};
 use serde_json::{Value, json};
 
 use cc_engine::tools::tools;
-use cc_engine::{Engine, vocabularies};
+use cc_engine::{CallControl, Engine, Progress, vocabularies};
 use cc_governance::{GOVERNED_TOOLS, mcp_tool_name, resolve_tool};
 use cc_protocol::{Envelope, ErrorCode};
 
-use super::{check_tool, outputs, results, schemas};
+use super::progress::Notifier;
+use super::{approval_wait, check_tool, outputs, portable, presentation, results, schemas};
 use crate::transports::identity::Identity;
 use cc_governance::{Caller, Kernels};
 
@@ -38,6 +39,9 @@ pub struct McpServer {
     kernels: Arc<Kernels>,
     /// Serving Streamable HTTP: every call must carry the token's [`Identity`].
     over_http: bool,
+    /// The operator console's address (`http://host:port`), once its listener is
+    /// bound: where an approval announced to an MCP client links to.
+    console: Arc<OnceLock<String>>,
 }
 
 impl McpServer {
@@ -47,7 +51,14 @@ impl McpServer {
             engine,
             kernels,
             over_http: false,
+            console: Arc::default(),
         }
+    }
+
+    /// Where the operator console listens (`http://host:port`), for every clone of
+    /// this server; set once, when its listener is bound.
+    pub fn set_console(&self, base: &str) {
+        let _ = self.console.set(base.to_string());
     }
 
     /// The same server for the Streamable HTTP service: a call without the HTTP
@@ -60,8 +71,9 @@ impl McpServer {
     }
 
     /// Every tool: the plain ones (MCP-safe names), then the governed ones, each with
-    /// its input and output schemas and annotations.
-    fn tool_list() -> Vec<Tool> {
+    /// its input and output schemas (made portable for strict clients), title, icon
+    /// and annotations.
+    pub(super) fn tool_list() -> Vec<Tool> {
         let plain = tools().iter().map(|t| {
             Tool::new(mcp_tool_name(t.name), t.summary, as_object(t.schema()))
                 .with_raw_output_schema(as_object(outputs::plain_output_schema(t)))
@@ -83,6 +95,7 @@ impl McpServer {
             .chain(vendor)
             .chain(governed)
             .chain(std::iter::once(check_tool::tool()))
+            .map(presented)
             .collect()
     }
 
@@ -101,7 +114,14 @@ impl McpServer {
     }
 
     /// Runs one call (blocking): governed first, then plain; `None` for an unknown name.
-    fn dispatch(&self, caller: &Caller, name: &str, arguments: Value) -> Option<CallToolResult> {
+    /// `control` is the plain tool's own stop and progress sink.
+    fn dispatch(
+        &self,
+        caller: &Caller,
+        name: &str,
+        arguments: Value,
+        control: CallControl,
+    ) -> Option<CallToolResult> {
         if name == crate::check::TOOL {
             return Some(check_tool::call(&self.engine));
         }
@@ -122,11 +142,23 @@ impl McpServer {
             .iter()
             .find(|v| mcp_tool_name(v.name) == name)
         {
-            let env = self.started(|| self.engine.call_vocabulary(voc, &arguments), not_started);
+            let env = self.started(
+                || {
+                    self.engine
+                        .call_vocabulary_with(voc, &arguments, control.clone())
+                },
+                not_started,
+            );
             return Some(results::vocabulary(voc, env));
         }
         let def = resolve_tool(name)?;
-        let env = self.started(|| self.engine.call_tool(def.name, &arguments), not_started);
+        let env = self.started(
+            || {
+                self.engine
+                    .call_tool_with(def.name, &arguments, control.clone())
+            },
+            not_started,
+        );
         Some(if env.ok {
             results::plain(env.result.unwrap_or_else(|| json!({})))
         } else {
@@ -151,11 +183,60 @@ fn caller(over_http: bool, parts: Option<&Parts>) -> Result<Caller, ErrorData> {
     }
 }
 
+/// A tool as hosts show it: its title (also in the annotations, where clients of the
+/// 2025-03-26 revision read it), the icon, and schemas made portable.
+fn presented(mut t: Tool) -> Tool {
+    let title = presentation::title(&t.name);
+    t.input_schema = as_object(portable::portable(Value::Object((*t.input_schema).clone())));
+    t.output_schema = t
+        .output_schema
+        .map(|s| as_object(portable::portable(Value::Object((*s).clone()))));
+    t.annotations = t.annotations.map(|mut a| {
+        a.title = Some(title.clone());
+        a
+    });
+    t.with_title(title).with_icons(presentation::icons())
+}
+
 /// A JSON Schema as the SDK's object type (a non-object schema becomes `{}`).
 fn as_object(v: Value) -> Arc<JsonObject> {
     match v {
         Value::Object(m) => Arc::new(m),
         _ => Arc::new(JsonObject::new()),
+    }
+}
+
+impl McpServer {
+    /// Announces the approval that `result` (of `preview_action` or `execute_action`
+    /// for `session`) left pending, if any, to the client's user.
+    async fn announce_governed(
+        &self,
+        context: &RequestContext<RoleServer>,
+        result: &CallToolResult,
+        (session, action, who): (String, Option<String>, Caller),
+    ) {
+        // A preview without an action id names the one it made in its envelope.
+        let action = action.or_else(|| {
+            let s = result.structured_content.as_ref()?;
+            s.pointer("/envelope/actionId")?
+                .as_str()
+                .map(str::to_string)
+        });
+        let kernels = self.kernels.clone();
+        let pending = tokio::task::spawn_blocking(move || {
+            kernels.for_caller(&who).ok()?.pending_approvals().ok()
+        })
+        .await
+        .ok()
+        .flatten()
+        .unwrap_or_default();
+        if let Some(r) = pending
+            .iter()
+            .find(|r| r.session_id == session && Some(&r.action_id) == action.as_ref())
+        {
+            let console = self.console.get().map(String::as_str);
+            approval_wait::announce_governed(&self.engine, context, console, r).await;
+        }
     }
 }
 
@@ -189,15 +270,88 @@ impl ServerHandler for McpServer {
         let who = caller(self.over_http, context.extensions.get::<Parts>())?;
         let name = request.name.to_string();
         let arguments = Value::Object(request.arguments.unwrap_or_default());
+        let mut progress = Notifier::new(context.peer.clone(), context.meta.get_progress_token());
+        let elicits = !context.peer.supported_elicitation_modes().is_empty();
+        let control = progress.control(elicits);
+        // A governed action that may wait for the operator: its session and action.
+        let governed = matches!(name.as_str(), "preview_action" | "execute_action").then(|| {
+            let id = |k: &str| arguments.get(k).and_then(Value::as_str).map(str::to_string);
+            (id("session_id"), id("action_id"), who.clone())
+        });
         let server = self.clone();
         let lookup = name.clone();
-        let out = tokio::task::spawn_blocking(move || server.dispatch(&who, &lookup, arguments))
-            .await
-            .map_err(|e| ErrorData::internal_error(format!("tool task failed: {e}"), None))?;
-        match out {
-            Some(result) => Ok(result.into()),
-            None => Err(ErrorData::invalid_params(format!("no tool {name:?}"), None)),
+        let before = self.engine.bus_stats().last_seq;
+        let cancel = control.clone();
+        let mut task =
+            tokio::task::spawn_blocking(move || server.dispatch(&who, &lookup, arguments, control));
+        // The call runs; its progress goes out as it comes (at most every
+        // `progress::EVERY`), and a cancellation stops it as the emergency stop would.
+        let mut every = tokio::time::interval(super::progress::EVERY);
+        let mut cancelled = false;
+        // A vendor vocabulary waits for a person inside the call: announced as below.
+        let mut announced: Option<approval_wait::Announcement> = None;
+        let console = self.console.get().map(String::as_str);
+        let out = loop {
+            tokio::select! {
+                out = &mut task => {
+                    // What it reported last goes out before its answer.
+                    progress.drain();
+                    progress.flush().await;
+                    break out;
+                }
+                p = progress.next() => {
+                    if let (Progress::Confirming { request_id, .. }, None) = (&p, &announced)
+                        && let Some(parked) = approval_wait::Parked::find(&self.engine, before, request_id)
+                    {
+                        announced = Some(approval_wait::Announcement::start(
+                            &self.engine, &context, &parked, console,
+                        ));
+                    }
+                }
+                _ = async {
+                    match announced.as_mut() {
+                        Some(a) => a.answered(&self.engine).await,
+                        None => std::future::pending().await,
+                    }
+                } => {}
+                _ = every.tick() => progress.flush().await,
+                _ = context.ct.cancelled(), if !cancelled => {
+                    cancelled = true;
+                    cancel.cancel();
+                }
+            }
         }
+        .map_err(|e| ErrorData::internal_error(format!("tool task failed: {e}"), None))?;
+        if let Some(a) = announced {
+            a.finish(&self.engine);
+        }
+        let Some(result) = out else {
+            return Err(ErrorData::invalid_params(format!("no tool {name:?}"), None));
+        };
+        // A governed action now pending the operator is announced to the client's user.
+        if let (Some((Some(session), action, who)), true, false) = (governed, elicits, cancelled) {
+            self.announce_governed(&context, &result, (session, action, who))
+                .await;
+        }
+        // A parked action waits here for a person when the client can be told so.
+        if let Some(id) = approval_wait::parked_id(&result)
+            && !cancelled
+            && resolve_tool(&name).is_some()
+            && approval_wait::informable(&context, &progress)
+        {
+            let waited = approval_wait::wait(
+                &self.engine,
+                &context,
+                console,
+                &mut progress,
+                &id,
+                before,
+                result,
+            )
+            .await;
+            return Ok(waited.into());
+        }
+        Ok(result.into())
     }
 }
 
@@ -212,6 +366,58 @@ mod tests {
             req.extensions_mut().insert(id);
         }
         req.into_parts().0
+    }
+
+    /// What strict clients and hint-driven hosts need of every listed tool: portable
+    /// schemas, a title, an icon, and all four hints stated.
+    #[test]
+    fn every_tool_is_portable_titled_and_fully_annotated() {
+        let list = McpServer::tool_list();
+        assert_eq!(
+            list.len(),
+            tools().len() + vocabularies().len() + GOVERNED_TOOLS.len() + 1
+        );
+        for t in &list {
+            let name = t.name.as_ref();
+            let input = Value::Object((*t.input_schema).clone());
+            assert_eq!(
+                portable::problems(&input),
+                Vec::<String>::new(),
+                "{name} input"
+            );
+            assert_eq!(
+                input["additionalProperties"], false,
+                "{name}: closed arguments"
+            );
+            let output =
+                Value::Object((*t.output_schema.clone().expect("an output schema")).clone());
+            assert_eq!(
+                portable::problems(&output),
+                Vec::<String>::new(),
+                "{name} output"
+            );
+            let title = t.title.as_deref().expect("a title");
+            assert_ne!(title, name, "{name}: a title of its own");
+            assert_eq!(t.icons.as_ref().map(Vec::len), Some(1), "{name}");
+            let a = t.annotations.as_ref().expect("annotations");
+            assert_eq!(a.title.as_deref(), Some(title), "{name}");
+            for (hint, v) in [
+                ("readOnlyHint", a.read_only_hint),
+                ("destructiveHint", a.destructive_hint),
+                ("idempotentHint", a.idempotent_hint),
+                ("openWorldHint", a.open_world_hint),
+            ] {
+                assert!(v.is_some(), "{name}: {hint} stated");
+            }
+        }
+        // The schemas that carried `format: uint*` no longer do, and keep their bounds.
+        let lease = list
+            .iter()
+            .find(|t| t.name == "acquire_control_lease")
+            .expect("listed");
+        let ttl = &lease.input_schema["properties"]["ttl_ms"];
+        assert!(ttl.get("format").is_none(), "{ttl}");
+        assert_eq!(ttl["minimum"], 1);
     }
 
     #[test]

@@ -27,6 +27,8 @@ pub struct Exec<'a> {
     pub canvas: &'a Canvas,
     pub config: &'a Config,
     pub stop: &'a AtomicBool,
+    /// The caller's own stop and progress sink, for this call only.
+    pub call: &'a crate::call::CallControl,
     pub frames: &'a mut Frames,
     pub snapshots: &'a mut Snapshots,
     /// Elements the action names that could not be found when it was judged: finding
@@ -51,10 +53,18 @@ pub fn driver_error(e: DriverError) -> ToolError {
 }
 
 impl Exec<'_> {
-    /// Fails when the emergency stop engaged: called between every two steps.
+    /// Reports how far the call is to its caller (nothing without a sink).
+    pub fn progress(&self, p: crate::call::Progress) {
+        self.call.report(p);
+    }
+
+    /// Fails when the emergency stop engaged, or the caller cancelled this call:
+    /// called between every two steps.
     pub fn check_stop(&self) -> Result<(), ToolError> {
         if self.stop.load(Ordering::SeqCst) {
             Err(interrupted())
+        } else if self.call.cancelled() {
+            Err(crate::call::cancelled())
         } else {
             Ok(())
         }

@@ -364,10 +364,58 @@ pub(crate) fn until(
     cond: &Cond,
     timeout: Duration,
 ) -> Result<Waited, ToolError> {
+    watch(ex, cond, timeout, false)
+}
+
+/// [`until`] that reports the time waited of the timeout to the caller's progress
+/// sink (`wait.for`; an action's settle wait is part of that action, not reported).
+pub(crate) fn until_reporting(
+    ex: &mut Exec<'_>,
+    cond: &Cond,
+    timeout: Duration,
+) -> Result<Waited, ToolError> {
+    watch(ex, cond, timeout, true)
+}
+
+fn watch(
+    ex: &mut Exec<'_>,
+    cond: &Cond,
+    timeout: Duration,
+    report: bool,
+) -> Result<Waited, ToolError> {
     let watching = ex.driver.watch_changes(true);
-    let out = run(ex, cond, timeout, watching);
+    let reporter = Reporter {
+        on: report,
+        timeout,
+        last: None,
+    };
+    let out = run(ex, cond, timeout, watching, reporter);
     ex.driver.watch_changes(false);
     out
+}
+
+/// Reports a wait's progress at most every [`REPORT_EVERY`].
+struct Reporter {
+    on: bool,
+    timeout: Duration,
+    last: Option<Instant>,
+}
+
+/// How often a reported wait tells its caller how long it has waited.
+const REPORT_EVERY: Duration = Duration::from_millis(250);
+
+impl Reporter {
+    fn tick(&mut self, ex: &Exec<'_>, started: Instant) {
+        let now = Instant::now();
+        if !self.on || self.last.is_some_and(|t| now - t < REPORT_EVERY) {
+            return;
+        }
+        self.last = Some(now);
+        ex.progress(crate::call::Progress::Waited {
+            elapsed_ms: (now - started).min(self.timeout).as_millis() as u64,
+            timeout_ms: self.timeout.as_millis() as u64,
+        });
+    }
 }
 
 fn evented(w: Watching, k: Kind) -> bool {
@@ -393,6 +441,7 @@ fn run(
     cond: &Cond,
     timeout: Duration,
     watching: Watching,
+    mut reporter: Reporter,
 ) -> Result<Waited, ToolError> {
     let started = Instant::now();
     let kind = cond.kind();
@@ -432,6 +481,7 @@ fn run(
         loop {
             ex.driver.pump();
             ex.check_stop()?;
+            reporter.tick(ex, started);
             let now = Instant::now();
             if due && now - last_capture >= MIN_GAP {
                 due = false;
@@ -471,6 +521,7 @@ fn run(
     loop {
         ex.driver.pump();
         ex.check_stop()?;
+        reporter.tick(ex, started);
         let now = Instant::now();
         if now - started >= timeout {
             return Ok(done(false, looker.last, looks));
@@ -686,6 +737,7 @@ mod tests {
             canvas: &canvas,
             config: config.config(),
             stop: &stop,
+            call: &crate::call::CallControl::default(),
             frames: &mut frames,
             snapshots: &mut snapshots,
             unplaced: Vec::new(),
