@@ -134,11 +134,20 @@ fn a_session_on_x11_observes_acts_and_panics() {
         json!({"tool": "pointer.move", "arguments": {"x": 10, "y": 10}}),
     );
     assert_eq!(env["error"]["code"], "safety_stopped", "{env}");
+    // Pressed again it releases nothing: any client of the display (a terminal the
+    // agent opened) can send the chord. The stop is the operator's to release; on
+    // stdio that is the host.
     desk.run("xdotool", &["key", "ctrl+alt+F12"]);
-    let deadline = Instant::now() + Duration::from_secs(5);
-    while state(&mut s) != "ready" && Instant::now() < deadline {
-        std::thread::sleep(Duration::from_millis(50));
-    }
+    let marker = s.call("system.status", json!(null));
+    assert_eq!(marker["result"]["state"], "stopped", "{marker}");
+    std::thread::sleep(Duration::from_millis(300));
+    assert_eq!(state(&mut s), "stopped");
+    let env = s.call(
+        "tools.call",
+        json!({"tool": "pointer.move", "arguments": {"x": 10, "y": 10}}),
+    );
+    assert_eq!(env["error"]["code"], "safety_stopped", "{env}");
+    s.method_ok("control.panic", json!({"on": false}));
     assert_eq!(state(&mut s), "ready");
     s.ok("pointer.move", json!({"x": 10, "y": 10}));
 }
@@ -766,9 +775,9 @@ fn typing_into_a_gtk_password_entry_asks_first_and_never_leaks() {
 }
 
 /// PROTOCOL §5.4: the hotkey a config file names is the server's from its start, not
-/// from the first `session.start`: pressed before any session, it engages the stop,
-/// and pressed again releases it. A session naming another chord holds that one while
-/// it runs; once it ends, the file's chord is the server's again.
+/// from the first `session.start`: pressed before any session, it engages the stop
+/// (which only the operator releases). A session naming another chord holds that one
+/// while it runs; once it ends, the file's chord is the server's again.
 #[test]
 fn the_config_files_hotkey_is_held_from_the_servers_start() {
     let desk = Desk::start();
@@ -799,12 +808,10 @@ fn the_config_files_hotkey_is_held_from_the_servers_start() {
     assert_eq!(env["result"]["state"], "stopped", "{env}");
     let refused = s.tool("pointer.move", json!({"x": 10, "y": 10}));
     assert_eq!(refused["error"]["code"], "safety_stopped", "{refused}");
-    assert!(
-        desk.run("xdotool", &["key", "ctrl+alt+F11"])
-            .status
-            .success()
-    );
-    let off = hotkey(&mut s, on, "safety.panic_released");
+    s.method_ok("control.panic", json!({"on": false}));
+    let off = s
+        .wait_event_matching("safety.panic_released", on, |_| true)
+        .0;
     assert_eq!(state(&mut s), "ready");
     s.method_ok("session.stop", json!(null));
 
@@ -816,12 +823,10 @@ fn the_config_files_hotkey_is_held_from_the_servers_start() {
             .success()
     );
     let on = hotkey(&mut s, off, "safety.panic_triggered");
-    assert!(
-        desk.run("xdotool", &["key", "ctrl+alt+F10"])
-            .status
-            .success()
-    );
-    let off = hotkey(&mut s, on, "safety.panic_released");
+    s.method_ok("control.panic", json!({"on": false}));
+    let off = s
+        .wait_event_matching("safety.panic_released", on, |_| true)
+        .0;
     s.method_ok("session.stop", json!(null));
     // ... and after it the file's chord is the server's again, session or not.
     assert!(

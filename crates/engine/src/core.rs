@@ -172,17 +172,12 @@ impl Core {
         true
     }
 
-    /// The emergency hotkey was pressed: it releases a stop, leaves standby, and
-    /// otherwise engages the stop (PROTOCOL §5.1, §5.4), session or not.
+    /// The emergency hotkey was pressed: it engages the stop, from standby too, and
+    /// never releases anything (PROTOCOL §5.4). A chord on the desk is input the agent
+    /// can synthesize (XTest from a terminal it opened), so a release by chord would be
+    /// a release the agent can make; releasing is the operator channel's alone.
     pub fn hotkey(&self) {
-        let latches = self.lock().latches.clone();
-        if latches.stop.is_some() {
-            self.panic_off(PanicSource::Hotkey);
-        } else if latches.standby {
-            self.resume_standby();
-        } else {
-            self.panic_on(PanicSource::Hotkey);
-        }
+        self.panic_on(PanicSource::Hotkey);
     }
 
     /// The panic file watched now: the running session's `safety.panic_file`, else the

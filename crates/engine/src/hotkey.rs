@@ -1,5 +1,5 @@
 //! The emergency hotkey, noticed while an action runs: the worker's driver is wrapped
-//! so that every input step first polls the desktop's events. A hotkey press toggles
+//! so that every input step first polls the desktop's events. A hotkey press engages
 //! the stop at once (the next `check_stop` of the action in flight sees it); other
 //! events are kept for the worker's next tick. The wrapper also publishes what the
 //! driver holds after every key or button step, so `system.status.held` is live even

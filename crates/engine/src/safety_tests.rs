@@ -347,10 +347,11 @@ fn an_approved_action_refused_at_its_turn_reports_action_finished() {
     );
 }
 
-/// §5.4: the hotkey engages the stop, pressed again it releases it; in standby it
-/// resumes (§5.1).
+/// §5.4: the hotkey engages the stop, from standby too, and pressed again releases
+/// nothing: a chord is input an agent can synthesize, so only the operator channel
+/// releases (here `control.panic {on:false}`, as a stdio host or the operator sends it).
 #[test]
-fn the_hotkey_toggles_the_stop_and_leaves_standby() {
+fn the_hotkey_engages_the_stop_and_never_releases_it() {
     let (e, presses, grabbed) = hotkey_engine();
     let (_, sub) = e.subscribe(1024, None);
     let mut seen = Vec::new();
@@ -360,23 +361,42 @@ fn the_hotkey_toggles_the_stop_and_leaves_standby() {
     let idle = wait_for(&sub, &mut seen, "session.idle");
     assert_eq!(idle.payload["after_s"], 0.2);
     assert_eq!(state(&e), "standby");
-    presses.fetch_add(1, Ordering::SeqCst);
-    let resumed = wait_for(&sub, &mut seen, "session.resumed");
-    assert_eq!(resumed.payload, json!({"from": "standby"}));
-    assert_eq!(state(&e), "ready");
-    assert_eq!(count(&seen, "safety.panic_triggered"), 0);
     e.configure(&json!({"safety": {"idle_timeout_s": 0}}));
+    // In standby the chord stops; it does not resume.
     presses.fetch_add(1, Ordering::SeqCst);
     let t = wait_for(&sub, &mut seen, "safety.panic_triggered");
     assert_eq!(t.payload, json!({"source": "hotkey"}));
     assert_eq!(state(&e), "stopped");
+    assert_eq!(count(&seen, "session.resumed"), 0);
     assert_eq!(
         code(&e.call_tool("pointer.move", &json!({"x": 1, "y": 1}))),
         Some(ErrorCode::SafetyStopped)
     );
-    presses.fetch_add(1, Ordering::SeqCst);
+    // Pressed again (and again), the stop holds.
+    presses.fetch_add(2, Ordering::SeqCst);
+    let deadline = Instant::now() + Duration::from_secs(2);
+    while presses.load(Ordering::SeqCst) > 0 && Instant::now() < deadline {
+        std::thread::sleep(Duration::from_millis(10));
+        let _ = e.status();
+    }
+    std::thread::sleep(Duration::from_millis(100));
+    while let Ok(ev) = sub.rx.try_recv() {
+        seen.push(ev);
+    }
+    assert_eq!(state(&e), "stopped");
+    assert_eq!(count(&seen, "safety.panic_released"), 0);
+    assert_eq!(count(&seen, "safety.panic_triggered"), 1);
+    assert_eq!(
+        code(&e.call_tool("pointer.move", &json!({"x": 1, "y": 1}))),
+        Some(ErrorCode::SafetyStopped)
+    );
+    // The operator's release is the one that works.
+    assert!(
+        e.call_method("control.panic", &json!({"on": false}))
+            .is_some_and(|env| env.ok)
+    );
     let r = wait_for(&sub, &mut seen, "safety.panic_released");
-    assert_eq!(r.payload, json!({"source": "hotkey"}));
+    assert_eq!(r.payload, json!({"source": "protocol"}));
     assert_eq!(state(&e), "ready");
     assert!(e.call_tool("pointer.move", &json!({"x": 1, "y": 1})).ok);
 }
