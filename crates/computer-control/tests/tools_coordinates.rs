@@ -129,6 +129,12 @@ fn a_layout_change_makes_older_frames_stale() {
     assert_eq!(surface["displays"].as_array().unwrap().len(), 2, "{ev}");
     assert_eq!(surface["physical"]["x"], -1280);
     assert_eq!(s.status()["surface"], *surface);
+    // The automatic canvas is derived again: 3200 × 1080 is shown 1568 × 529.
+    assert_eq!(
+        (&surface["display_width_px"], &surface["display_height_px"]),
+        (&json!(1568), &json!(529)),
+        "{surface}"
+    );
 
     // Every coordinate action citing the old frame is refused, and does nothing.
     let before = s.ok("window.list", json!({}));

@@ -6,6 +6,7 @@ use serde_json::Value;
 
 use super::Worker;
 use crate::assess::Facts;
+use crate::config::CanvasWidth;
 use crate::coords::Canvas;
 use crate::rules::Landing;
 use crate::tools::{ElementTarget, Spot, Target, TextEntry, ToolDef};
@@ -50,7 +51,7 @@ impl Worker {
         &mut self,
         calls: &[(&'static ToolDef, Value)],
         needs_window: bool,
-        width: u32,
+        width: CanvasWidth,
     ) -> Vec<Facts> {
         let borrowed = self.canvas.is_none();
         if borrowed {
@@ -58,7 +59,7 @@ impl Worker {
                 .driver
                 .layout()
                 .ok()
-                .map(|layout| Canvas::new(&layout, width));
+                .map(|layout| Canvas::configured(&layout, width));
         }
         let out = calls
             .iter()
