@@ -13,7 +13,7 @@ use std::process::Command;
 use std::time::{Duration, Instant};
 
 use cc_test_kit::{sway, x11};
-use common::{Server, find_node, find_where, has_state, unchecked_checkbox};
+use common::{Server, find_node, find_where, has_state};
 use serde_json::{Value, json};
 
 /// A checkbox of the latest snapshot, found again by what the test knows of it.
@@ -36,10 +36,29 @@ fn default_image(s: &mut Server) -> (u32, Vec<u8>) {
     );
     assert_eq!(r["canvas"]["scale"], surface["scale"]);
     assert_eq!(r["canvas"]["physical"], surface["physical"]);
-    let (w, _, _, px) = common::decode_png(&common::data_url_bytes(
-        r["data_url"].as_str().expect("an image every time"),
-    ));
+    let raw = common::data_url_bytes(r["data_url"].as_str().expect("an image every time"));
+    let (w, _, _, px) = common::decode_png(&raw);
     (w, px)
+}
+
+/// The topmost enabled, unchecked, named checkbox with a rect of a GTK window's
+/// subtree. gtk3-widget-factory's first column is checked, unchecked, then
+/// inconsistent (drawn as a dash whatever its state): the topmost unchecked one is
+/// the plain one, whose toggle shows.
+fn topmost_unchecked(window: &Value) -> Value {
+    common::nodes(window)
+        .into_iter()
+        .map(|(_, n)| n)
+        .filter(|n| {
+            n["role"] == "checkbox"
+                && has_state(n, "enabled")
+                && !has_state(n, "checked")
+                && n["name"].as_str().is_some_and(|t| !t.is_empty())
+                && n["rect"].is_array()
+        })
+        .min_by_key(|n| (n["rect"][1].as_i64(), n["rect"][0].as_i64()))
+        .unwrap_or_else(|| panic!("no unchecked checkbox in {window}"))
+        .clone()
 }
 
 /// The image pixels inside `[l, t, r, b]` (image coordinates) that differ.
@@ -101,10 +120,18 @@ fn click_what_the_image_shows(s: &mut Server, find: Find<'_>) -> (i64, i64) {
         if !changed.is_empty() {
             break changed;
         }
-        assert!(
-            Instant::now() < deadline,
-            "the image did not change at {around:?}, where the checkbox is on the canvas"
-        );
+        if Instant::now() >= deadline {
+            let all = changed_in(&before, &after, w, [0, 0, i64::from(w), 100_000]);
+            let (xs, ys): (Vec<i64>, Vec<i64>) = all.iter().copied().unzip();
+            panic!(
+                "the image did not change at {around:?}, where the checkbox is on the canvas; {} pixels changed in x {:?}..{:?}, y {:?}..{:?}; {node}",
+                all.len(),
+                xs.iter().min(),
+                xs.iter().max(),
+                ys.iter().min(),
+                ys.iter().max()
+            );
+        }
         std::thread::sleep(Duration::from_millis(100));
     };
     // The middle of what changed: the check mark as the image shows it.
@@ -163,7 +190,8 @@ fn a_vendor_vocabulary_works_on_the_default_canvas() {
     let png = base64::engine::general_purpose::STANDARD
         .decode(data)
         .unwrap();
-    assert_eq!(&common::decode_png(&png)[..2], &(1366, 768));
+    let (w, h, _, _) = common::decode_png(&png);
+    assert_eq!((w, h), (1366, 768));
     let (x, y) = common::center(&s.node("checkbox", "Remember me"));
     let shown = [
         (x as f64 * 1366.0 / 1430.0).round() as i64,
@@ -256,8 +284,15 @@ async fn an_agent_cannot_rescale_the_canvas_out_from_under_an_operator_rule() {
         )
         .await;
     assert_eq!(r["ok"], true, "{r}");
-    let status = s.call(AGENT, "system.status", json!({})).await;
-    assert_eq!(status["result"]["surface"]["display_width_px"], 1920);
+    let deadline = Instant::now() + Duration::from_secs(10);
+    loop {
+        let status = s.call(AGENT, "system.status", json!({})).await;
+        if status["result"]["surface"]["display_width_px"] == 1920 {
+            break;
+        }
+        assert!(Instant::now() < deadline, "{status}");
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
 }
 
 /// A `serve` on an X11 desk, with extra environment.
@@ -285,7 +320,7 @@ fn x11_a_point_read_off_the_default_image_clicks_what_it_shows() {
     assert_eq!(started["surface"]["display_width_px"], 1430);
     let snap = s.snapshot(json!({"level": "full"}));
     let window = find_where(&snap["tree"], "window", &|w| w["window_id"] == window_id).unwrap();
-    let cb = unchecked_checkbox(window);
+    let cb = topmost_unchecked(window);
     // Several checkboxes share a name: this one is the one at the same place.
     let find = |s: &mut Server| {
         let snap = s.snapshot(json!({"level": "full"}));
@@ -366,14 +401,9 @@ fn wlroots_a_point_read_off_the_default_image_clicks_what_it_shows() {
     let deadline = Instant::now() + Duration::from_secs(30);
     let cb = loop {
         let snap = s.snapshot(json!({"level": "full"}));
-        let found = find_where(&snap["tree"], "checkbox", &|n| {
-            has_state(n, "enabled")
-                && !has_state(n, "checked")
-                && n["name"].as_str().is_some_and(|t| !t.is_empty())
-                && n["rect"].is_array()
-        });
-        if let Some(c) = found {
-            break c.clone();
+        let found = find_where(&snap["tree"], "checkbox", &|n| n["rect"].is_array());
+        if found.is_some() {
+            break topmost_unchecked(&snap["tree"]);
         }
         assert!(Instant::now() < deadline, "no checkbox: {snap}");
         std::thread::sleep(Duration::from_millis(200));

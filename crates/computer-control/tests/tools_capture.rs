@@ -149,7 +149,7 @@ fn a_configured_canvas_width_wins() {
 /// kept and mapped back by `to_canvas`, within the budget.
 #[test]
 fn a_capture_over_max_bytes_is_sent_smaller_within_it() {
-    let mut s = Server::start_with(Some(json!({"capture": {"max_bytes": 20000}})), &[]);
+    let mut s = Server::start_with(Some(json!({"capture": {"max_bytes": 2048}})), &[]);
     s.start_session(json!({}));
     let whole = s.ok("screen.capture", json!({"format": "png", "size": "native"}));
     let (w, h) = (
@@ -157,7 +157,7 @@ fn a_capture_over_max_bytes_is_sent_smaller_within_it() {
         whole["height"].as_u64().unwrap(),
     );
     assert!(
-        whole["bytes"].as_u64().unwrap() <= 20000,
+        whole["bytes"].as_u64().unwrap() <= 2048,
         "{}",
         whole["bytes"]
     );

@@ -76,7 +76,9 @@ fn display_captures_are_the_displays_part_of_the_canvas() {
     assert_eq!((fw, fh), (1600, 540));
     assert_eq!(
         full_r["canvas"],
-        json!({"display_width_px": 1600, "display_height_px": 540})
+        json!({"display_width_px": 1600, "display_height_px": 540,
+               "physical": {"x": -1280, "y": 0, "width": 3200, "height": 1080},
+               "scale": 2.0})
     );
     let (r, w, h, _, main) = s.capture_png(json!({"display": "0"}));
     assert_eq!((w, h), (960, 540));

@@ -128,12 +128,14 @@ impl Canvas {
         )
     }
 
-    /// Maps a physical point to the canvas.
+    /// Maps a physical pixel to the canvas unit that holds its centre, so the pixel
+    /// [`Canvas::to_physical`] chose for a canvas point maps back to that point at any
+    /// scale, not only a whole one.
     pub fn to_canvas(&self, x: i32, y: i32) -> (i32, i32) {
         let s = &self.surface;
         (
-            ((x - s.physical.x) as f64 / s.scale).floor() as i32,
-            ((y - s.physical.y) as f64 / s.scale).floor() as i32,
+            ((x - s.physical.x) as f64 + 0.5).div_euclid(s.scale) as i32,
+            ((y - s.physical.y) as f64 + 0.5).div_euclid(s.scale) as i32,
         )
     }
 
@@ -265,8 +267,13 @@ mod tests {
         assert_eq!((s.display_width_px, s.display_height_px), (1430, 804));
         assert_eq!(Fit::MODEL.size(1430, 804, 1.0), (1430, 804));
         assert_eq!(c.asked, CanvasWidth::Auto);
-        // Canvas (327, 277) is the physical pixel under it (1920 / 1430 apart).
+        // Canvas (327, 277) is the physical pixel under it (1920 / 1430 apart), and
+        // every canvas point maps back to itself.
         assert_eq!(c.to_physical(327.0, 277.0), (439, 372));
+        for x in 0..1430 {
+            let (px, py) = c.to_physical(x as f64, (x % 804) as f64);
+            assert_eq!(c.to_canvas(px, py), (x, x % 804), "{x}");
+        }
         // A desk that already fits keeps its own size: never larger than the screen.
         for (w, h) in [(1280, 800), (1024, 768), (640, 480)] {
             let s = Canvas::configured(&layout(&[(0, 0, w, h)]), CanvasWidth::Auto).surface;
