@@ -122,6 +122,33 @@ cargo clippy --workspace --all-targets --all-features -- -D warnings
 export DIST="${CARGO_TARGET_DIR:-target}/dist"
 scripts/package.sh
 export COMPUTER_CONTROL_DIST="$(cd "$DIST" && pwd)"
+# The desk fleet (tests/fleet.rs, docs/FLEET.md): podman and mmdebstrap to build the
+# desk image from the release binary above and play deploy/kubernetes as three desks,
+# and kubernetes-validate (pinned) for the manifests. The image and its base are cached
+# (scripts/image.sh), so only a changed binary or image input rebuilds.
+fleet=()
+for cmd in podman buildah mmdebstrap runc; do
+  command -v "$cmd" >/dev/null 2>&1 || fleet+=("$cmd")
+done
+if [ ${#fleet[@]} -gt 0 ]; then
+  echo "installing the fleet test's container tools (missing: ${fleet[*]})"
+  if [ "$(id -u)" = 0 ]; then SUDO=""; else SUDO="sudo"; fi
+  export DEBIAN_FRONTEND=noninteractive
+  $SUDO apt-get update -qq
+  $SUDO apt-get install -y -qq --no-install-recommends podman buildah mmdebstrap runc uidmap \
+    slirp4netns containernetworking-plugins golang-github-containernetworking-plugin-dnsname \
+    iptables catatonit fuse-overlayfs >/dev/null
+fi
+if ! python3 -c "import importlib.metadata as m, sys; sys.exit(m.version('kubernetes-validate') != '1.37.0')" 2>/dev/null; then
+  echo "installing kubernetes-validate for the fleet test"
+  python3 -m pip install --quiet 'kubernetes-validate==1.37.0' ||
+    python3 -m pip install --quiet --break-system-packages 'kubernetes-validate==1.37.0'
+fi
+fleet_start=$(date +%s)
+COMPUTER_CONTROL_DESK_IMAGE="$(scripts/image.sh "$DIST/bin/x86_64/computer-control" | tail -1)"
+export COMPUTER_CONTROL_DESK_IMAGE
+echo "desk image $COMPUTER_CONTROL_DESK_IMAGE ready in $(( $(date +%s) - fleet_start )) s"
+
 # One test build with every feature, so the client library's in-process runtime (`local`,
 # off by default) is tested too. Testing it in a second `cargo test -p` would resolve the
 # dependencies' features differently and build everything twice: twice the disk.

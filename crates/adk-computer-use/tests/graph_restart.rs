@@ -32,7 +32,12 @@ type Graph = ComputerUseGraph<FaultRuntime, Box<dyn support::PlanFn>>;
 
 /// The graph a process builds: checkpoints and journal in `dir`, the clock at real time.
 fn open_graph(dir: &Path) -> Graph {
-    let clock = Arc::new(ManualClock::new(OffsetDateTime::now_utc()));
+    open_graph_at(dir, OffsetDateTime::now_utc())
+}
+
+/// [`open_graph`] with the clock at `now` (a process started later).
+fn open_graph_at(dir: &Path, now: OffsetDateTime) -> Graph {
+    let clock = Arc::new(ManualClock::new(now));
     let runtime = FaultRuntime::with_journal(clock.clone(), &dir.join("journal.json"));
     runtime.knobs().verdict = PolicyVerdict::Confirm;
     let checkpoints = SqliteCheckpointer::open(dir.join("checkpoints.db")).expect("open");
@@ -223,6 +228,71 @@ async fn a_kill_after_the_effect_but_before_its_checkpoint_replays_the_receipt()
         done.receipt.action_id,
         adk_computer_use::graph::action_id_for(THREAD, Node::Execute)
     );
+}
+
+#[tokio::test]
+async fn a_kill_after_the_effect_replays_the_receipt_also_once_the_envelope_expired() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    sigkill(spawn_until(dir.path(), "until_approval", "interrupted"));
+    sigkill(spawn_until(
+        dir.path(),
+        "resume_and_die_after_effect",
+        "executed",
+    ));
+
+    // Restarted long after the preview's window (60 s) closed.
+    let graph = open_graph_at(
+        dir.path(),
+        OffsetDateTime::now_utc() + Duration::minutes(10),
+    );
+    let state = graph.state(THREAD).expect("state").expect("checkpointed");
+    assert_eq!(state.next, Node::Execute);
+    assert!(state.execute_sent, "the call was checkpointed as sent");
+    assert!(state.receipt.is_none());
+
+    // The receipt is asked for again, not authorized anew: a replay, no second effect.
+    let outcome = graph.run(THREAD).await.expect("resumes");
+    let RunOutcome::Completed(done) = outcome else {
+        panic!("{outcome:?}")
+    };
+    assert!(done.verified, "{done:?}");
+    assert_eq!(graph.runtime().count(op::REPLAY), 1);
+    assert_eq!(
+        graph.runtime().count(op::EXECUTE),
+        0,
+        "nothing authorized anew"
+    );
+    assert_eq!(graph.runtime().effects(), 1);
+}
+
+#[tokio::test]
+async fn an_expired_envelope_whose_execute_was_never_sent_is_not_executed() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    sigkill(spawn_until(dir.path(), "until_approval", "interrupted"));
+
+    // Resumed after the window closed: the envelope is refused before any reservation.
+    let graph = open_graph_at(
+        dir.path(),
+        OffsetDateTime::now_utc() + Duration::minutes(10),
+    );
+    let input = {
+        let state = graph.state(THREAD).expect("state").expect("checkpointed");
+        let preview = state
+            .decoded_preview()
+            .expect("a preview")
+            .expect("decodes");
+        ResumeInput::exact_grant(grant_for(
+            &preview,
+            OffsetDateTime::now_utc() + Duration::minutes(20),
+        ))
+    };
+    let failed = graph.resume(THREAD, input).await;
+    assert!(failed.is_err(), "{failed:?}");
+    let state = graph.state(THREAD).expect("state").expect("checkpointed");
+    assert!(!state.execute_sent);
+    assert_eq!(graph.runtime().count(op::EXECUTE), 0);
+    assert_eq!(graph.runtime().count(op::REPLAY), 0);
+    assert_eq!(graph.runtime().effects(), 0);
 }
 
 #[tokio::test]

@@ -101,6 +101,7 @@ async fn allowed_action_runs_every_node_in_order_and_is_verified() {
             "route",
             "reserve_target",
             "acquire_lease",
+            "execute_sent",
             "execute",
             "verify",
             "release_lease",

@@ -197,3 +197,9 @@ async fn text_entry_preview_binds_with_its_sensitivity() {
     let dir = tempfile::tempdir().expect("temp dir");
     scenario::text_entry_preview_binds_with_its_sensitivity(&runtime(&dir)).await;
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_expired_envelope_replays_only_an_execute_already_sent() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    scenario::an_expired_envelope_replays_only_an_execute_already_sent(&runtime(&dir)).await;
+}

@@ -187,10 +187,10 @@
       case 'safety.confirmation_requested':
         addPending({
           request_id: p.request_id, tool: p.tool, arguments: p.arguments, risk: p.risk,
-          reason: p.reason, timeout_s: p.timeout_s,
+          reason: p.reason, timeout_s: p.timeout_s, landing: p.landing,
           deadline: deadlineFrom(p.expires_at, p.timeout_s, ev.at),
         });
-        trailSystem(ev, 'confirm', 'Confirmation requested', describe(p.tool, p.arguments).title + ' — ' + (p.reason || ''));
+        trailSystem(ev, 'confirm', 'Confirmation requested', describe(p.tool, p.arguments, p.landing).title + ' — ' + (p.reason || ''));
         if (app.state === 'ready') setState('confirming');
         break;
       case 'safety.confirmation_resolved':
@@ -331,11 +331,75 @@
     return (x === undefined || x === null) ? null : '(' + Math.round(x) + ', ' + Math.round(y) + ')';
   }
 
+  // An element as a person recognises it: its role and name.
+  function elementText(e) {
+    return (e.role || 'element') + (e.name ? ' “' + e.name + '”' : '');
+  }
+
+  // A window as a person recognises it: its title and application.
+  function windowText(w) {
+    const name = w.title ? '“' + w.title + '”' : (w.app_id || 'window ' + w.id);
+    return name + (w.title && w.app_id ? ' (' + w.app_id + ')' : '');
+  }
+
+  // How the arguments name an element, for when the server's landing is not at hand.
+  function namedElement(e) {
+    if (!e) return 'an element';
+    if (e.ref) return 'element ' + e.ref;
+    const s = e.selector;
+    if (s) {
+      const parts = [s.role, s.name ? '“' + s.name + '”' : null,
+        s.name_contains ? 'named like “' + s.name_contains + '”' : null,
+        s.text ? 'with text “' + s.text + '”' : null].filter(Boolean);
+      return parts.length ? parts.join(' ') : 'the element the selector finds';
+    }
+    if (e.node_id !== undefined && e.node_id !== null) return 'element #' + e.node_id + ' of snapshot ' + (e.snapshot_id || '?');
+    return 'an element';
+  }
+
+  // One place a pointer action touches: the server's landing point (with the element
+  // at its centre, or the pointer's own position) when it came with the request, else
+  // what the arguments say. Returns its kind (point, element, here), its text and, when
+  // it can be placed on the canvas, the point to mark.
+  function spot(lp, at, elementArg, relTo) {
+    if (lp) {
+      const where = point(lp.x, lp.y);
+      if (lp.element) return {kind: 'element', text: elementText(lp.element) + ' at ' + where, mark: lp};
+      if (lp.here) return {kind: 'here', text: 'where the pointer is, at ' + where, mark: lp};
+      return {kind: 'point', text: where, mark: lp};
+    }
+    if (elementArg) return {kind: 'element', text: namedElement(elementArg), mark: null};
+    if (at && at.x !== undefined && at.x !== null) {
+      // A point relative to a window cannot be placed without the window.
+      if (relTo !== undefined && relTo !== null) return {kind: 'point', text: point(at.x, at.y) + ' in window ' + relTo, mark: null};
+      return {kind: 'point', text: point(at.x, at.y), mark: at};
+    }
+    return {kind: 'here', text: 'where the pointer is', mark: null};
+  }
+
+  // The words before a spot: "Click at (x, y)", "Click on button “OK” at …",
+  // "Click where the pointer is".
+  function onSpot(s, point, element) {
+    return (s.kind === 'here' ? ' ' : s.kind === 'element' ? element : point) + s.text;
+  }
+
   // A person-readable account of an action: a title, optional rich parts (keys, text),
   // where it lands, and the canvas points it touches (for markers on the screen).
-  function describe(tool, args) {
+  // `landing` is where the server resolved it (safety.confirmation_requested): the
+  // points, elements and windows as the gate judged them; without it (the trail) the
+  // arguments alone are described.
+  function describe(tool, args, landing) {
     const a = args || {};
-    const d = {title: tool, parts: null, text: null, where: null, effect: null, points: []};
+    const l = landing || null;
+    const lps = (l && Array.isArray(l.points)) ? l.points : [];
+    const d = {title: tool, parts: null, text: null, where: null, effect: null, points: [],
+      element: l && l.element ? elementText(l.element) : null,
+      window: l && l.window ? windowText(l.window) : null};
+    const mark = (s, label) => { if (s.mark) d.points.push({x: s.mark.x, y: s.mark.y, label}); };
+    const relative = (x, y) => (a.window !== undefined && a.window !== null && x !== undefined && x !== null)
+      ? 'given as ' + point(x, y) + ' relative to window ' + a.window : null;
+    // The landing's i-th point; none without a landing (the arguments alone).
+    const lp = (i) => (l ? lps[i] : undefined);
     switch (tool) {
       case 'keyboard.combo': {
         const keys = keyList(a.keys);
@@ -360,40 +424,52 @@
       case 'pointer.click': {
         const times = a.times > 1 ? (a.times === 2 ? 'Double-click' : 'Triple-click') : 'Click';
         const btn = a.button && a.button !== 'left' ? ' (' + a.button + ' button)' : '';
-        const at = point(a.x, a.y);
-        d.title = times + btn + (at ? ' at ' + at : ' where the pointer is');
-        if (at) d.points.push({x: a.x, y: a.y, label: 'click'});
+        const s = spot(lp(0), a, a.element, a.window);
+        d.title = times + btn + onSpot(s, ' at ', ' on ');
+        d.where = relative(a.x, a.y);
+        mark(s, 'click');
         break;
       }
-      case 'pointer.move':
-        d.title = 'Move the pointer to ' + point(a.x, a.y);
-        d.points.push({x: a.x, y: a.y, label: 'move'});
+      case 'pointer.move': {
+        const s = spot(lp(0), a, a.element, a.window);
+        d.title = 'Move the pointer' + onSpot(s, ' to ', ' to ');
+        d.where = relative(a.x, a.y);
+        mark(s, 'move');
         break;
+      }
       case 'pointer.drag': {
-        const f = a.from || {}, t = a.to || {};
-        d.title = 'Drag from ' + point(f.x, f.y) + ' to ' + point(t.x, t.y);
-        d.points.push({x: f.x, y: f.y, label: 'from'}, {x: t.x, y: t.y, label: 'to'});
+        const f = spot(lp(0), a.from, a.from_element, a.window);
+        const t = spot(lp(1), a.to, a.to_element, a.window);
+        d.title = 'Drag from ' + f.text + ' to ' + t.text;
+        const tw = lp(1) && lp(1).window;
+        if (tw && !(l.window && l.window.id === tw.id)) d.where = 'ends in ' + windowText(tw);
+        mark(f, 'from');
+        mark(t, 'to');
         break;
       }
       case 'pointer.scroll': {
         const n = Number(a.amount || 0);
         const dir = a.axis === 'horizontal' ? (n >= 0 ? 'right' : 'left') : (n >= 0 ? 'up' : 'down');
-        const at = point(a.x, a.y);
-        d.title = 'Scroll ' + dir + ' ' + Math.abs(n) + ' notch' + (Math.abs(n) === 1 ? '' : 'es') + (at ? ' at ' + at : '');
-        if (at) d.points.push({x: a.x, y: a.y, label: 'scroll'});
+        const s = spot(lp(0), a, a.element, a.window);
+        d.title = 'Scroll ' + dir + ' ' + Math.abs(n) + ' notch' + (Math.abs(n) === 1 ? '' : 'es') + onSpot(s, ' at ', ' over ');
+        d.where = relative(a.x, a.y);
+        mark(s, 'scroll');
         break;
       }
       case 'wait.pause': d.title = 'Wait ' + (a.ms ?? 0) + ' ms'; break;
       case 'screen.capture': d.title = 'Capture the screen' + (a.region ? ' (a region)' : ''); break;
       case 'a11y.snapshot': d.title = 'Read the accessibility tree'; break;
-      case 'a11y.activate': d.title = 'Activate element #' + a.node_id; d.where = 'snapshot ' + (a.snapshot_id || '?'); break;
+      case 'a11y.activate':
+        d.title = 'Activate ' + (d.element || namedElement(a));
+        if (lps[0]) d.points.push({x: lps[0].x, y: lps[0].y, label: 'activate'});
+        break;
       case 'a11y.input':
-        d.title = 'Enter text into element #' + a.node_id;
+        d.title = 'Enter text into ' + (d.element || namedElement(a));
         d.text = String(a.text ?? '');
-        d.where = 'snapshot ' + (a.snapshot_id || '?');
+        if (lps[0]) d.points.push({x: lps[0].x, y: lps[0].y, label: 'input'});
         break;
       case 'window.list': d.title = 'List the windows'; break;
-      case 'window.focus': d.title = 'Bring window ' + a.id + ' to the front'; break;
+      case 'window.focus': d.title = 'Bring ' + (d.window || 'window ' + a.id) + ' to the front'; break;
       case 'clipboard.read': d.title = 'Read the clipboard (its text is never shown here)'; break;
       case 'clipboard.write': {
         const text = String(a.text ?? '');
@@ -411,7 +487,8 @@
       case 'batch.execute': {
         const items = Array.isArray(a.items) ? a.items : [];
         d.title = 'Run a batch of ' + items.length + ' action' + (items.length === 1 ? '' : 's');
-        d.batch = items.map((it) => describe(it && it.tool, it && it.arguments));
+        const landed = (l && Array.isArray(l.items)) ? l.items : [];
+        d.batch = items.map((it, i) => describe(it && it.tool, it && it.arguments, landed[i]));
         for (const b of d.batch) d.points.push(...b.points);
         break;
       }
@@ -463,7 +540,7 @@
   }
 
   function renderCard(p) {
-    const d = describe(p.tool, p.arguments);
+    const d = describe(p.tool, p.arguments, p.landing);
     const card = el('article', 'card risk-' + (p.risk || 'unknown'));
     card.dataset.requestId = p.request_id;
     card.dataset.tool = p.tool;
@@ -507,7 +584,9 @@
     const facts = el('dl', 'card-facts');
     const fact = (k, v) => { if (v) { facts.append(el('dt', null, k), el('dd', null, v)); } };
     fact('Effect', d.effect);
-    fact('Where', d.where || (d.points.length ? 'marked on the screen below' : null));
+    fact('Element', d.element);
+    fact('Window', d.window);
+    fact('Where', [d.where, d.points.length ? 'marked on the screen below' : null].filter(Boolean).join('; ') || null);
     fact('Reason', p.reason);
     card.append(facts);
 
@@ -853,7 +932,7 @@
     if (pc && !app.pending.has(pc.request_id)) {
       addPending({
         request_id: pc.request_id, tool: pc.tool, arguments: pc.arguments, risk: pc.risk,
-        reason: pc.reason, timeout_s: null,
+        reason: pc.reason, timeout_s: null, landing: pc.landing,
         deadline: performance.now() + 1000 * (pc.expires_in_s || 0),
       });
     } else if (pc) {
@@ -929,7 +1008,7 @@
     const r = app.frame.region;
     if (img.hidden || !r || !img.clientWidth) return;
     for (const p of app.pending.values()) {
-      const d = describe(p.tool, p.arguments);
+      const d = describe(p.tool, p.arguments, p.landing);
       for (const pt of d.points) {
         if (pt.x === undefined || pt.x === null) continue;
         const fx = (pt.x - r.x) / r.width, fy = (pt.y - r.y) / r.height;

@@ -40,7 +40,12 @@ enum Command {
         json: bool,
     },
     /// Print manifest.json (the plugin manifest).
-    Manifest,
+    Manifest {
+        /// How its `entry.command` starts the server: from `PATH` (the repository's
+        /// manifest.json), or as the npm or PyPI package ships it.
+        #[arg(long, value_enum, default_value = "path")]
+        entry: manifest::Entry,
+    },
     /// Print the JSON Schema of the configuration.
     ConfigSchema,
 }
@@ -81,12 +86,33 @@ pub struct CommonArgs {
     /// `http.agents` token acts for its own principal instead.
     #[arg(long, env = "COMPUTER_CONTROL_PRINCIPAL")]
     principal_id: Option<String>,
+    /// Read the agent token (`http.token`) from this file, once at start (surrounding
+    /// whitespace trimmed): a mounted Kubernetes Secret, so the token never sits in a
+    /// config file or on the command line. Also COMPUTER_CONTROL_TOKEN_FILE.
+    #[arg(long, env = "COMPUTER_CONTROL_TOKEN_FILE", value_name = "PATH")]
+    token_file: Option<std::path::PathBuf>,
+    /// Read the operator token (`http.operator_token`) from this file, once at start,
+    /// like `--token-file`. Also COMPUTER_CONTROL_OPERATOR_TOKEN_FILE.
+    #[arg(
+        long,
+        env = "COMPUTER_CONTROL_OPERATOR_TOKEN_FILE",
+        value_name = "PATH"
+    )]
+    operator_token_file: Option<std::path::PathBuf>,
     /// Beside `--transport mcp` or `mcp-http`: serve the operator side of the HTTP
     /// transport (console, /rpc, /events, /frame, /approvals, /health) on HOST:PORT, or
     /// on 127.0.0.1:PORT for a bare PORT (0 picks a free port), operator token only. MCP
     /// has no other channel on which a person can approve a `confirm` action.
     #[arg(long, value_name = "HOST:PORT")]
     operator_listen: Option<transports::http::operator::Listen>,
+    /// Another name (or address) the HTTP listeners answer to, beside the bound
+    /// address and the loopback names: what other machines put in `Host` to reach this
+    /// one, such as a pod's IP and DNS names. Repeatable; also
+    /// COMPUTER_CONTROL_ALLOW_HOSTS, comma-separated. Requests naming any other host
+    /// are refused (DNS-rebinding protection).
+    #[arg(long = "allow-host", value_name = "NAME", env = "COMPUTER_CONTROL_ALLOW_HOSTS",
+          value_delimiter = ',', value_parser = transports::http::auth::allowed_host)]
+    allow_hosts: Vec<String>,
 }
 
 /// Where the journal is, without creating anything: `configured` if set, else
@@ -103,8 +129,8 @@ pub fn default_journal(configured: &str) -> anyhow::Result<std::path::PathBuf> {
     Ok(state.join("computer-control").join("governance.db"))
 }
 
-/// Defaults, then the config file, then `--platform`, `--principal-id` and `--journal`
-/// (each validated like the config key it overrides).
+/// Defaults, then the config file, then `--platform`, `--principal-id`, `--journal` and
+/// the token files (each validated like the config key it overrides).
 fn base_config(a: &CommonArgs) -> anyhow::Result<ConfigStack> {
     let mut stack = config_file(a.config.as_deref(), a.platform.as_deref())?;
     let mut governance = serde_json::Map::new();
@@ -122,7 +148,32 @@ fn base_config(a: &CommonArgs) -> anyhow::Result<ConfigStack> {
             .apply(&json!({"governance": governance}))
             .map_err(|e| anyhow::anyhow!("--principal-id / --journal: {e}"))?;
     }
+    let mut http = serde_json::Map::new();
+    if let Some(p) = &a.token_file {
+        http.insert("token".into(), json!(token_from_file("--token-file", p)?));
+    }
+    if let Some(p) = &a.operator_token_file {
+        let t = token_from_file("--operator-token-file", p)?;
+        http.insert("operator_token".into(), json!(t));
+    }
+    if !http.is_empty() {
+        stack
+            .apply(&json!({"http": http}))
+            .map_err(|e| anyhow::anyhow!("--token-file / --operator-token-file: {e}"))?;
+    }
     Ok(stack)
+}
+
+/// A token file's content, trimmed; an unreadable, non-UTF-8 or blank file stops the
+/// start (a blank one would otherwise mean "generate a token", silently).
+fn token_from_file(flag: &str, path: &std::path::Path) -> anyhow::Result<String> {
+    let text = std::fs::read_to_string(path)
+        .with_context(|| format!("{flag} {}: cannot read it", path.display()))?;
+    let token = text.trim();
+    if token.is_empty() {
+        anyhow::bail!("{flag} {}: the file is empty", path.display());
+    }
+    Ok(token.to_string())
 }
 
 /// Defaults, then the config file, then `--platform`.
@@ -155,6 +206,7 @@ fn serve(a: ServeArgs) -> anyhow::Result<ExitCode> {
         host: a.host,
         port: a.port,
         operator: a.common.operator_listen,
+        allow_hosts: a.common.allow_hosts,
         base,
     })?;
     Ok(ExitCode::SUCCESS)
@@ -179,7 +231,7 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
             check::run(&a, &session)
         }
         Command::Setup(a) => {
-            crate::setup::run(&a, &crate::session::adopt());
+            crate::setup::run(&a, &crate::session::adopt())?;
             Ok(ExitCode::SUCCESS)
         }
         Command::List { json } => {
@@ -218,8 +270,8 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
             }
             Ok(ExitCode::SUCCESS)
         }
-        Command::Manifest => {
-            print_json(&manifest::manifest())?;
+        Command::Manifest { entry } => {
+            print_json(&manifest::manifest_with(entry.command()))?;
             Ok(ExitCode::SUCCESS)
         }
         Command::ConfigSchema => {

@@ -36,6 +36,8 @@ pub struct Plan {
     pub port: u16,
     /// The operator channel beside MCP (`--operator-listen`).
     pub operator: Option<Listen>,
+    /// `--allow-host`: more names the HTTP listeners answer to.
+    pub allow_hosts: Vec<String>,
     /// Defaults, the config file and the flags, validated.
     pub base: ConfigStack,
 }
@@ -72,7 +74,9 @@ pub fn serve(plan: Plan) -> anyhow::Result<()> {
     let kernels = Arc::new(kernels);
     let server = mcp::McpServer::new(engine.clone(), kernels.clone());
     match plan.transport {
-        Transport::Mcp => mcp_with_operator(server, engine, kernels, plan.operator),
+        Transport::Mcp => {
+            mcp_with_operator(server, engine, kernels, plan.operator, &plan.allow_hosts)
+        }
         Transport::McpHttp | Transport::Http | Transport::Stdio => {
             let mcp = if plan.transport == Transport::McpHttp {
                 http::Mcp::Only(server)
@@ -85,6 +89,7 @@ pub fn serve(plan: Plan) -> anyhow::Result<()> {
                 mcp,
                 kernels,
                 operator: plan.operator,
+                allow_hosts: plan.allow_hosts,
             };
             http::serve(engine, opts)
         }
@@ -99,6 +104,7 @@ fn mcp_with_operator(
     engine: Engine,
     kernels: Arc<Kernels>,
     operator: Option<Listen>,
+    allow_hosts: &[String],
 ) -> anyhow::Result<()> {
     let rt = tokio::runtime::Builder::new_multi_thread()
         .worker_threads(2)
@@ -109,7 +115,7 @@ fn mcp_with_operator(
         return rt.block_on(mcp::serve_stdio(server));
     };
     let r = rt.block_on(async move {
-        let channel = operator::Channel::bind(&listen).await?;
+        let channel = operator::Channel::bind(&listen, allow_hosts).await?;
         let until = async {
             tokio::select! {
                 r = mcp::serve_stdio(server) => r,

@@ -2,8 +2,13 @@
 //! host, in the host's own format. The one home of every host snippet: README.md shows
 //! the `--portable` form (a test checks that it equals this output), and without
 //! `--portable` the snippet names this binary's path and the desktop session found here.
+//! For the dsh harness the "snippet" is a plugin directory: `setup --print dsh` writes
+//! its `manifest.json` ([`write_plugin`]).
 
 use std::fmt::Write as _;
+use std::path::{Path, PathBuf};
+
+use anyhow::Context as _;
 
 use clap::ValueEnum;
 use serde_json::{Map, Value, json};
@@ -28,6 +33,9 @@ pub enum Host {
     Inspector,
     /// Any stdio MCP client: the command, its arguments and environment.
     Stdio,
+    /// The dsh harness (the plugin protocol, not MCP): writes a plugin directory
+    /// (`--dir`) holding the `manifest.json` whose entry starts this server.
+    Dsh,
 }
 
 /// `setup`'s options.
@@ -40,6 +48,10 @@ pub struct SetupArgs {
     /// environment (the server finds the desktop session itself).
     #[arg(long)]
     portable: bool,
+    /// For `dsh`: the plugin directory to write (created if missing; its
+    /// `manifest.json` is replaced).
+    #[arg(long, value_name = "DIR", default_value = "computer-control-plugin")]
+    dir: PathBuf,
 }
 
 /// How a host starts the server.
@@ -186,17 +198,50 @@ pub fn snippet(host: Host, l: &Launch) -> String {
             s + " --method tools/list\n"
         }
         Host::Stdio => pretty(&l.entry(true)),
+        Host::Dsh => pretty(&crate::manifest::manifest_with(plugin_command(l))),
     }
 }
 
-/// Prints the snippet for `args.print`.
-pub fn run(args: &SetupArgs, session: &Session) {
+/// The plugin's `entry.command`: the same launch, with `serve` (the plugin protocol on
+/// stdio) for `mcp`. The environment is left out: a manifest has none, and the server
+/// finds the desktop session itself.
+fn plugin_command(l: &Launch) -> Vec<String> {
+    std::iter::once(l.command.clone())
+        .chain(l.args.iter().map(|a| match a.as_str() {
+            "mcp" => "serve".to_string(),
+            other => other.to_string(),
+        }))
+        .collect()
+}
+
+/// Writes the dsh plugin directory `dir` (created if missing): its `manifest.json`,
+/// whose entry starts the server `l` names. Answers the manifest's path.
+pub fn write_plugin(dir: &Path, l: &Launch) -> anyhow::Result<PathBuf> {
+    std::fs::create_dir_all(dir)
+        .with_context(|| format!("cannot create the plugin directory {}", dir.display()))?;
+    let path = dir.join("manifest.json");
+    std::fs::write(&path, snippet(Host::Dsh, l))
+        .with_context(|| format!("cannot write {}", path.display()))?;
+    Ok(path)
+}
+
+/// Prints the snippet for `args.print` (for `dsh`, writes the plugin directory and
+/// says where).
+pub fn run(args: &SetupArgs, session: &Session) -> anyhow::Result<()> {
     let launch = if args.portable {
         Launch::portable()
     } else {
         Launch::here(session)
     };
+    if args.print == Host::Dsh {
+        let path = write_plugin(&args.dir, &launch)?;
+        let shown = path.canonicalize().unwrap_or(path);
+        println!("wrote {}", shown.display());
+        println!("entry: {}", plugin_command(&launch).join(" "));
+        return Ok(());
+    }
     print!("{}", snippet(args.print, &launch));
+    Ok(())
 }
 
 #[cfg(test)]
@@ -236,6 +281,35 @@ mod tests {
         );
         let stdio: Value = serde_json::from_str(&snippet(Host::Stdio, &l)).expect("JSON");
         assert_eq!(stdio["type"], "stdio");
+    }
+
+    #[test]
+    fn the_dsh_manifest_starts_the_plugin_protocol_where_the_launch_points() {
+        let m: Value = serde_json::from_str(&snippet(Host::Dsh, &launch())).expect("JSON");
+        assert_eq!(
+            m["entry"],
+            json!({"command": ["/opt/my dir/computer-control", "serve"], "working_directory": "."})
+        );
+        let portable: Value =
+            serde_json::from_str(&snippet(Host::Dsh, &Launch::portable())).expect("JSON");
+        let version = format!("{SERVER_NAME}@{}", env!("CARGO_PKG_VERSION"));
+        assert_eq!(
+            portable["entry"]["command"],
+            json!(["npx", "-y", version, "serve"])
+        );
+        // Everything but the entry is the plugin manifest.
+        let mut rest = m.clone();
+        rest["entry"] = crate::manifest::manifest()["entry"].clone();
+        assert_eq!(rest, crate::manifest::manifest());
+    }
+
+    #[test]
+    fn a_plugin_directory_that_cannot_be_made_says_which() {
+        let dir = std::env::temp_dir().join(format!("cc-setup-{}", std::process::id()));
+        std::fs::write(&dir, "a file, not a directory").expect("write");
+        let e = write_plugin(&dir, &launch()).expect_err("a file is in the way");
+        assert!(e.to_string().contains(&dir.display().to_string()), "{e}");
+        std::fs::remove_file(&dir).expect("remove");
     }
 
     #[test]

@@ -6,6 +6,8 @@
 //! governed action whose engine fails after the effect may have happened (receipt
 //! `indeterminate`, lease revoked, a retry never acts). After each, the server keeps
 //! serving.
+// Always true in this package's test build (its dev-dependency on itself turns the
+// feature on); the guard keeps the file compiling should that ever change.
 #![cfg(feature = "fault-injection")]
 
 use crate::common;

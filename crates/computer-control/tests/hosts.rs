@@ -7,7 +7,7 @@ use std::path::Path;
 use std::process::Command;
 
 use crate::common::tempfile_dir::TempDir;
-use crate::hosts_support::{HOSTS, launch, readme_snippet};
+use crate::hosts_support::{HOSTS, launch, load_plugin, readme_snippet};
 
 const BIN: &str = env!("CARGO_BIN_EXE_computer-control");
 
@@ -94,5 +94,64 @@ fn an_unknown_host_is_a_usage_error_listing_the_hosts() {
     let err = String::from_utf8_lossy(&out.stderr);
     for host in HOSTS {
         assert!(err.contains(host), "{err}");
+    }
+}
+
+/// `setup --print dsh` writes a plugin directory a harness loads: its manifest is the
+/// plugin manifest with an entry naming this binary, and that entry, started in the
+/// plugin directory as the harness starts it, serves the plugin protocol on stdio
+/// (`tools.list` answers the tools the manifest declares).
+#[test]
+fn setup_for_dsh_writes_a_plugin_directory_that_loads() {
+    let dir = TempDir::new();
+    let plugin = dir.path().join("plugins/computer-control");
+    let out = setup(&[
+        "--print",
+        "dsh",
+        "--dir",
+        plugin.to_str().expect("UTF-8 path"),
+    ]);
+    let path = plugin
+        .join("manifest.json")
+        .canonicalize()
+        .expect("written");
+    assert!(out.contains(&path.display().to_string()), "{out}");
+    let (manifest, tools) = load_plugin(&plugin, None, None, &dir.path().join("j.db"));
+    assert_eq!(
+        manifest["entry"]["command"],
+        serde_json::json!([Path::new(BIN).canonicalize().expect("bin"), "serve"])
+    );
+    assert!(tools.iter().any(|t| t == "screen.capture"), "{tools:?}");
+}
+
+/// The packages' plugin manifests, checked in beside them, are what `manifest --entry`
+/// prints for each (npm: the launcher from the package's directory; PyPI: the
+/// original's `python -m computer_control serve`).
+#[test]
+fn the_packages_plugin_manifests_are_generated() {
+    for (entry, file) in [
+        ("npm", "packaging/npm/computer-control/manifest.json"),
+        (
+            "python",
+            "packaging/pypi/python/computer_control/manifest.json",
+        ),
+    ] {
+        let path = Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("../..")
+            .join(file);
+        let checked_in: serde_json::Value =
+            serde_json::from_str(&std::fs::read_to_string(&path).expect(file)).expect("JSON");
+        let printed: serde_json::Value = serde_json::from_slice(
+            &Command::new(BIN)
+                .args(["manifest", "--entry", entry])
+                .output()
+                .expect("manifest")
+                .stdout,
+        )
+        .expect("JSON");
+        assert_eq!(
+            checked_in, printed,
+            "{file} is stale: regenerate it with `computer-control manifest --entry {entry} > {file}`"
+        );
     }
 }

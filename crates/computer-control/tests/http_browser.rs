@@ -1,10 +1,12 @@
 //! The operator console in a real browser (Debian's chromium, driven by playwright-core
-//! from `tests/browser/console_test.js`): the operator opens it, a governed click the
+//! from `tests/browser/console_test.js` and `card_test.js`): the operator opens it, a governed click the
 //! agent previewed over MCP (`/mcp`, policy `confirm`) waits in its card and is approved
 //! in the page, after which the agent's `execute_action` commits; a high-risk action
 //! sent by the agent appears as a card, approving it in the page runs it and the trail
-//! shows it, and the panic button stops the session. Screenshots go to
-//! `target/console-screenshots/` (CI artifacts).
+//! shows it, and the panic button stops the session. For every pointer and element form
+//! and the keyboard tools, a confirmation card says what will run on which element in
+//! which window and marks the point on the frame, as `safety.confirmation_requested`
+//! carries it. Screenshots go to `target/console-screenshots/` (CI artifacts).
 //!
 //! Prerequisites (`scripts/test.sh` installs them): `/usr/bin/chromium`, and
 //! `npm install --no-save playwright-core` in `tests/browser`.
@@ -29,8 +31,8 @@ fn screenshots_dir() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../../target/console-screenshots")
 }
 
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn operator_approves_and_panics_in_the_console() {
+/// Debian's chromium, with playwright-core installed beside the scripts.
+fn chromium() -> String {
     let chromium = std::env::var("CHROMIUM").unwrap_or_else(|_| "/usr/bin/chromium".into());
     assert!(
         Path::new(&chromium).exists(),
@@ -41,6 +43,12 @@ async fn operator_approves_and_panics_in_the_console() {
         "playwright-core is missing: run scripts/test.sh (npm install --no-save playwright-core in {})",
         browser_dir().display()
     );
+    chromium
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn operator_approves_and_panics_in_the_console() {
+    let chromium = chromium();
 
     let s = Server::start_with(Some(confirm_clicks_config(tokens_config())), &[], &[]);
     assert_eq!(s.call(AGENT, "session.start", json!({})).await["ok"], true);
@@ -172,5 +180,93 @@ async fn operator_approves_and_panics_in_the_console() {
             "{}",
             p.display()
         );
+    }
+}
+
+/// PROTOCOL §5.3, §8: every form of aiming a pointer tool (a canvas point, a point
+/// relative to a window, an element by ref or selector, both ends of a drag, where the
+/// pointer is), the accessibility tools by ref and by selector and the keyboard tools:
+/// the card says what will run on which element in which window, marks each point on
+/// the frame, and `safety.confirmation_requested` carries the same landing.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn confirmation_cards_show_where_each_action_lands() {
+    let chromium = chromium();
+    let mut config = tokens_config();
+    config["safety"] = json!({"rules": [
+        {"match": {"tool": "pointer.*"}, "effect": "confirm"},
+        {"match": {"tool": "a11y.activate"}, "effect": "confirm"},
+        {"match": {"tool": "a11y.input"}, "effect": "confirm"},
+        {"match": {"tool": "keyboard.*"}, "effect": "confirm"}
+    ]});
+    let s = Server::start_with(Some(config), &[], &[]);
+    let started = s
+        .call(
+            AGENT,
+            "session.start",
+            json!({"config": {"capture": {"default_width": 1920}}}),
+        )
+        .await;
+    assert_eq!(started["ok"], true, "{started}");
+    let cap = s
+        .call(
+            AGENT,
+            "tools.call",
+            json!({"tool": "screen.capture", "arguments": {"format": "jpeg", "scale": 0.5}}),
+        )
+        .await;
+    assert_eq!(cap["ok"], true, "{cap}");
+
+    let mut sub = s.events(AGENT, None).await;
+    let shots = screenshots_dir().join("cards");
+    let _ = std::fs::remove_dir_all(&shots);
+    let out = tokio::task::spawn_blocking({
+        let (base, shots) = (s.base.clone(), shots.clone());
+        move || {
+            Command::new("node")
+                .arg("card_test.js")
+                .current_dir(browser_dir())
+                .env("CC_BASE", &base)
+                .env("CC_AGENT_TOKEN", AGENT)
+                .env("CC_OPERATOR_TOKEN", OPERATOR)
+                .env("CC_SCREENSHOTS", &shots)
+                .env("CHROMIUM", &chromium)
+                .stdin(Stdio::null())
+                .output()
+                .expect("node is needed for the browser test")
+        }
+    })
+    .await
+    .unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let last = stdout.lines().last().unwrap_or_default();
+    let result: Value = serde_json::from_str(last).unwrap_or(Value::Null);
+    assert!(
+        out.status.success() && result["ok"] == true,
+        "browser test failed ({:?}):\n{result:#}\nstderr:\n{}\nserver:\n{}",
+        out.status,
+        String::from_utf8_lossy(&out.stderr),
+        s.stderr_text()
+    );
+
+    // The events carried what the page was shown.
+    let cases = result["cases"].as_array().expect("cases");
+    assert_eq!(cases.len(), 19, "{result:#}");
+    let last_seq = s.health().await["last_seq"].as_u64().unwrap();
+    let evs: Vec<Value> = sub
+        .until_seq(last_seq, Duration::from_secs(30))
+        .await
+        .into_iter()
+        .filter_map(|m| m.data)
+        .collect();
+    for case in cases {
+        let ev = evs
+            .iter()
+            .find(|e| {
+                e["type"] == "safety.confirmation_requested"
+                    && e["payload"]["request_id"] == case["request_id"]
+            })
+            .unwrap_or_else(|| panic!("no event for {case}"));
+        assert_eq!(ev["payload"]["tool"], case["tool"], "{ev}");
+        assert_eq!(ev["payload"]["landing"], case["landing"], "{ev}");
     }
 }

@@ -170,9 +170,8 @@ fn session_stop_refuses_queued_work_finishes_in_flight_and_is_idempotent() {
     assert_eq!(paused["result"]["result"]["waited_ms"], 400);
     // The queued one never ran.
     let q = s.response(queued);
-    let code = q["result"]["error"]["code"].as_str().unwrap_or_default();
-    assert!(
-        code == "safety_stopped" || code == "not_started",
+    assert_eq!(
+        q["result"]["error"]["code"], "safety_stopped",
         "queued action after stop: {q}"
     );
     let (i_stop, _) = s.wait_event_from("session.stopped", 0);
@@ -197,6 +196,74 @@ fn session_stop_refuses_queued_work_finishes_in_flight_and_is_idempotent() {
         .filter(|t| *t == "session.stopped")
         .count();
     assert_eq!(stops, 1, "only a running session emits session.stopped");
+}
+
+/// PROTOCOL §10 over stdio: what is sent after `session.stop`, while the action in
+/// flight still runs, is refused at once with `safety_stopped` (as over HTTP), never
+/// queued behind it to meet `not_started`: a single action, a JSON-RPC batch of
+/// actions, a `tools.call_batch`. A `session.start` sent after the stop waits its turn,
+/// and so do the actions sent after it.
+#[test]
+fn actions_sent_after_session_stop_are_refused_at_once() {
+    let mut s = Server::start();
+    s.start_session(json!({}));
+    let pause = s.send(
+        "tools.call",
+        json!({"tool": "wait.pause", "arguments": {"ms": 1500}}),
+    );
+    s.wait_event_matching("action.started", 0, |p| p["tool"] == "wait.pause");
+    let stop = s.send("session.stop", json!(null));
+    let click = s.send(
+        "tools.call",
+        json!({"tool": "pointer.click", "arguments": {"x": 5, "y": 5}}),
+    );
+    let batch = s.send(
+        "tools.call_batch",
+        json!({"items": [{"tool": "wait.pause", "arguments": {"ms": 0}}]}),
+    );
+    s.send_raw(
+        format!(
+            "{}\n",
+            json!([
+                {"jsonrpc": "2.0", "id": "a", "method": "tools.call",
+                 "params": {"tool": "pointer.move", "arguments": {"x": 1, "y": 1}}},
+                {"jsonrpc": "2.0", "method": "tools.call",
+                 "params": {"tool": "pointer.move", "arguments": {"x": 2, "y": 2}}}
+            ])
+        )
+        .as_bytes(),
+    );
+    let refused = |r: &Value, tool: &str| {
+        assert_eq!(r["result"]["error"]["code"], "safety_stopped", "{r}");
+        assert_eq!(r["result"]["meta"]["tool"], tool, "{r}");
+    };
+    refused(&s.response(click), "pointer.click");
+    refused(&s.response(batch), "batch.execute");
+    // The batch's one request is answered, its notification is not.
+    let arr = s.next_response();
+    assert_eq!(arr.as_array().map(Vec::len), Some(1), "{arr}");
+    assert_eq!(arr[0]["id"], "a", "{arr}");
+    refused(&arr[0], "pointer.move");
+    // A new session after the stop, and an action after it, run in order.
+    let start = s.send("session.start", json!({}));
+    let again = s.send(
+        "tools.call",
+        json!({"tool": "pointer.move", "arguments": {"x": 3, "y": 3}}),
+    );
+    assert_eq!(s.response(pause)["result"]["ok"], true);
+    assert_eq!(s.response(stop)["result"]["ok"], true);
+    assert_eq!(s.response(start)["result"]["ok"], true);
+    assert_eq!(s.response(again)["result"]["ok"], true);
+    assert!(
+        !s.events.iter().any(|e| e["type"] == "action.started"
+            && matches!(
+                e["payload"]["tool"].as_str(),
+                Some("pointer.click" | "batch.execute")
+            )),
+        "nothing refused may start: {:?}",
+        s.event_types()
+    );
+    s.method_ok("session.stop", json!(null));
 }
 
 #[test]

@@ -4,15 +4,16 @@
 //! through `uvx`; each started the way a host starts it and driven by the official MCP
 //! Python SDK through initialize, `check_setup` and a capture. The README's host
 //! snippets start the server with exactly the command and arguments they name. The
-//! aarch64 binary runs under qemu-user; the x86-64 one needs nothing newer than glibc
-//! 2.17.
+//! installed npm package and the wheel's `computer_control` module are loaded as plugin
+//! directories (their manifest's entry answers `tools.list`). The aarch64 binary runs
+//! under qemu-user; the x86-64 one needs nothing newer than glibc 2.17.
 
 use crate::hosts_support;
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
-use hosts_support::{HOSTS, launch, readme_snippet};
+use hosts_support::{HOSTS, launch, load_plugin, readme_snippet};
 
 const VERSION: &str = env!("CARGO_PKG_VERSION");
 
@@ -165,6 +166,13 @@ fn npm_tarballs_install_and_the_readme_snippets_start_the_server() {
     }
     // The installed bin itself, as `computer-control mcp`.
     smoke(&project.0, bin.to_str().expect("utf-8"), &["mcp".into()]);
+    // The installed package is a plugin directory: its manifest's entry serves.
+    load_plugin(
+        &project.0.join("node_modules/computer-control"),
+        Some("npm"),
+        None,
+        &project.0.join("plugin.db"),
+    );
 }
 
 #[test]
@@ -279,6 +287,16 @@ fn the_wheel_installs_into_a_fresh_venv_and_runs_with_uvx() {
         .arg(&wheel));
     let bin = venv.0.join("env/bin/computer-control");
     smoke(&venv.0, bin.to_str().expect("utf-8"), &["mcp".into()]);
+    // The installed module is a plugin directory whose entry is the original's,
+    // `python -m computer_control serve`, with the environment's python first on PATH.
+    let lib = venv.0.join("env/lib");
+    let site = find(&lib, "python3", "");
+    load_plugin(
+        &site.join("site-packages/computer_control"),
+        Some("python"),
+        Some(&venv.0.join("env/bin")),
+        &venv.0.join("plugin.db"),
+    );
     // uvx, offline, from the wheel: what `uvx computer-control mcp` does after download.
     let uv_cache = venv.0.join("uv-cache");
     let args: Vec<String> = vec![

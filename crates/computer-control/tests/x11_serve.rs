@@ -766,3 +766,72 @@ fn typing_into_a_gtk_password_entry_asks_first_and_never_leaks() {
     );
     assert!(!logs.contains(SECRET), "the logs leaked it");
 }
+
+/// PROTOCOL §5.4: the hotkey a config file names is the server's from its start, not
+/// from the first `session.start`: pressed before any session, it engages the stop,
+/// and pressed again releases it. A session naming another chord holds that one while
+/// it runs; once it ends, the file's chord is the server's again.
+#[test]
+fn the_config_files_hotkey_is_held_from_the_servers_start() {
+    let desk = Desk::start();
+    let config = desk.path("hotkey-config.json");
+    std::fs::write(
+        &config,
+        json!({"safety": {"emergency_hotkey": "ctrl+alt+f11"}}).to_string(),
+    )
+    .unwrap();
+    let mut cmd = command(&desk, &["serve", "--config", config.to_str().unwrap()]);
+    cmd.env("COMPUTER_CONTROL_LOG", "info");
+    let mut s = Server::start_command(cmd);
+    // Answered: the engine (and its grab) is up.
+    assert_eq!(state(&mut s), "idle");
+
+    let hotkey = |s: &mut Server, from: usize, kind: &str| {
+        s.wait_event_matching(kind, from, |p| p["source"] == "hotkey")
+            .0
+    };
+    assert!(
+        desk.run("xdotool", &["key", "ctrl+alt+F11"])
+            .status
+            .success()
+    );
+    let on = hotkey(&mut s, 0, "safety.panic_triggered");
+    let env = s.call("session.start", json!({}));
+    assert_eq!(env["ok"], true, "{env}");
+    assert_eq!(env["result"]["state"], "stopped", "{env}");
+    let refused = s.tool("pointer.move", json!({"x": 10, "y": 10}));
+    assert_eq!(refused["error"]["code"], "safety_stopped", "{refused}");
+    assert!(
+        desk.run("xdotool", &["key", "ctrl+alt+F11"])
+            .status
+            .success()
+    );
+    let off = hotkey(&mut s, on, "safety.panic_released");
+    assert_eq!(state(&mut s), "ready");
+    s.method_ok("session.stop", json!(null));
+
+    // A session naming its own chord holds it while it runs ...
+    s.start_session(json!({"config": {"safety": {"emergency_hotkey": "ctrl+alt+f10"}}}));
+    assert!(
+        desk.run("xdotool", &["key", "ctrl+alt+F10"])
+            .status
+            .success()
+    );
+    let on = hotkey(&mut s, off, "safety.panic_triggered");
+    assert!(
+        desk.run("xdotool", &["key", "ctrl+alt+F10"])
+            .status
+            .success()
+    );
+    let off = hotkey(&mut s, on, "safety.panic_released");
+    s.method_ok("session.stop", json!(null));
+    // ... and after it the file's chord is the server's again, session or not.
+    assert!(
+        desk.run("xdotool", &["key", "ctrl+alt+F11"])
+            .status
+            .success()
+    );
+    hotkey(&mut s, off, "safety.panic_triggered");
+    let env = s.call("session.start", json!({}));
+    assert_eq!(env["result"]["state"], "stopped", "{env}");
+}

@@ -7,6 +7,7 @@
 
 use std::sync::Arc;
 
+use cc_desktop::ElementHandle;
 use cc_protocol::{ErrorCode, Risk, ToolError};
 use serde_json::{Value, json};
 
@@ -31,6 +32,38 @@ pub(crate) struct Facts {
     /// Elements it names that could not be found when it was judged: the rules saw no
     /// place for them, so the run must not act on them if they appear meanwhile.
     pub unplaced: Vec<ElementTarget>,
+    /// Where it lands as a person is shown it: the points and elements judged, and its
+    /// windows once read (see [`Place`]).
+    pub shown: cc_protocol::Landing,
+    /// What is still to be read to complete `shown`.
+    pub place: Place,
+}
+
+/// What completes a call's shown landing when a person is asked about it: windows are
+/// read for the judgement only when a rule names one, so they are read then, from the
+/// points and element the gate judged.
+#[derive(Debug, Clone, Default)]
+pub struct Place {
+    /// Which window it lands in.
+    pub window: WindowOf,
+    /// The element an accessibility tool acts on, whose centre is still to be marked.
+    pub element: Option<ElementHandle>,
+    /// The windows are in `shown` already.
+    pub windows_read: bool,
+}
+
+/// Which window a call lands in.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub enum WindowOf {
+    /// The topmost one under each of its points (pointer tools).
+    Points,
+    /// This one, if it is still there (`window.focus`).
+    Id(u64),
+    /// Its element's, else the focused one (accessibility tools).
+    Element(Option<u64>),
+    /// The focused one (keyboard tools and the rest).
+    #[default]
+    Focused,
 }
 
 /// What a caller knows beyond the desktop; it can only raise the assessment.
@@ -56,6 +89,10 @@ pub struct Item {
     pub landing: Landing,
     /// Elements it names that were not found when it was judged (see [`Facts`]).
     pub unplaced: Vec<ElementTarget>,
+    /// Where it lands as a person is shown it (see [`Facts`]).
+    pub landing_shown: cc_protocol::Landing,
+    /// What is still to be read to complete `landing_shown`.
+    pub place: Place,
     /// The desktop's answer: does it write into a password field.
     pub secret_target: Option<bool>,
     /// It writes text into a secret field, or secret text: high risk, shown redacted.
@@ -88,6 +125,18 @@ pub struct Assessment {
 }
 
 impl Assessment {
+    /// Where the action lands, as a person deciding on it is shown it: the call's own
+    /// landing, or each item's for a batch.
+    pub fn landing(&self) -> cc_protocol::Landing {
+        match self.items.as_slice() {
+            [one] if !self.tool.is_batch() => one.landing_shown.clone(),
+            items => cc_protocol::Landing {
+                items: items.iter().map(|i| i.landing_shown.clone()).collect(),
+                ..Default::default()
+            },
+        }
+    }
+
     /// A person must answer this action whatever the rules and the risk say (a model
     /// vendor flagged it: OpenAI's `pending_safety_checks`, Gemini's
     /// `require_confirmation`). A deny still wins; the reason tells the person why.
@@ -179,6 +228,8 @@ pub(crate) fn assess(
             verdict,
             landing: f.landing,
             unplaced: f.unplaced,
+            landing_shown: f.shown,
+            place: f.place,
             secret_target: f.secret_target,
             writes_secret,
             shown,

@@ -91,7 +91,7 @@ impl Engine {
         });
         crate::panic_file::spawn(Arc::downgrade(&core));
         let (tx, rx) = channel();
-        let worker = Worker::new(core.clone(), driver);
+        let worker = Worker::new(core.clone(), driver, &base.config().safety.emergency_hotkey);
         let shots = worker.shot_slot();
         let spawned = std::thread::Builder::new()
             .name("cc-worker".into())
@@ -765,6 +765,7 @@ impl Engine {
                 "arguments": p.shown_arguments,
                 "risk": p.risk,
                 "reason": p.reason,
+                "landing": p.landing,
                 "expires_at": p.expires_at,
                 "expires_in_s": p.deadline.saturating_duration_since(now).as_secs_f64(),
             })

@@ -203,6 +203,7 @@ pub(crate) fn decide(
     let timeout_s = session.config.config().safety.confirm_timeout_s;
     let request_id = format!("cfm-{}", random_hex(6));
     let expires_at = rfc3339(clock.wall() + Duration::from_secs_f64(timeout_s));
+    let landing = assessed.landing();
     bus.emit(
         "safety.confirmation_requested",
         json!({
@@ -211,6 +212,7 @@ pub(crate) fn decide(
             "arguments": assessed.shown,
             "risk": assessed.risk,
             "reason": reason,
+            "landing": landing,
             "expires_at": expires_at,
             "timeout_s": timeout_s,
         }),
@@ -222,6 +224,7 @@ pub(crate) fn decide(
         shown_arguments: assessed.shown.clone(),
         risk: assessed.risk,
         reason: reason.clone(),
+        landing,
         expires_at,
         deadline: clock.now() + Duration::from_secs_f64(timeout_s),
     });

@@ -772,3 +772,102 @@ fn an_element_that_appears_between_the_gate_and_the_run_is_refused_not_acted_on(
         assert!(checked(&e), "{tool} did not act");
     }
 }
+
+/// §5.4: the server's own hotkey (its config file's) is handed to the driver when the
+/// server starts, not at the first `session.start`; a session's own chord replaces it
+/// while the session runs, and the server's comes back when the session ends.
+#[test]
+fn the_servers_hotkey_is_held_from_its_start_and_after_each_session() {
+    let grabbed = Grabbed::default();
+    let desk = HotkeyDesk {
+        inner: VirtualDesktop::default(),
+        presses: Arc::default(),
+        grabbed: grabbed.clone(),
+        hold: None,
+        focus_unreadable: false,
+        hidden_trees: 0,
+    };
+    let mut base = ConfigStack::new();
+    base.apply(&json!({"safety": {"emergency_hotkey": "ctrl+alt+f11"}}))
+        .unwrap();
+    let e = Engine::with_clock(Box::new(desk), base, Arc::new(SystemClock));
+    assert_eq!(*grabbed.lock().unwrap(), ["ctrl", "alt", "f11"]);
+    start(
+        &e,
+        json!({"config": {"safety": {"emergency_hotkey": "ctrl+alt+f10"}}}),
+    );
+    assert_eq!(*grabbed.lock().unwrap(), ["ctrl", "alt", "f10"]);
+    assert!(e.stop().ok);
+    assert_eq!(*grabbed.lock().unwrap(), ["ctrl", "alt", "f11"]);
+}
+
+/// §5.3: `safety.confirmation_requested` and `system.status` carry where the action
+/// lands as the gate judged it: a point relative to a window placed on the canvas with
+/// the window under it, an element a pointer tool aims at with its centre, a batch's
+/// items one by one; whether a rule read the windows for the judgement or not.
+#[test]
+fn the_confirmation_carries_the_landing_the_gate_judged() {
+    let confirm_pointer = json!({"match": {"tool": "pointer.*"}, "effect": "confirm"});
+    let by_window =
+        json!({"match": {"tool": "pointer.*", "window": {"app": "cc-*"}}, "effect": "confirm"});
+    for rule in [confirm_pointer, by_window] {
+        let e = engine_with(Box::new(VirtualDesktop::default()), Arc::new(SystemClock));
+        start(&e, json!({"safety": {"rules": [rule]}}));
+        let (_, sub) = e.subscribe(1024, None);
+        let windows = result(&e.call_tool("window.list", &json!({})));
+        let form = windows["windows"]
+            .as_array()
+            .and_then(|ws| ws.iter().find(|w| w["app_id"] == "cc-form"))
+            .expect("the form")
+            .clone();
+        let shown = json!({"id": form["id"], "title": form["title"], "app_id": "cc-form"});
+        let asked = |args: Value, tool: &str| {
+            let env = e.call_tool(tool, &args);
+            let r = result(&env);
+            assert_eq!(r["status"], "awaiting_confirmation", "{rule}: {env:?}");
+            let id = r["request_id"].as_str().unwrap().to_string();
+            let mut seen = Vec::new();
+            let ev = wait_for(&sub, &mut seen, "safety.confirmation_requested");
+            assert_eq!(ev.payload["request_id"], json!(id));
+            let status = result(&e.status());
+            assert_eq!(
+                status["pending_confirmation"]["landing"], ev.payload["landing"],
+                "{rule}"
+            );
+            assert!(confirm(&e, &id, false).ok);
+            ev.payload["landing"].clone()
+        };
+        let (x, y) = (
+            form["rect"]["x"].as_i64().unwrap(),
+            form["rect"]["y"].as_i64().unwrap(),
+        );
+        let l = asked(
+            json!({"x": 30, "y": 60, "window": form["id"]}),
+            "pointer.click",
+        );
+        assert_eq!(
+            l,
+            json!({"points": [{"x": x + 30, "y": y + 60, "window": shown}], "window": shown}),
+            "{rule}"
+        );
+        let batch = json!({"items": [
+            {"tool": "wait.pause", "arguments": {"ms": 0}},
+            {"tool": "pointer.click", "arguments": {"element": {"selector": {"role": "button", "name": "Submit"}}}}
+        ]});
+        let l = asked(batch, "batch.execute");
+        let items = l["items"].as_array().expect("items");
+        assert_eq!(items.len(), 2, "{l}");
+        // A pause touches no point and lands, like a keyboard tool, on the focused window.
+        assert!(
+            items[0]["points"].is_null() && items[0]["element"].is_null(),
+            "{l}"
+        );
+        assert!(items[0]["window"]["id"].is_u64(), "{l}");
+        let p = &items[1]["points"][0];
+        assert_eq!(p["element"]["role"], "button", "{l}");
+        assert_eq!(p["element"]["name"], "Submit", "{l}");
+        assert!(p["element"]["ref"].is_string(), "{l}");
+        assert_eq!(p["window"], shown, "{l}");
+        assert_eq!(items[1]["window"], shown, "{l}");
+    }
+}

@@ -27,6 +27,8 @@ pub struct Pending {
     pub shown_arguments: Value,
     pub risk: Risk,
     pub reason: String,
+    /// Where it lands, as the gate judged it.
+    pub landing: cc_protocol::Landing,
     pub expires_at: String,
     pub deadline: Instant,
 }

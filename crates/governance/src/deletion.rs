@@ -50,6 +50,7 @@ fn delete_in(tx: &Transaction<'_>, session_id: &str) -> GovResult<SessionDeletio
     count("DELETE FROM leases WHERE session_id = ?1")?;
     count("DELETE FROM reservations WHERE session_id = ?1")?;
     count("DELETE FROM approval_requests WHERE session_id = ?1")?;
+    count("DELETE FROM previews WHERE session_id = ?1")?;
     count("DELETE FROM follow_ups WHERE session_id = ?1")?;
     count("DELETE FROM sessions WHERE session_id = ?1")?;
     Ok(SessionDeletion {

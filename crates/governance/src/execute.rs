@@ -162,7 +162,7 @@ impl Governance {
         let session = load_owned(&conn, &a.session_id, &self.principal)?;
         // 1. Re-preview from the same arguments: the digest is recomputed, never taken
         //    from the client.
-        let prepared = self.prepare(&conn, a)?;
+        let mut prepared = self.prepare(&conn, a)?;
         let digest = prepared.preview.envelope.args_digest.clone();
         // 3 (looked up first, so a replay has no effect at all — not even a grant or
         //    budget consumption). It also comes before the expiry of step 1: a replay
@@ -195,7 +195,7 @@ impl Governance {
             if b == Blocker::ApprovalRequired {
                 // The agent may execute without previewing: the operator still sees
                 // what waits for approval, and the agent learns where it stands.
-                if let Some(r) = self.ask_operator(&mut conn, &prepared) {
+                if let Some(r) = self.ask_operator(&mut conn, &mut prepared) {
                     error
                         .details
                         .insert("approvalStatus".into(), json!(r.status));
@@ -327,11 +327,11 @@ impl Governance {
     }
 
     /// Step 1's expiry: the re-preview above is always fresh, so the envelope that can
-    /// have expired is the one remembered from the agent's own preview of this action
-    /// with the same digest. An action never previewed (or whose `allow` preview was
-    /// forgotten by a restart; see [`crate::previews`]) has no such envelope, and its
-    /// re-preview is the envelope, as before. A preview of other arguments under the
-    /// same id is not this envelope either. Refused with nothing written.
+    /// have expired is the one the journal keeps from the agent's own preview of this
+    /// action with the same digest ([`crate::previews`]; a restart forgets none). An
+    /// action never previewed has no such envelope, and its re-preview is the envelope.
+    /// A preview of other arguments under the same id is not this envelope either.
+    /// Refused with nothing written.
     fn check_not_expired(
         &self,
         conn: &Connection,
@@ -342,18 +342,19 @@ impl Governance {
         let Some(seen) = self.remembered_preview(conn, session_id, action_id)? else {
             return Ok(());
         };
-        if seen.args_digest != digest || seen.expires > self.now() {
+        if seen.envelope.args_digest != digest || seen.expires > self.now() {
             return Ok(());
         }
+        let e = &seen.envelope;
         Err(fail_with(
             ErrorCode::StaleTarget,
             format!(
                 "the preview of action {action_id} expired at {}; preview it again, then execute",
-                seen.expires_at
+                e.expires_at
             ),
             json!({"reason": "preview_expired", "actionId": action_id,
-                   "argsDigest": digest, "proposedAt": seen.proposed_at,
-                   "expiredAt": seen.expires_at}),
+                   "argsDigest": digest, "proposedAt": e.proposed_at,
+                   "expiredAt": e.expires_at}),
         ))
     }
 

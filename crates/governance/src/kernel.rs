@@ -13,7 +13,6 @@ use serde_json::Value;
 use crate::args::{self, parse};
 use crate::error::{GovResult, db, fail, storage};
 use crate::journal_lock::JournalLock;
-use crate::previews::Previews;
 use crate::store;
 
 /// The governed MCP tools, served beside the plain tools (GOVERNANCE.md Part A).
@@ -50,9 +49,6 @@ pub struct Governance {
     clock: Arc<dyn Clock>,
     /// Shared by the kernels of every principal of the process ([`Governance::for_principal`]).
     conn: Arc<Mutex<Connection>>,
-    /// The envelope each action was last previewed as, for execute's expiry check
-    /// (shared like the connection; see [`crate::previews`]).
-    previews: Arc<Mutex<Previews>>,
     /// Held while any kernel of the process lives: one server per journal.
     _lock: Arc<JournalLock>,
 }
@@ -95,7 +91,6 @@ impl Governance {
             principal,
             clock,
             conn: Arc::new(Mutex::new(conn)),
-            previews: Arc::default(),
             _lock: Arc::new(lock),
         })
     }
@@ -123,9 +118,20 @@ impl Governance {
             principal,
             clock: self.clock.clone(),
             conn: self.conn.clone(),
-            previews: self.previews.clone(),
             _lock: self._lock.clone(),
         })
+    }
+
+    /// Whether the journal takes writes now: a write transaction is begun and rolled
+    /// back, so nothing is written. A health check calls it; the error says why not
+    /// (another writer holds the journal past the busy timeout, the file or its volume
+    /// became read-only).
+    pub fn probe_journal(&self) -> GovResult<()> {
+        let mut conn = self.conn();
+        let tx = conn
+            .transaction_with_behavior(rusqlite::TransactionBehavior::Immediate)
+            .map_err(db)?;
+        tx.rollback().map_err(db)
     }
 
     /// The engine underneath.
@@ -185,11 +191,6 @@ impl Governance {
     /// a panic mid-operation left nothing half-written).
     pub(crate) fn conn(&self) -> MutexGuard<'_, Connection> {
         self.conn.lock().unwrap_or_else(|p| p.into_inner())
-    }
-
-    /// The remembered previews (poisoning ignored: each update is one map insert).
-    pub(crate) fn previews(&self) -> MutexGuard<'_, Previews> {
-        self.previews.lock().unwrap_or_else(|p| p.into_inner())
     }
 
     /// Runs `f` in one transaction, committed only when `f` succeeds.

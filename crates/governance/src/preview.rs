@@ -34,12 +34,14 @@ pub(crate) struct Prepared {
 
 impl Governance {
     /// `preview_action`.
-    /// The preview is remembered for the operator (a `confirm` one waits for
-    /// approval; see [`crate::approvals`]).
+    /// The preview is remembered in the journal: previewing the same action again with
+    /// the same arguments while it is valid answers the same envelope, and execute
+    /// refuses it once expired ([`crate::previews`]); a `confirm` one also waits for
+    /// the operator's approval ([`crate::approvals`]).
     pub fn preview_action(&self, a: &ActionArgs) -> GovResult<ActionPreview> {
         let mut conn = self.conn();
-        let prepared = self.prepare(&conn, a)?;
-        let pending = self.remember_preview(&mut conn, &prepared)?;
+        let mut prepared = self.prepare(&conn, a)?;
+        let pending = self.remember_preview(&mut conn, &mut prepared)?;
         drop(conn);
         if let Some(request) = pending {
             self.announce_request(&request);

@@ -50,6 +50,11 @@ impl Kernels {
         Ok((kernels, recovery))
     }
 
+    /// Whether the shared journal takes writes now ([`Governance::probe_journal`]).
+    pub fn probe_journal(&self) -> Result<(), ContractError> {
+        self.host.probe_journal()
+    }
+
     /// The kernel acting for `caller`.
     pub fn for_caller(&self, caller: &Caller) -> Result<Arc<Governance>, ContractError> {
         let name = match caller {

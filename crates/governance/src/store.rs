@@ -1,6 +1,6 @@
 //! The SQLite journal: one WAL database holding sessions, the per-session event hash
-//! chain, receipts, leases, reservations, grants, the approval requests
-//! the operator decides on, and the sessions' follow-up instructions.
+//! chain, receipts, leases, reservations, grants, the envelopes previewed last, the
+//! approval requests the operator decides on, and the sessions' follow-up instructions.
 //!
 //! Each row keeps the contract object as JSON (`data`) next to the few columns that are
 //! looked up by. The object is the source of truth, so what a client receives is exactly
@@ -59,6 +59,15 @@ CREATE TABLE IF NOT EXISTS approval_requests (
     expires_at TEXT NOT NULL,
     preview TEXT NOT NULL,
     data TEXT NOT NULL,
+    PRIMARY KEY (session_id, action_id)
+);
+-- The envelope each action was last previewed as (see previews.rs).
+CREATE TABLE IF NOT EXISTS previews (
+    session_id TEXT NOT NULL,
+    action_id TEXT NOT NULL,
+    action_digest TEXT NOT NULL,
+    decision TEXT NOT NULL,
+    envelope TEXT NOT NULL,
     PRIMARY KEY (session_id, action_id)
 );
 CREATE TABLE IF NOT EXISTS grants (

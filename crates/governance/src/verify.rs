@@ -78,6 +78,8 @@ impl Governance {
 
     /// Step 5: the target window still exists with the same app, pid and title digest,
     /// within ±4 px of the captured bounds, and the evidence is at most 30 s old.
+    /// Evidence without a `windowId` still meets the live desktop: some window of the
+    /// app must pass the same checks ([`Governance::revalidate_app`]).
     pub(crate) fn revalidate(&self, target: &TargetEvidence) -> GovResult<()> {
         let captured = parse_timestamp(&target.captured_at)
             .map_err(|e| fail(ErrorCode::StaleTarget, format!("capturedAt: {e}")))?;
@@ -87,13 +89,13 @@ impl Governance {
                 "the target evidence is older than 30 s",
             ));
         }
-        let Some(window_id) = &target.window_id else {
-            return Ok(());
-        };
         let windows = self.window_list().map_err(|e| match e.error {
             ErrorCode::Interrupted => e,
             _ => fail(ErrorCode::StaleTarget, e.message),
         })?;
+        let Some(window_id) = &target.window_id else {
+            return revalidate_app(target, &windows);
+        };
         let Some(w) = windows.iter().find(|w| {
             w["id"].as_u64().map(|id| id.to_string()).as_deref() == Some(&*window_id.normalized())
         }) else {
@@ -107,12 +109,8 @@ impl Governance {
         {
             return Err(stale("the target window belongs to another process"));
         }
-        if let Some(expected) = &target.window_title_digest {
-            let title = w["title"].as_str().unwrap_or_default();
-            // Both digest spellings of the wire rules are accepted: bare hex and `sha256:`.
-            if *expected != sha256_hex(title) && *expected != value_digest(title) {
-                return Err(stale("the target window's title changed"));
-            }
+        if !title_matches(target, w) {
+            return Err(stale("the target window's title changed"));
         }
         if let Some(b) = &target.bounds
             && !near(b, &w["rect"])
@@ -238,6 +236,52 @@ fn existence_holds(
         (false, false) => true,
         _ => false,
     }
+}
+
+/// Step 5 for evidence that names no window: the app still has a window; with a pid,
+/// that process is still running and one of the app's windows is its own (a window
+/// that reports no pid is not ruled out); with a title digest, one of those windows
+/// has that title; with bounds, one of those is within ±4 px of them. Each refusal
+/// says which of these no longer holds.
+fn revalidate_app(target: &TargetEvidence, windows: &[Value]) -> GovResult<()> {
+    let mut candidates: Vec<&Value> = windows
+        .iter()
+        .filter(|w| w["app_id"].as_str() == Some(target.app_id.as_str()))
+        .collect();
+    if candidates.is_empty() {
+        return Err(stale("the target app has no window any more"));
+    }
+    if let Some(pid) = target.pid {
+        if !std::path::Path::new(&format!("/proc/{pid}")).exists() {
+            return Err(stale("the target process is no longer running"));
+        }
+        candidates.retain(|w| w["pid"].as_u64().is_none_or(|p| p == u64::from(pid)));
+        if candidates.is_empty() {
+            return Err(stale("no window of the target app belongs to its process"));
+        }
+    }
+    candidates.retain(|w| title_matches(target, w));
+    if candidates.is_empty() {
+        return Err(stale("no window of the target app has the observed title"));
+    }
+    if let Some(b) = &target.bounds
+        && !candidates.iter().any(|w| near(b, &w["rect"]))
+    {
+        return Err(stale(
+            "no window of the target app is where it was observed",
+        ));
+    }
+    Ok(())
+}
+
+/// Whether `window`'s title has the evidence's title digest (true without one). Both
+/// digest spellings of the wire rules are accepted: bare hex and `sha256:`.
+fn title_matches(target: &TargetEvidence, window: &Value) -> bool {
+    let Some(expected) = &target.window_title_digest else {
+        return true;
+    };
+    let title = window["title"].as_str().unwrap_or_default();
+    *expected == sha256_hex(title) || *expected == value_digest(title)
 }
 
 fn stale(message: &str) -> cc_contract::ContractError {

@@ -640,6 +640,80 @@ fn target_revalidation_and_boundaries() {
     assert_eq!(again.details["reason"], "target_boundary_escape");
 }
 
+/// Evidence without a `windowId` is still checked against the live window list: the
+/// app must still have a window, its pid must still run and own one of them, the title
+/// digest and the bounds must match one of them. Each refusal is `stale_target` with
+/// nothing consumed; the evidence that holds commits.
+#[test]
+fn target_revalidation_without_a_window_id_meets_the_live_desktop() {
+    let dir = tempfile::tempdir().unwrap();
+    let e = engine();
+    let g = kernel(&e, &dir.path().join("j.db"), "local-user");
+    let f = form(&e);
+    let s = start(&g);
+    // No boundaries: a target in another app must reach revalidation, not revoke it.
+    let l = ok(
+        &g,
+        "acquire_control_lease",
+        json!({"session_id": s, "kind": "exclusive", "mode": "foreground",
+               "ttl_ms": 60_000, "action_budget": 1}),
+    )["lease"]["leaseId"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    let windowless = |action: &str, change: &dyn Fn(&mut Value)| {
+        let mut c = click(&f, &s, &l, action);
+        c["target"].as_object_mut().unwrap().remove("windowId");
+        c["target"]["windowTitleDigest"] = json!(value_digest("Sign in"));
+        change(&mut c["target"]);
+        c
+    };
+    let refused = |action: &str, change: &dyn Fn(&mut Value), says: &str| {
+        let r = err(&g, "execute_action", windowless(action, change));
+        assert_eq!(r.error, ErrorCode::StaleTarget, "{action}: {r:?}");
+        assert!(r.message.contains(says), "{action}: {}", r.message);
+    };
+    refused(
+        "no-window",
+        &|t| t["appId"] = json!("cc-closed"),
+        "the target app has no window",
+    );
+    let mut child = std::process::Command::new("true").spawn().unwrap();
+    let exited = child.id();
+    child.wait().unwrap();
+    refused(
+        "dead-pid",
+        &|t| t["pid"] = json!(exited),
+        "no longer running",
+    );
+    // Process 1 runs, but none of the form's windows is its own.
+    refused(
+        "other-pid",
+        &|t| t["pid"] = json!(1),
+        "belongs to its process",
+    );
+    refused(
+        "title",
+        &|t| t["windowTitleDigest"] = json!(value_digest("Another title")),
+        "observed title",
+    );
+    refused(
+        "moved",
+        &|t| t["bounds"]["x"] = json!(f.window["rect"]["x"].as_i64().unwrap() + 50),
+        "where it was observed",
+    );
+    // The live desktop agrees with the evidence (the title digest in either spelling).
+    let r = ok(
+        &g,
+        "execute_action",
+        windowless("holds", &|t| {
+            t["windowTitleDigest"] = json!(cc_contract::sha256_hex("Sign in"))
+        }),
+    )["receipt"]
+        .clone();
+    assert_eq!(r["status"], "committed", "{r}");
+}
+
 #[test]
 fn filesystem_and_process_postconditions_are_read_back() {
     let dir = tempfile::tempdir().unwrap();

@@ -1,6 +1,7 @@
 //! Execute step 1 of GOVERNANCE.md Part A: "an expired envelope is `stale_target`".
 //! The envelope that expires is the one the agent was shown by its own preview of the
-//! action (execute's re-preview is always fresh). Real SQLite files, the virtual
+//! action (execute's re-preview is always fresh), kept in the journal; previewing the
+//! same action again while it is valid answers it unchanged. Real SQLite files, the virtual
 //! desktop, and a `ManualClock` moved past the expiry instead of sleeping.
 
 use crate::support;
@@ -143,7 +144,7 @@ fn an_expired_preview_is_stale_target_with_nothing_consumed_until_previewed_agai
     assert_eq!(
         journal(&db, &l),
         (0, 0, 0),
-        "an allow preview is not journaled"
+        "an allow preview asks no operator"
     );
 
     clock.advance(Duration::from_millis(1_001));
@@ -177,7 +178,7 @@ fn an_expired_preview_is_stale_target_with_nothing_consumed_until_previewed_agai
 }
 
 #[test]
-fn without_a_remembered_preview_the_execute_is_its_own_envelope() {
+fn an_expired_allow_preview_never_executes_also_after_a_restart() {
     let dir = tempfile::tempdir().unwrap();
     let db = dir.path().join("j.db");
     let clock = Arc::new(ManualClock::new());
@@ -202,19 +203,91 @@ fn without_a_remembered_preview_the_execute_is_its_own_envelope() {
         clock.advance(Duration::from_millis(1_001));
         let r = ok(&g, "execute_action", b)["receipt"].clone();
         assert_eq!(r["status"], "committed", "{r}");
-        // a2's allow preview expired, but it lives only in this kernel's memory...
+        // a2's allow preview expired.
         assert_eq!(
             err(&g, "execute_action", a2.clone()).error,
             ErrorCode::StaleTarget
         );
         (s, l, a2)
     };
-    // ...so after a restart it is forgotten, and the execute is treated as never
-    // previewed (documented in `previews.rs`; only a `confirm` preview is journaled).
+    // The expiry is in the journal: a restarted server refuses it just the same.
     let g = kernel(&e, &db, &clock);
+    let refused = err(&g, "execute_action", a2.clone());
+    assert_eq!(refused.error, ErrorCode::StaleTarget, "{refused:?}");
+    assert_eq!(refused.details["reason"], "preview_expired");
+    assert_eq!(journal(&db, &l), (2, 0, 2), "no receipt, no budget unit");
+    // Previewed again, it runs.
+    ok(&g, "preview_action", a2.clone());
     let r = ok(&g, "execute_action", a2)["receipt"].clone();
     assert_eq!(r["status"], "committed", "{r}");
     assert_eq!(journal(&db, &l), (3, 0, 3));
+    assert!(event_types(&g, &s).contains(&"action.committed".to_string()));
+}
+
+/// The same action previewed again with the same arguments while its envelope is
+/// valid answers that envelope unchanged — also after a restart — so a client can
+/// re-preview (after an approval, say) and still execute the envelope it holds. Other
+/// arguments, another agent, or an expired envelope make a new one.
+#[test]
+fn previewing_the_same_action_again_answers_the_same_envelope() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("j.db");
+    let clock = Arc::new(ManualClock::new());
+    let e = engine(json!([]));
+    let (s, l, first) = {
+        let g = kernel(&e, &db, &clock);
+        let s = start(&g);
+        let l = lease(&g, &s, 1);
+        let mut a1 = Click::new(&e, &clock, &s, &l, "a1").args;
+        a1["expires_in_ms"] = json!(10_000);
+        let first = ok(&g, "preview_action", a1.clone());
+        clock.advance(Duration::from_millis(4_000));
+        assert_eq!(ok(&g, "preview_action", a1.clone()), first);
+        (s, l, (a1, first))
+    };
+    let (a1, first) = first;
+    let g = kernel(&e, &db, &clock);
+    clock.advance(Duration::from_millis(4_000));
+    assert_eq!(
+        ok(&g, "preview_action", a1.clone()),
+        first,
+        "after a restart"
+    );
+
+    let mut other_agent = a1.clone();
+    other_agent["agent_id"] = json!("another-agent");
+    let changed = ok(&g, "preview_action", other_agent);
+    assert_ne!(
+        changed["envelope"]["proposedAt"],
+        first["envelope"]["proposedAt"]
+    );
+    let mut moved = a1.clone();
+    moved["arguments"]["x"] = json!(a1["arguments"]["x"].as_i64().unwrap() + 1);
+    let changed = ok(&g, "preview_action", moved);
+    assert_ne!(
+        changed["envelope"]["argsDigest"],
+        first["envelope"]["argsDigest"]
+    );
+    // The latest preview is the action's envelope now: the first one's arguments get a
+    // new envelope, which then answers again.
+    let renewed = ok(&g, "preview_action", a1.clone());
+    assert_eq!(
+        renewed["envelope"]["argsDigest"],
+        first["envelope"]["argsDigest"]
+    );
+    assert_ne!(
+        renewed["envelope"]["expiresAt"],
+        first["envelope"]["expiresAt"]
+    );
+    clock.advance(Duration::from_millis(1_000));
+    assert_eq!(ok(&g, "preview_action", a1.clone()), renewed);
+    // Expired, it is renewed too.
+    clock.advance(Duration::from_millis(10_000));
+    let later = ok(&g, "preview_action", a1.clone());
+    assert!(later["envelope"]["expiresAt"].as_str() > renewed["envelope"]["expiresAt"].as_str());
+    let r = ok(&g, "execute_action", a1)["receipt"].clone();
+    assert_eq!(r["status"], "committed", "{r}");
+    assert_eq!(journal(&db, &l), (1, 0, 1));
     assert!(event_types(&g, &s).contains(&"action.committed".to_string()));
 }
 
@@ -288,6 +361,34 @@ fn a_confirm_previews_expiry_is_journaled_and_survives_a_restart() {
     assert!(event_types(&g, &s).contains(&"approval.consumed".to_string()));
 }
 
+/// The runtime-held approval: a person approves, the agent previews the same action
+/// again and gets the same envelope, now executable with the grant, and executes it.
+#[test]
+fn after_an_approval_the_same_preview_answers_the_same_envelope_executable() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("j.db");
+    let clock = Arc::new(ManualClock::new());
+    let e = confirm_engine();
+    let g = kernel(&e, &db, &clock);
+    let s = start(&g);
+    let l = lease(&g, &s, 1);
+    let mut a1 = Click::new(&e, &clock, &s, &l, "a1").args;
+    a1["expires_in_ms"] = json!(10_000);
+    let first = ok(&g, "preview_action", a1.clone());
+    assert_eq!(first["blocker"], "approval_required", "{first}");
+    let grant = match g.decide_approval(&decision(&s, "a1", None), true) {
+        Ok(Decided::Approved(grant)) => grant,
+        other => panic!("{other:?}"),
+    };
+    clock.advance(Duration::from_millis(500));
+    let again = ok(&g, "preview_action", a1.clone());
+    assert_eq!(again["envelope"], first["envelope"]);
+    assert_eq!(again["executable"], true, "{again}");
+    assert_eq!(again["policy"]["grantId"], grant.grant_id.as_str());
+    let r = ok(&g, "execute_action", a1)["receipt"].clone();
+    assert_eq!(r["status"], "committed", "{r}");
+}
+
 #[test]
 fn an_allow_preview_replacing_a_pending_one_changes_what_the_operator_sees() {
     let dir = tempfile::tempdir().unwrap();
@@ -337,10 +438,10 @@ fn a_journaled_expiry_that_cannot_be_read_counts_as_expired() {
         approve_and_keep(&g, &s);
         (s, a1)
     };
-    // The request as a damaged journal would hold it (read after a restart).
+    // The preview as a damaged journal would hold it (read after a restart).
     let conn = rusqlite::Connection::open(&db).unwrap();
     conn.execute(
-        "UPDATE approval_requests SET data = json_set(data, '$.expiresAt', 'soon')
+        "UPDATE previews SET envelope = json_set(envelope, '$.expiresAt', 'soon')
          WHERE session_id = ?1",
         [&s],
     )
@@ -360,7 +461,7 @@ fn approve_and_keep(g: &Governance, session: &str) {
 }
 
 #[test]
-fn previewing_a_pending_action_again_renews_what_the_operator_may_approve() {
+fn previewing_a_pending_action_again_keeps_then_renews_what_the_operator_may_approve() {
     let dir = tempfile::tempdir().unwrap();
     let db = dir.path().join("j.db");
     let clock = Arc::new(ManualClock::new());
@@ -372,17 +473,27 @@ fn previewing_a_pending_action_again_renews_what_the_operator_may_approve() {
     let a1 = Click::new(&e, &clock, &s, &l, "a1").args;
     let first = ok(&g, "preview_action", a1.clone());
     clock.advance(Duration::from_millis(900));
-    let second = ok(&g, "preview_action", a1.clone());
-    // Past the first envelope's expiry, within the second's.
+    // Within its validity the same envelope is answered, and the request still waits.
+    assert_eq!(ok(&g, "preview_action", a1.clone()), first);
+    let requested = || {
+        std::iter::from_fn(|| bus.rx.try_recv().ok())
+            .filter(|ev| ev.kind == cc_governance::approvals::EVENT_REQUESTED)
+            .count()
+    };
+    assert_eq!(requested(), 1, "announced once: it never stopped waiting");
+    // Past its expiry nothing waits; previewing again renews the envelope and the request.
     clock.advance(Duration::from_millis(200));
+    assert!(g.pending_approvals().unwrap().is_empty());
+    let second = ok(&g, "preview_action", a1.clone());
+    assert_eq!(
+        second["envelope"]["argsDigest"],
+        first["envelope"]["argsDigest"]
+    );
     let pending = g.pending_approvals().unwrap();
     assert_eq!(pending.len(), 1, "{pending:?}");
     assert_eq!(pending[0].expires_at, second["envelope"]["expiresAt"]);
     assert_ne!(pending[0].expires_at, first["envelope"]["expiresAt"]);
-    let requested = std::iter::from_fn(|| bus.rx.try_recv().ok())
-        .filter(|ev| ev.kind == cc_governance::approvals::EVENT_REQUESTED)
-        .count();
-    assert_eq!(requested, 1, "announced once: it never stopped waiting");
+    assert_eq!(requested(), 1, "announced again: it had stopped waiting");
     let seen = second["envelope"]["argsDigest"].clone();
     assert!(matches!(
         g.decide_approval(&decision(&s, "a1", Some(&seen)), true),

@@ -10,6 +10,7 @@ pub mod error_code;
 pub mod event;
 pub mod geometry;
 pub mod keys;
+pub mod landing;
 pub mod risk;
 pub mod state;
 
@@ -19,5 +20,6 @@ pub use error_code::ErrorCode;
 pub use event::Event;
 pub use geometry::{DisplayInfo, PhysicalRect, Point, Rect, Surface};
 pub use keys::{Key, KeyParseError};
+pub use landing::{LANDING_TEXT_CHARS, Landing, LandingElement, LandingPoint, LandingWindow};
 pub use risk::Risk;
 pub use state::SessionState;

@@ -7,6 +7,8 @@
 //! * the approval route: the graph interrupts, a person approves on the operator
 //!   channel, upstream's own `ApprovalGrant` decodes the grant, the graph resumes with
 //!   the grant id and commits once;
+//! * the runtime-held approval: after the person approves, the client previews again
+//!   (the same envelope, now executable) and resumes with `runtimeApproved`;
 //! * follow-ups, pause with a reason, session deletion and pruning as upstream's runtime
 //!   calls them;
 //! * the same over Streamable HTTP with a bearer token (and a wrong token refused).
@@ -303,6 +305,117 @@ async fn upstream_graph_waits_for_a_person_then_commits_once() {
         &[(click, "pointer.click"), (action_id, "keyboard.type")],
     )
     .await;
+}
+
+/// Upstream's runtime-held approval, as its examples run it: the graph interrupts, a
+/// person approves on the operator channel, the client previews the same action again
+/// (the server answers the same envelope, now executable), and the graph resumes with
+/// `runtimeApproved` and no grant id; the server's remembered grant authorizes the one
+/// execution.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn upstream_runtime_held_approval_re_previews_then_commits_once() {
+    let server = Server::stdio().await;
+    let session_id = server.start_session("a runtime-held approval").await;
+    let bootstrap = server.bootstrap(&session_id);
+    let window = sign_in_window(&bootstrap).await;
+    let (x, y) = centre_of(&bootstrap, &window, "edit", "Name").await;
+    let click = "held-click".to_string();
+    let state = run_graph(
+        server.runtime(&session_id, "pointer_click", &window),
+        proposal(
+            &click,
+            "pointer_click",
+            json!({"x": x, "y": y}),
+            &window,
+            json!({"kind": "ui_element", "role": "edit", "label": "Name", "exists": true}),
+        ),
+        &click,
+    )
+    .await
+    .expect("the click");
+    assert_verified(&state, "click");
+
+    let action_id = "held-type".to_string();
+    let proposed = proposal(
+        &action_id,
+        "keyboard_type",
+        json!({"text": NEEDS_APPROVAL}),
+        &window,
+        json!({"kind": "ui_element", "role": "edit", "label": "Name", "exists": true,
+               "value_digest": value_digest(NEEDS_APPROVAL)}),
+    );
+    // One runtime for the graph and the re-preview: it keeps the proposal it previewed.
+    let runtime = Arc::new(server.runtime(&session_id, "keyboard_type", &window));
+    let graph = build_reference_graph_with_checkpointer(
+        runtime.clone(),
+        authorizer(),
+        Some(Arc::new(MemoryCheckpointer::new())),
+    )
+    .expect("graph");
+    let mut input = State::new();
+    input.insert("proposed_action".into(), proposed.clone());
+    let interrupted = match graph
+        .invoke(input, ExecutionConfig::new("held-thread"))
+        .await
+    {
+        Err(GraphError::Interrupted(i)) => i,
+        other => panic!("the graph must wait for a person: {other:?}"),
+    };
+    let preview = interrupted.state["preview"].clone();
+    assert_eq!(preview["blocker"], "approval_required", "{preview}");
+    let action_digest = preview["envelope"]["argsDigest"]
+        .as_str()
+        .expect("digest")
+        .to_string();
+    let policy_digest = preview["policy"]["policyDigest"]
+        .as_str()
+        .expect("policy")
+        .to_string();
+
+    server
+        .approve(&session_id, &action_id, &action_digest)
+        .await;
+    // Upstream's examples re-preview once the approval is journaled: the same envelope
+    // (same `proposedAt` and `expiresAt`), now executable under the remembered grant.
+    let approved = runtime
+        .preview_action(proposed)
+        .await
+        .expect("the re-preview");
+    assert!(approved.executable, "{approved:?}");
+    let approved = serde_json::to_value(&approved).expect("encodes");
+    assert_eq!(approved["envelope"], preview["envelope"]);
+    assert!(approved["policy"]["grantId"].is_string(), "{approved}");
+
+    let mut resume = State::new();
+    resume.insert(
+        "approval".into(),
+        json!({"actionDigest": action_digest, "policyDigest": policy_digest,
+               "runtimeApproved": true}),
+    );
+    let state = graph
+        .invoke(
+            resume,
+            ExecutionConfig::new("held-thread").with_resume_from(&interrupted.checkpoint_id),
+        )
+        .await
+        .expect("the runtime-held approval resumes");
+    assert_eq!(state.get("committed"), Some(&json!(true)), "{state:?}");
+    assert_eq!(state.get("verified"), Some(&json!(true)), "{state:?}");
+    assert_eq!(state["receipt"]["actionId"], action_id.as_str());
+
+    let events = server.events(&session_id).await;
+    let count = |kind: &str| {
+        events
+            .iter()
+            .filter(|e| e.event_type == kind && e.action_id.as_deref() == Some(&action_id))
+            .count()
+    };
+    assert_eq!(count("action.started"), 1, "committed once");
+    assert_eq!(
+        count("approval.consumed"),
+        1,
+        "the remembered grant was used"
+    );
 }
 
 async fn follow_ups_deletion_and_pruning(server: &Server) {

@@ -259,6 +259,27 @@ impl<C: ToolCaller> ComputerUseRuntime for GovernedRuntime<C> {
         rebind_receipt(&receipt, &previewed).map(BoundReceipt::into_inner)
     }
 
+    async fn replay_receipt(
+        &self,
+        preview: &PreviewRecord,
+        lease_id: &str,
+    ) -> RuntimeResult<ExecutionReceipt> {
+        const OP: &str = "execute_action";
+        // The record is the preview handed out; its freshness is what is no longer asked.
+        let previewed = self.checked(preview)?.envelope;
+        let args = arguments::execute(&preview.proposal, lease_id, None)?;
+        let reply = self.call(OP, args).await?;
+        if reply.structured.get("replay") != Some(&Value::Bool(true)) {
+            return Err(invalid_response(
+                OP,
+                "asked to replay the receipt of an expired envelope, the runtime did not \
+                 answer a replay",
+            ));
+        }
+        let receipt: ExecutionReceipt = member(OP, &reply.structured, "receipt")?;
+        rebind_receipt(&receipt, &previewed).map(BoundReceipt::into_inner)
+    }
+
     async fn pause_session(&self, session_id: &str) -> RuntimeResult<()> {
         self.session_call("pause_session", session_id).await
     }

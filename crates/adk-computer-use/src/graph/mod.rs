@@ -224,9 +224,7 @@ impl<R: ComputerUseRuntime, P: Planner> ComputerUseGraph<R, P> {
                 Node::AcquireLease => lease::acquire_lease(&self.runtime, &self.clock, state)
                     .await
                     .map_err(Failure::from),
-                Node::Execute => execute::execute(&self.runtime, &self.clock, state)
-                    .await
-                    .map_err(Failure::from),
+                Node::Execute => self.execute(state).await,
                 Node::Verify => verify::verify(&self.runtime, state)
                     .await
                     .map_err(Failure::from),
@@ -236,6 +234,29 @@ impl<R: ComputerUseRuntime, P: Planner> ComputerUseGraph<R, P> {
             if let Err(failure) = result {
                 return Err(self.fail(state, node, failure).await);
             }
+        }
+    }
+
+    /// The `execute` node, checkpointing `execute_sent` right before its one call.
+    async fn execute(&self, state: &mut GraphState) -> Result<(), Failure> {
+        let mut unsaved = None;
+        let result = execute::execute(&self.runtime, &self.clock, state, |state| {
+            state.execute_sent = true;
+            self.save(state, "execute_sent").map_err(|e| {
+                state.execute_sent = false;
+                let message = e.to_string();
+                unsaved = Some(e);
+                ComputerUseError::Runtime {
+                    operation: "execute_action",
+                    code: Some("checkpoint".into()),
+                    message,
+                }
+            })
+        })
+        .await;
+        match (result, unsaved) {
+            (Err(_), Some(e)) => Err(Failure::Checkpoint(e)),
+            (result, _) => result.map_err(Failure::from),
         }
     }
 

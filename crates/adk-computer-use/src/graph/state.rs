@@ -221,6 +221,11 @@ pub struct GraphState {
     /// The bound lease.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub lease: Option<Held<ControlLease>>,
+    /// True once `execute` was authorized and checkpointed, right before its one call:
+    /// after a restart, an envelope that has expired since no longer stops the thread
+    /// from asking for that call's receipt (a replay, never a second effect).
+    #[serde(default)]
+    pub execute_sent: bool,
     /// The bound receipt.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub receipt: Option<ExecutionReceipt>,
@@ -264,6 +269,7 @@ impl GraphState {
             approval: None,
             reservation: None,
             lease: None,
+            execute_sent: false,
             receipt: None,
             verified: None,
             committed: None,

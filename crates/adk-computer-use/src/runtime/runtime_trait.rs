@@ -85,6 +85,30 @@ pub trait ComputerUseRuntime: Send + Sync {
         authorization: &ExecutionAuthorization<'_>,
     ) -> impl Future<Output = RuntimeResult<ExecutionReceipt>> + Send;
 
+    /// The receipt of an `execute_action` this client already sent for `preview` (the
+    /// checkpoint says so) and whose envelope has expired since, asked for after a
+    /// restart: the same call again, under the same action id and `lease_id`, which a
+    /// server of the contract answers with the stored receipt and no effect (a replay
+    /// does not depend on freshness), and refuses (`stale_target`) when the first call
+    /// never reached it. An answer that is not a replay is refused. The default is a
+    /// runtime that cannot replay: it refuses, and the graph keeps the expiry as its
+    /// failure.
+    fn replay_receipt(
+        &self,
+        preview: &PreviewRecord,
+        lease_id: &str,
+    ) -> impl Future<Output = RuntimeResult<ExecutionReceipt>> + Send {
+        let refused = ComputerUseError::Runtime {
+            operation: "execute_action",
+            code: Some("replay_unavailable".into()),
+            message: format!(
+                "this runtime cannot replay the receipt of action {} (lease {lease_id})",
+                preview.proposal.action_id
+            ),
+        };
+        async move { Err(refused) }
+    }
+
     /// Judges a receipt (bound to its envelope: only those reach here) against the declared postcondition. The default applies the
     /// evidence rules of [`verify_receipt`](crate::verification::verify_receipt) to what
     /// the receipt carries; a runtime may read back more.

@@ -111,6 +111,54 @@ pub async fn governed_click_commits_a_verified_receipt<C: ToolCaller>(rt: &Runti
     p.session_id
 }
 
+/// After its envelope expired, an execute already sent is asked again for its receipt
+/// (what the graph does after a restart): the server replays the stored receipt; for an
+/// action never executed it refuses the expired envelope and acts on nothing.
+pub async fn an_expired_envelope_replays_only_an_execute_already_sent<C: ToolCaller>(
+    rt: &Runtime<C>,
+) {
+    let session_id = rt.start_session(Some("replay")).await.expect("session");
+    let form = observe_form(rt.caller()).await;
+    let short = |action_id: &str| {
+        let mut p = click_submit(&form, &session_id, action_id);
+        p.expires_in_ms = Some(1_500);
+        p
+    };
+    let sent = rt
+        .preview_action(&short("act-sent"))
+        .await
+        .expect("preview");
+    let never = rt
+        .preview_action(&short("act-never"))
+        .await
+        .expect("preview");
+    let preview = sent.preview().expect("the kept preview decodes");
+    let fresh =
+        validate_envelope_freshness(&preview.envelope, Arc::new(SystemClock)).expect("fresh");
+    let lease = rt.acquire_lease(&sent).await.expect("lease");
+    let lease = validate_lease(&lease, &fresh).expect("bound lease");
+    let approval =
+        validate_approval(Approval::NotRequired, &fresh, &preview.policy).expect("allowed");
+    let auth = authorize_execute(&fresh, &lease, None, &approval).expect("auth");
+    let receipt = rt.execute_action(&sent, &auth).await.expect("receipt");
+    assert_eq!(receipt.status, ReceiptStatus::Committed, "{receipt:?}");
+
+    // Both envelopes expire (the wait is for the expiry, nothing is timed).
+    tokio::time::sleep(std::time::Duration::from_millis(1_600)).await;
+    assert!(matches!(
+        validate_envelope_freshness(&preview.envelope, Arc::new(SystemClock)),
+        Err(ComputerUseError::Expired { .. })
+    ));
+    let lease_id = &lease.lease().lease_id;
+    let replayed = rt.replay_receipt(&sent, lease_id).await.expect("a replay");
+    assert_eq!(replayed, receipt);
+    let refused = rt
+        .replay_receipt(&never, lease_id)
+        .await
+        .expect_err("never executed");
+    assert_eq!(code(&refused), Some("stale_target"), "{refused}");
+}
+
 /// An authorization for an envelope that differs from the preview in one field (same
 /// action id) is refused before any call, naming the field.
 pub async fn altered_envelope_is_refused_before_any_call<C: ToolCaller>(rt: &Runtime<C>) {

@@ -64,6 +64,7 @@ pub mod op {
     pub const RELEASE_LEASE: &str = "release_lease";
     pub const EXECUTE: &str = "execute_action";
     pub const VERIFY: &str = "verify";
+    pub const REPLAY: &str = "replay_receipt";
 }
 
 /// Evidence the runtime puts in a committed receipt.
@@ -579,6 +580,26 @@ impl ComputerUseRuntime for FaultRuntime {
         }
         self.leave(op::EXECUTE);
         Ok(receipt)
+    }
+
+    /// As a server of the contract answers an execute repeated for an expired envelope:
+    /// the stored receipt (no effect), or `stale_target` when it never saw the call.
+    async fn replay_receipt(
+        &self,
+        preview: &PreviewRecord,
+        _lease_id: &str,
+    ) -> RuntimeResult<ExecutionReceipt> {
+        self.enter(op::REPLAY)?;
+        let env = Self::envelope_of(preview)?;
+        let journal = lock(&self.journal);
+        match journal.receipts.get(&env.action_id) {
+            Some(stored) if stored.action_digest == env.args_digest => Ok(stored.clone()),
+            _ => Err(ComputerUseError::Runtime {
+                operation: op::EXECUTE,
+                code: Some("stale_target".into()),
+                message: "the envelope expired and no receipt is stored".into(),
+            }),
+        }
     }
 
     async fn verify(

@@ -75,26 +75,50 @@ impl Fifo {
     /// Refuses every queued action at once (`session.stop`): returns the responses
     /// owed (notifications get none). Other queued requests keep their place.
     pub fn refuse_actions(&self, engine: &Engine) -> Vec<Value> {
-        let taken: Vec<(Value, String)> = {
+        let taken: Vec<Value> = {
             let mut g = self.state();
             let (actions, rest): (Vec<Value>, Vec<Value>) =
-                g.queue.drain(..).partition(|m| action_tool(m).is_some());
+                g.queue.drain(..).partition(only_actions);
             g.queue = rest.into();
             actions
-                .into_iter()
-                .filter_map(|m| action_tool(&m).map(|t| (m, t)))
-                .collect()
         };
         taken
-            .into_iter()
-            .filter_map(|(msg, tool)| {
-                let id = msg.get("id")?.clone();
-                let env = engine.refuse_stopping(&tool);
-                let result = serde_json::to_value(&env).ok()?;
-                Some(json!({"jsonrpc": "2.0", "id": id, "result": result}))
-            })
+            .iter()
+            .filter_map(|m| refused(engine, m).flatten())
             .collect()
     }
+}
+
+/// True for an action request, or a JSON-RPC batch of nothing but actions: what
+/// `session.stop` refuses without running (a batch mixing in other methods keeps its
+/// place and runs in order).
+fn only_actions(msg: &Value) -> bool {
+    match msg {
+        Value::Array(items) => !items.is_empty() && items.iter().all(|m| action_tool(m).is_some()),
+        one => action_tool(one).is_some(),
+    }
+}
+
+/// Refuses an action, or a batch of nothing but actions, because `session.stop` came
+/// before it ran (PROTOCOL §10: `safety_stopped`, never run). `None` for any other
+/// message, which takes its turn; `Some(None)` when nothing is owed (notifications).
+pub fn refused(engine: &Engine, msg: &Value) -> Option<Option<Value>> {
+    if !only_actions(msg) {
+        return None;
+    }
+    let one = |m: &Value| {
+        let id = m.get("id")?.clone();
+        let env = engine.refuse_stopping(&action_tool(m)?);
+        let result = serde_json::to_value(&env).ok()?;
+        Some(json!({"jsonrpc": "2.0", "id": id, "result": result}))
+    };
+    Some(match msg {
+        Value::Array(items) => {
+            let out: Vec<Value> = items.iter().filter_map(one).collect();
+            (!out.is_empty()).then_some(Value::Array(out))
+        }
+        m => one(m),
+    })
 }
 
 #[cfg(test)]
@@ -118,14 +142,28 @@ mod tests {
         f.push(json!({"jsonrpc": "2.0", "id": 1, "method": "tools.call", "params": {"tool": "pointer.move"}}));
         f.push(json!({"jsonrpc": "2.0", "id": 2, "method": "session.start"}));
         f.push(json!({"jsonrpc": "2.0", "method": "tools.call_batch", "params": {}}));
+        f.push(json!([
+            {"jsonrpc": "2.0", "id": 3, "method": "tools.call", "params": {"tool": "wait.pause"}},
+            {"jsonrpc": "2.0", "id": 4, "method": "tools.call_batch", "params": {}}
+        ]));
+        f.push(json!([
+            {"jsonrpc": "2.0", "id": 5, "method": "tools.call", "params": {"tool": "wait.pause"}},
+            {"jsonrpc": "2.0", "id": 6, "method": "session.start"}
+        ]));
+        f.push(json!([]));
         let actions: Vec<Option<String>> = f.state().queue.iter().map(action_tool).collect();
         assert_eq!(
             actions,
             vec![
                 Some("pointer.move".into()),
                 None,
-                Some("batch.execute".into())
+                Some("batch.execute".into()),
+                None,
+                None,
+                None
             ]
         );
+        let whole: Vec<bool> = f.state().queue.iter().map(only_actions).collect();
+        assert_eq!(whole, vec![true, false, true, true, false, false]);
     }
 }

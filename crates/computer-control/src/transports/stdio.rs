@@ -2,7 +2,7 @@
 //! and event notifications one per line on stdout, logs only on stderr.
 
 use std::io::{BufRead, BufReader, Read, Write};
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::mpsc::RecvTimeoutError;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
@@ -11,7 +11,7 @@ use serde_json::{Value, json};
 
 use cc_engine::Engine;
 
-use super::fifo::Fifo;
+use super::fifo::{self, Fifo};
 use super::jsonrpc::{self, INVALID_REQUEST, PARSE_ERROR};
 use super::pool::Pool;
 
@@ -157,6 +157,11 @@ pub fn serve_io(
                 }
             }
         })?;
+    // `session.stop` calls still running, and whether one was read with no
+    // `session.start` after it: meanwhile an action is refused at once, as over HTTP,
+    // rather than queued behind the action in flight until the session is gone.
+    let stops = Arc::new(AtomicUsize::new(0));
+    let mut after_stop = false;
     let mut reader = BufReader::with_capacity(1 << 16, input);
     loop {
         let line = match read_line(&mut reader, MAX_LINE) {
@@ -197,22 +202,38 @@ pub fn serve_io(
                 continue;
             }
         };
+        let method = msg.get("method").and_then(Value::as_str);
         if jsonrpc::is_control(&msg) {
             if let Some(resp) = jsonrpc::handle_message(&engine, &msg) {
                 writer.send(&resp);
             }
-        } else if msg.get("method").and_then(Value::as_str) == Some("session.stop") {
+        } else if method == Some("session.stop") {
             // Queued actions are refused at once, not after the action in flight.
             for refused in lane.refuse_actions(&engine) {
                 writer.send(&refused);
             }
-            let (e, w) = (engine.clone(), writer.clone());
+            after_stop = true;
+            stops.fetch_add(1, Ordering::SeqCst);
+            let (e, w, n) = (engine.clone(), writer.clone(), stops.clone());
             pool.execute(move || {
-                if let Some(resp) = jsonrpc::handle_message(&e, &msg) {
+                let resp = jsonrpc::handle_message(&e, &msg);
+                // Done before the answer goes out: what the client sends after reading
+                // it meets the session as it now is (none: `not_started`).
+                n.fetch_sub(1, Ordering::SeqCst);
+                if let Some(resp) = resp {
                     w.send(&resp);
                 }
             });
+        } else if let Some(answer) = (after_stop && stops.load(Ordering::SeqCst) > 0)
+            .then(|| fifo::refused(&engine, &msg))
+            .flatten()
+        {
+            if let Some(a) = answer {
+                writer.send(&a);
+            }
         } else {
+            // A new session's requests wait their turn behind it, as sent.
+            after_stop &= method != Some("session.start");
             lane.push(msg);
         }
     }

@@ -137,3 +137,84 @@ pub fn launch(host: &str, text: &str) -> (String, Vec<String>) {
         other => panic!("no parser for {other}"),
     }
 }
+
+/// Loads the plugin directory `plugin` as a dsh harness does: reads its
+/// `manifest.json`, checks it is the plugin manifest of `manifest --entry ENTRY`
+/// (`entry`: `path`, `npm`, `python`; `None` for an entry naming a binary, checked by
+/// the caller) in every member but the entry's command, starts that command in the
+/// directory with stdin and stdout as pipes (`path_prefix` first on `PATH`: a virtual
+/// environment's `bin`), and asks `tools.list`. Answers the manifest and the names of
+/// the tools the server answered, which must be the manifest's.
+pub fn load_plugin(
+    plugin: &Path,
+    entry: Option<&str>,
+    path_prefix: Option<&Path>,
+    journal: &Path,
+) -> (serde_json::Value, Vec<String>) {
+    use std::io::{BufRead, BufReader, Write};
+    use std::process::{Command, Stdio};
+
+    let text = std::fs::read_to_string(plugin.join("manifest.json"))
+        .unwrap_or_else(|e| panic!("{}/manifest.json: {e}", plugin.display()));
+    let manifest: serde_json::Value = serde_json::from_str(&text).expect("manifest.json is JSON");
+    let mut printed = Command::new(env!("CARGO_BIN_EXE_computer-control"));
+    printed.arg("manifest");
+    if let Some(entry) = entry {
+        printed.args(["--entry", entry]);
+    }
+    let printed: serde_json::Value =
+        serde_json::from_slice(&printed.output().expect("manifest").stdout).expect("JSON");
+    if entry.is_some() {
+        assert_eq!(manifest, printed, "{}", plugin.display());
+    } else {
+        let mut rest = manifest.clone();
+        rest["entry"] = printed["entry"].clone();
+        assert_eq!(rest, printed, "the plugin manifest but for its entry");
+    }
+    let command: Vec<String> =
+        serde_json::from_value(manifest["entry"]["command"].clone()).expect("entry.command");
+    let cwd = plugin.join(
+        manifest["entry"]["working_directory"]
+            .as_str()
+            .expect("working_directory"),
+    );
+    let mut start = Command::new(&command[0]);
+    start
+        .args(&command[1..])
+        .current_dir(&cwd)
+        .env("COMPUTER_CONTROL_PLATFORM", "virtual")
+        .env("COMPUTER_CONTROL_JOURNAL", journal)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::inherit());
+    if let Some(prefix) = path_prefix {
+        let path = std::env::var("PATH").unwrap_or_default();
+        start.env("PATH", format!("{}:{path}", prefix.display()));
+    }
+    let mut child = start
+        .spawn()
+        .unwrap_or_else(|e| panic!("{command:?} in {}: {e}", cwd.display()));
+    let mut stdin = child.stdin.take().expect("stdin");
+    writeln!(stdin, r#"{{"jsonrpc":"2.0","id":1,"method":"tools.list"}}"#).expect("send");
+    let mut line = String::new();
+    BufReader::new(child.stdout.take().expect("stdout"))
+        .read_line(&mut line)
+        .expect("an answer");
+    drop(stdin);
+    let _ = child.kill();
+    let _ = child.wait();
+    let answer: serde_json::Value = serde_json::from_str(&line)
+        .unwrap_or_else(|e| panic!("{command:?} answered {line:?}: {e}"));
+    assert_eq!(answer["id"], 1, "{answer}");
+    let names = |tools: &serde_json::Value| -> Vec<String> {
+        tools
+            .as_array()
+            .unwrap_or_else(|| panic!("no tools in {tools}"))
+            .iter()
+            .map(|t| t["name"].as_str().expect("name").to_string())
+            .collect()
+    };
+    let answered = names(&answer["result"]["result"]["tools"]);
+    assert_eq!(answered, names(&manifest["tools"]), "{command:?}");
+    (manifest, answered)
+}

@@ -12,7 +12,7 @@ use super::Worker;
 use crate::approval::Approval;
 use crate::assess::{Assessment, Declared, assess, redact_result};
 use crate::config::ConfigStack;
-use crate::gate::{self, Decision, Request};
+use crate::gate::{self, Decision, Outcome, Request};
 use crate::tools::exec::{self, Exec};
 use crate::tools::{ElementTarget, ToolDef, find};
 
@@ -54,6 +54,10 @@ impl Worker {
         };
         if let Some(why) = must_confirm {
             assessed.require_person(why);
+        }
+        // A person may be asked about it: show them where it lands.
+        if approved.is_none() && matches!(assessed.outcome, Outcome::Confirm { .. }) {
+            self.place(&mut assessed);
         }
         if def.is_batch() {
             return self.batch(args, &assessed, approved, epoch, started);

@@ -1,15 +1,26 @@
 //! What the desktop says about one call, just before it is judged: whether it writes
-//! (or pastes) into a password field, the canvas points it touches, and the windows it lands in.
+//! (or pastes) into a password field, the canvas points it touches, the elements and
+//! the windows it lands in, and where it lands as a person is shown it.
 
 use cc_desktop::WindowInfo;
+use cc_protocol::{LANDING_TEXT_CHARS, Landing, LandingElement, LandingPoint, LandingWindow};
 use serde_json::Value;
 
 use super::Worker;
-use crate::assess::Facts;
+use crate::assess::{Assessment, Facts, Place, WindowOf};
 use crate::config::CanvasWidth;
 use crate::coords::Canvas;
-use crate::rules::Landing;
+use crate::rules;
+use crate::snapshot::Entry;
 use crate::tools::{ElementTarget, Spot, Target, TextEntry, ToolDef};
+
+/// A canvas point a call touches, and the element whose centre it is.
+struct Placed {
+    at: (i32, i32),
+    /// The pointer's position: the call gave no point.
+    here: bool,
+    element: Option<Entry>,
+}
 
 impl Worker {
     /// Reads the desktop facts of one call. Reads only: the latest snapshot stays the
@@ -29,19 +40,96 @@ impl Worker {
             (TextEntry::Focused, _) => self.driver.focused_is_password().ok(),
             (TextEntry::Element, _) => entry.as_ref().map(|e| e.password),
         };
-        let (points, mut unplaced) = self.points(&target);
+        let (placed, mut unplaced) = self.points(&target);
         if let (Target::Element(el), None) = (&target, &entry) {
             unplaced.push(el.clone());
         }
-        let windows = if needs_window {
-            self.windows(&target, &points, entry.as_ref())
-        } else {
-            Vec::new()
+        let points: Vec<(i32, i32)> = placed.iter().map(|p| p.at).collect();
+        let mut place = Place {
+            window: match &target {
+                Target::Points(_) | Target::Aimed { .. } | Target::InWindow(..) => WindowOf::Points,
+                Target::Window(id) => WindowOf::Id(*id),
+                Target::Element(_) => WindowOf::Element(entry.as_ref().and_then(|e| e.window_id)),
+                Target::Focused => WindowOf::Focused,
+            },
+            element: entry.as_ref().map(|e| e.handle.clone()),
+            windows_read: false,
         };
+        let mut shown = Landing {
+            points: placed
+                .into_iter()
+                .map(|p| LandingPoint {
+                    x: p.at.0,
+                    y: p.at.1,
+                    here: p.here,
+                    element: p.element.as_ref().map(shown_element),
+                    window: None,
+                })
+                .collect(),
+            element: entry.as_ref().map(shown_element),
+            ..Landing::default()
+        };
+        let mut windows = Vec::new();
+        if needs_window && let Ok(list) = self.driver.windows() {
+            let landed = landed(&list, self.canvas.as_ref(), &place.window, &points);
+            windows = landed
+                .iter()
+                .flatten()
+                .map(|w| (w.app_id.clone(), w.title.clone()))
+                .collect();
+            show_windows(&mut shown, &place.window, &landed);
+            place.windows_read = true;
+        }
         Facts {
             secret_target,
-            landing: Landing { points, windows },
+            landing: rules::Landing { points, windows },
             unplaced,
+            shown,
+            place,
+        }
+    }
+
+    /// Completes the shown landing of every call of an action a person is about to be
+    /// asked about: the windows, when the judgement did not read them, and the centre
+    /// of the element an accessibility tool acts on (to mark it on the screen). The
+    /// points and elements stay as they were judged.
+    pub(super) fn place(&mut self, assessed: &mut Assessment) {
+        let mut list = None;
+        for item in &mut assessed.items {
+            if let Some(handle) = item.place.element.take()
+                && item.landing_shown.points.is_empty()
+                && let Some(canvas) = &self.canvas
+                && let Ok(Some(info)) = self.driver.a11y_element(&handle)
+                && let Some(r) = info.rect
+            {
+                let (x, y) = canvas.to_canvas(r.x + r.width as i32 / 2, r.y + r.height as i32 / 2);
+                item.landing_shown.points.push(LandingPoint {
+                    x,
+                    y,
+                    here: false,
+                    element: None,
+                    window: None,
+                });
+            }
+            if item.place.windows_read {
+                continue;
+            }
+            if list.is_none() {
+                list = Some(self.driver.windows().unwrap_or_default());
+            }
+            let all = list.as_deref().unwrap_or_default();
+            let points: Vec<(i32, i32)> = match item.place.window {
+                WindowOf::Points => item
+                    .landing_shown
+                    .points
+                    .iter()
+                    .map(|p| (p.x, p.y))
+                    .collect(),
+                _ => Vec::new(),
+            };
+            let landed = landed(all, self.canvas.as_ref(), &item.place.window, &points);
+            show_windows(&mut item.landing_shown, &item.place.window, &landed);
+            item.place.windows_read = true;
         }
     }
 
@@ -94,19 +182,24 @@ impl Worker {
         }
     }
 
-    /// The physical centre of an element's rectangle now, as a pointer tool aimed at it
-    /// would find it; `None` when it cannot be found (the call is then refused when it
-    /// runs, before any input).
-    fn centre(&mut self, el: &ElementTarget) -> Option<(i32, i32)> {
-        let handle = self.element(el)?.handle;
-        let r = self.driver.a11y_element(&handle).ok().flatten()?.rect?;
-        Some((r.x + r.width as i32 / 2, r.y + r.height as i32 / 2))
+    /// An element and the physical centre of its rectangle now, as a pointer tool aimed
+    /// at it would find it; `None` when it cannot be found (the call is then refused
+    /// when it runs, before any input).
+    fn centre(&mut self, el: &ElementTarget) -> Option<(Entry, (i32, i32))> {
+        let entry = self.element(el)?;
+        let r = self
+            .driver
+            .a11y_element(&entry.handle)
+            .ok()
+            .flatten()?
+            .rect?;
+        Some((entry, (r.x + r.width as i32 / 2, r.y + r.height as i32 / 2)))
     }
 
     /// Canvas points a pointer action touches (clamped): its target, both ends of a
     /// drag, the centre of each element it aims at, or the pointer's position when no
     /// point is given; and the elements it aims at that could not be placed.
-    fn points(&mut self, target: &Target) -> (Vec<(i32, i32)>, Vec<ElementTarget>) {
+    fn points(&mut self, target: &Target) -> (Vec<Placed>, Vec<ElementTarget>) {
         let Some(canvas) = self.canvas.clone() else {
             return (Vec::new(), Vec::new());
         };
@@ -133,7 +226,14 @@ impl Worker {
         };
         if spots.is_empty() {
             return match self.driver.pointer_position() {
-                Ok((px, py)) => (vec![canvas.to_canvas(px, py)], Vec::new()),
+                Ok((px, py)) => (
+                    vec![Placed {
+                        at: canvas.to_canvas(px, py),
+                        here: true,
+                        element: None,
+                    }],
+                    Vec::new(),
+                ),
                 Err(_) => (Vec::new(), Vec::new()),
             };
         }
@@ -141,9 +241,17 @@ impl Worker {
         let points = spots
             .iter()
             .filter_map(|spot| match spot {
-                Spot::Point(x, y) => Some(canvas.clamp(ox + x, oy + y)),
+                Spot::Point(x, y) => Some(Placed {
+                    at: canvas.clamp(ox + x, oy + y),
+                    here: false,
+                    element: None,
+                }),
                 Spot::Centre(el) => {
-                    let at = self.centre(el).map(|(px, py)| canvas.to_canvas(px, py));
+                    let at = self.centre(el).map(|(entry, (px, py))| Placed {
+                        at: canvas.to_canvas(px, py),
+                        here: false,
+                        element: Some(entry),
+                    });
                     if at.is_none() {
                         unplaced.push(el.clone());
                     }
@@ -153,43 +261,87 @@ impl Worker {
             .collect();
         (points, unplaced)
     }
+}
 
-    /// `(app_id, title)` of the windows the action lands in: the topmost window under
-    /// each point (pointer tools), the target window (`window.focus`), the element's
-    /// window (accessibility tools), else the focused window (keyboard and the rest).
-    fn windows(
-        &mut self,
-        target: &Target,
-        points: &[(i32, i32)],
-        entry: Option<&crate::snapshot::Entry>,
-    ) -> Vec<(String, String)> {
-        let Ok(windows) = self.driver.windows() else {
-            return Vec::new();
-        };
-        let name = |w: &WindowInfo| (w.app_id.clone(), w.title.clone());
-        let by_id = |id: u64| windows.iter().find(|w| w.id == id).map(name);
-        let focused = || windows.iter().find(|w| w.focused).map(name);
-        match target {
-            Target::Points(_) | Target::Aimed { .. } | Target::InWindow(..) => {
-                let Some(canvas) = &self.canvas else {
-                    return Vec::new();
-                };
-                points
-                    .iter()
-                    .filter_map(|&(x, y)| {
-                        let (px, py) = canvas.to_physical(f64::from(x), f64::from(y));
-                        windows.iter().find(|w| w.rect.contains(px, py)).map(name)
-                    })
-                    .collect()
-            }
-            Target::Window(id) => by_id(*id).into_iter().collect(),
-            Target::Element(_) => entry
-                .and_then(|e| e.window_id)
-                .and_then(by_id)
-                .or_else(focused)
-                .into_iter()
-                .collect(),
-            Target::Focused => focused().into_iter().collect(),
+/// The windows a call lands in, from the window list (topmost first): the one under
+/// each of its points (pointer tools), else the one it names, its element's or the
+/// focused one. One home for the rules' window matcher and the landing a person sees.
+fn landed<'w>(
+    list: &'w [WindowInfo],
+    canvas: Option<&Canvas>,
+    of: &WindowOf,
+    points: &[(i32, i32)],
+) -> Vec<Option<&'w WindowInfo>> {
+    let by_id = |id: u64| list.iter().find(|w| w.id == id);
+    let focused = || list.iter().find(|w| w.focused);
+    match of {
+        WindowOf::Points => {
+            let Some(canvas) = canvas else {
+                return Vec::new();
+            };
+            points
+                .iter()
+                .map(|&(x, y)| {
+                    let (px, py) = canvas.to_physical(f64::from(x), f64::from(y));
+                    list.iter().find(|w| w.rect.contains(px, py))
+                })
+                .collect()
         }
+        WindowOf::Id(id) => vec![by_id(*id)],
+        WindowOf::Element(id) => vec![id.and_then(by_id).or_else(focused)],
+        WindowOf::Focused => vec![focused()],
+    }
+}
+
+/// Puts the windows found into a shown landing: on each point for a pointer tool (the
+/// first one's is the landing's window), else on the landing.
+fn show_windows(shown: &mut Landing, of: &WindowOf, landed: &[Option<&WindowInfo>]) {
+    if *of == WindowOf::Points {
+        for (p, w) in shown.points.iter_mut().zip(landed) {
+            p.window = w.map(shown_window);
+        }
+    }
+    shown.window = landed.first().copied().flatten().map(shown_window);
+}
+
+fn shown_element(e: &Entry) -> LandingElement {
+    LandingElement {
+        role: e.role,
+        name: clip(&e.name),
+        element_ref: e.element_ref.clone(),
+    }
+}
+
+fn shown_window(w: &WindowInfo) -> LandingWindow {
+    LandingWindow {
+        id: w.id,
+        title: clip(&w.title),
+        app_id: clip(&w.app_id),
+    }
+}
+
+/// A name or title cut to [`LANDING_TEXT_CHARS`] characters, ending in `…` when cut.
+fn clip(s: &str) -> String {
+    match s.char_indices().nth(LANDING_TEXT_CHARS - 1) {
+        Some((i, _)) if s[i..].chars().nth(1).is_some() => format!("{}…", &s[..i]),
+        _ => s.to_string(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn names_are_cut_to_the_landing_limit() {
+        let n = LANDING_TEXT_CHARS;
+        assert_eq!(clip("Sign in"), "Sign in");
+        let exact = "é".repeat(n);
+        assert_eq!(clip(&exact), exact);
+        let long = "é".repeat(n + 1);
+        let cut = clip(&long);
+        assert_eq!(cut.chars().count(), n);
+        assert!(cut.ends_with('…'));
+        assert_eq!(clip(""), "");
     }
 }

@@ -71,6 +71,9 @@ pub struct Worker {
     snapshots: Snapshots,
     /// The emergency hotkey last handed to the driver.
     hotkey: Option<Vec<String>>,
+    /// The server's own emergency hotkey (defaults and config file): held from the
+    /// server's start, and again after each session, which may name another.
+    base_hotkey: Vec<String>,
     /// What the person at the desk was last shown (`safety.visual_indicator`).
     indicator: Indicator,
 }
@@ -78,18 +81,23 @@ pub struct Worker {
 const TICK: Duration = Duration::from_millis(20);
 
 impl Worker {
-    /// A worker over a driver (wrapped so the hotkey is noticed during actions).
-    pub fn new(core: Arc<Core>, driver: Box<dyn Driver>) -> Worker {
+    /// A worker over a driver (wrapped so the hotkey is noticed during actions). The
+    /// server's `base_hotkey` is handed to the driver at once, so the chord a config
+    /// file names stops the desktop before any session starts.
+    pub fn new(core: Arc<Core>, driver: Box<dyn Driver>, base_hotkey: &[String]) -> Worker {
         let driver: Box<dyn Driver> = Box::new(HotkeyAware::new(driver, core.clone()));
-        Worker {
+        let mut worker = Worker {
             core,
             driver,
             canvas: None,
             frames: Frames::default(),
             snapshots: Snapshots::default(),
             hotkey: None,
+            base_hotkey: base_hotkey.to_vec(),
             indicator: Indicator::Off,
-        }
+        };
+        worker.set_hotkey(base_hotkey);
+        worker
     }
 
     /// Where the latest capture's image is kept (read by `Engine::latest_frame`).
@@ -175,6 +183,10 @@ impl Worker {
                     let latched = g.latches.stop.is_some();
                     self.core.stop.store(latched, Ordering::SeqCst);
                 }
+                // The server's own hotkey again, whatever the session named.
+                let base = std::mem::take(&mut self.base_hotkey);
+                self.set_hotkey(&base);
+                self.base_hotkey = base;
                 self.core.bus.emit("session.stopped", json!({}));
                 let _ = reply.send(());
             }

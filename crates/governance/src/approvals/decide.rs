@@ -240,8 +240,8 @@ impl Governance {
         )?
         .ok_or_else(not_found)?;
         let Some((request, preview)) = load(tx, &d.session_id, &d.action_id)? else {
-            // Previews the operator need not see are remembered in memory only.
-            let remembered = self.previews().get(&d.session_id, &d.action_id).cloned();
+            // Previewed, but never as something the operator must see.
+            let remembered = crate::previews::load(tx, &d.session_id, &d.action_id)?;
             return Err(match remembered {
                 Some(r) => ApprovalError::NotConfirm {
                     decision: r.decision,

@@ -3,8 +3,8 @@
 //! Approval is never a model tool (GOVERNANCE.md Part A). Every `confirm` preview (and
 //! any later preview of the same action) is recorded here by `(sessionId, actionId)`
 //! with what an operator needs to decide — tool, class, target summary, arguments with
-//! secrets redacted, digests, reasons, expiry — and never the raw arguments; other
-//! previews are remembered in memory only ([`crate::previews`]). A `confirm` preview
+//! secrets redacted, digests, reasons, expiry — and never the raw arguments; the
+//! envelope of every preview is kept apart ([`crate::previews`]). A `confirm` preview
 //! without a usable grant is *pending*; the operator channel (console, operator HTTP) lists the pending ones
 //! ([`Governance::pending_approvals`]) and approves one, which issues an `exact_action`
 //! grant with a TTL, or denies it ([`Governance::decide_approval`]). A decision covers

@@ -4,7 +4,6 @@ use std::collections::HashSet;
 
 use cc_contract::{
     ActionPreview, DataLabel, PolicyVerdict, SensitivityAssessment, TargetEvidence, WindowId,
-    parse_timestamp,
 };
 use cc_engine::tools::find;
 use rusqlite::{Connection, OptionalExtension, Transaction, params};
@@ -15,11 +14,7 @@ use crate::error::{GovResult, db};
 use crate::grants;
 use crate::kernel::{Governance, in_tx};
 use crate::preview::Prepared;
-use crate::previews::Remembered;
-use time::OffsetDateTime;
-
-/// What an expiry that cannot be read counts as: long past.
-const UNIX_EPOCH: OffsetDateTime = OffsetDateTime::UNIX_EPOCH;
+use crate::previews::{self, Remembered};
 use crate::store::{from_json, get_all, to_json};
 use crate::util::{is_past, ts};
 
@@ -121,40 +116,40 @@ fn shown_arguments(
 
 impl Governance {
     /// Remembers a preview (step of `preview_action`, and of an execute refused with
-    /// `approval_required`): always in memory, for execute's expiry check, and in the
-    /// journal when the operator must see it. Answers the request when it is newly
-    /// pending (not when the same action is previewed again while it waits), for
-    /// [`Governance::announce_request`] once the journal lock is released.
+    /// `approval_required`) and settles its envelope: the same action previewed again
+    /// with the same arguments and decision while its envelope is valid keeps that
+    /// envelope (its `proposedAt` and `expiresAt` too); anything else is recorded as the
+    /// action's new envelope ([`crate::previews`]). Answers the operator's request when
+    /// it is newly pending (not when the same action is previewed again while it waits),
+    /// for [`Governance::announce_request`] once the journal lock is released.
     ///
-    /// The journal gets a `confirm` preview, and any preview of an action it already
-    /// holds a request for: an agent that re-previews a pending action with other
-    /// arguments must change what the operator would approve (the operator then gets
-    /// `approval_changed`), even when the new arguments need no approval. Every other
-    /// preview (`allow` or `deny`, never seen by the operator) stays in memory only,
-    /// which spares the `fsync` of a journal commit on the common path.
+    /// The operator's request is journaled for a `confirm` preview, and for any preview
+    /// of an action that already has one: an agent that re-previews a pending action
+    /// with other arguments must change what the operator would approve (the operator
+    /// then gets `approval_changed`), even when the new arguments need no approval.
     pub(crate) fn remember_preview(
         &self,
         conn: &mut Connection,
-        p: &Prepared,
+        p: &mut Prepared,
     ) -> GovResult<Option<ApprovalRequest>> {
-        let request = self.record_preview(conn, p)?;
         let e = &p.preview.envelope;
-        // Each preview of the same action renews the envelope (an agent may preview
-        // again after expiry); only once the journal has what the operator needs.
-        self.previews().remember(
-            &e.session_id,
-            &e.action_id,
-            Remembered {
-                args_digest: e.args_digest.clone(),
-                decision: p.preview.policy.decision,
-                proposed_at: e.proposed_at.clone(),
-                expires_at: e.expires_at.clone(),
-                // An expiry we cannot read counts as already past.
-                expires: parse_timestamp(&e.expires_at).unwrap_or(UNIX_EPOCH),
-            },
-            self.now(),
-        );
-        Ok(request)
+        let decision = p.preview.policy.decision;
+        match previews::load(conn, &e.session_id, &e.action_id)? {
+            Some(seen) if seen.decision == decision && seen.answers(e, self.now()) => {
+                p.preview.envelope = seen.envelope;
+            }
+            seen => {
+                tracing::debug!(
+                    action = %e.action_id,
+                    previous = ?seen.as_ref().map(|r| (&r.decision, &r.envelope)),
+                    decision = ?decision,
+                    envelope = ?e,
+                    "a new envelope for the action"
+                );
+                previews::save(conn, e, decision)?
+            }
+        }
+        self.record_preview(conn, p)
     }
 
     /// The journal side of [`Governance::remember_preview`].
@@ -238,27 +233,15 @@ impl Governance {
         Ok((request.status == RequestStatus::Pending && !already_waiting).then_some(request))
     }
 
-    /// The envelope `(session, action)` was last previewed as: from memory, or after a
-    /// restart (or an eviction) from the journal's request, which only `confirm`
-    /// previews leave. `None` when neither remembers one.
+    /// The envelope `(session, action)` was last previewed as, from the journal (so a
+    /// restart forgets nothing). `None` when the action was never previewed.
     pub(crate) fn remembered_preview(
         &self,
         conn: &Connection,
         session_id: &str,
         action_id: &str,
     ) -> GovResult<Option<Remembered>> {
-        if let Some(r) = self.previews().get(session_id, action_id) {
-            return Ok(Some(r.clone()));
-        }
-        Ok(
-            load(conn, session_id, action_id)?.map(|(request, preview)| Remembered {
-                expires: parse_timestamp(&request.expires_at).unwrap_or(UNIX_EPOCH),
-                args_digest: request.args_digest,
-                decision: request.decision,
-                proposed_at: preview.envelope.proposed_at,
-                expires_at: request.expires_at,
-            }),
-        )
+        previews::load(conn, session_id, action_id)
     }
 
     /// [`Governance::remember_preview`] and [`Governance::announce_request`] for an
@@ -268,7 +251,7 @@ impl Governance {
     pub(crate) fn ask_operator(
         &self,
         conn: &mut Connection,
-        p: &Prepared,
+        p: &mut Prepared,
     ) -> Option<ApprovalRequest> {
         match self.remember_preview(conn, p) {
             Ok(Some(request)) => self.announce_request(&request),

@@ -260,9 +260,46 @@ impl Authorities {
         Authorities { names, port }
     }
 
+    /// The same, also answering to `names` (`--allow-host`): the names and addresses
+    /// other machines reach this server by, such as a pod's IP and its DNS names in a
+    /// cluster. Each was checked by [`allowed_host`].
+    pub fn allowing(mut self, names: &[String]) -> Authorities {
+        for n in names {
+            if !self.names.contains(n) {
+                self.names.push(n.clone());
+            }
+        }
+        self
+    }
+
     /// True for a `Host` header naming this server.
     pub fn host_ok(&self, host: &str) -> bool {
         split_authority(host).is_some_and(|(h, p)| p == self.port && self.names.contains(&h))
+    }
+}
+
+/// One `--allow-host` value as the `Host` check compares it: a host name or an IPv4
+/// address (lowercased), or an IPv6 address (bracketed); no port, path or wildcard.
+pub fn allowed_host(name: &str) -> Result<String, String> {
+    let n = name.trim().to_ascii_lowercase();
+    if let Ok(ip) = n
+        .trim_start_matches('[')
+        .trim_end_matches(']')
+        .parse::<Ipv6Addr>()
+    {
+        return Ok(format!("[{ip}]"));
+    }
+    let ok = !n.is_empty()
+        && n.len() <= 253
+        && n.chars()
+            .all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '.');
+    if ok {
+        Ok(n)
+    } else {
+        Err(format!(
+            "{name:?} is not a host name or address (no port, path or wildcard: \
+             desk-0.desks, 10.0.0.7 or [fd00::7])"
+        ))
     }
 }
 

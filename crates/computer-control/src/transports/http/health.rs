@@ -7,12 +7,21 @@ use axum::http::StatusCode;
 use axum::response::Response;
 use serde_json::{Value, json};
 
-use super::{AppState, Role, json_response};
+use super::{AppState, Role, json_response, readiness};
 
-/// `{ok, state, platform, buffered, subscribers, dropped, last_seq}`: `buffered` is the
-/// replay ring's fill (≤ 200), `subscribers` the open event streams, `dropped` every
-/// event a subscriber lost because it did not keep up (since the server started).
+/// `{ok, ready, display, driver, journal, state, platform, buffered, subscribers,
+/// dropped, last_seq}`: 200 when the display, the driver and the journal are all ready
+/// ([`readiness`]), else 503 with `ok` and `ready` false and each part's `{ready,
+/// detail}` saying which is not. `buffered` is the replay ring's fill (≤ 200),
+/// `subscribers` the open event streams, `dropped` every event a subscriber lost because
+/// it did not keep up (since the server started).
 pub async fn health(State(st): State<AppState>) -> Response {
+    let (display, driver, journal) = tokio::join!(
+        readiness::display(st.engine.platform()),
+        readiness::driver(&st.engine),
+        readiness::journal(&st.kernels),
+    );
+    let ready = display.ready && driver.ready && journal.ready;
     let engine = st.engine.clone();
     let state = tokio::task::spawn_blocking(move || engine.status())
         .await
@@ -20,10 +29,19 @@ pub async fn health(State(st): State<AppState>) -> Response {
         .and_then(|env| serde_json::to_value(env.meta.state).ok())
         .unwrap_or(Value::Null);
     let bus = st.engine.bus_stats();
+    let status = if ready {
+        StatusCode::OK
+    } else {
+        StatusCode::SERVICE_UNAVAILABLE
+    };
     json_response(
-        StatusCode::OK,
+        status,
         &json!({
-            "ok": true,
+            "ok": ready,
+            "ready": ready,
+            "display": display,
+            "driver": driver,
+            "journal": journal,
             "state": state,
             "platform": st.engine.platform(),
             "buffered": bus.buffered,

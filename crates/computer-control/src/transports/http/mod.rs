@@ -16,6 +16,7 @@ pub mod auth;
 mod console;
 mod health;
 pub mod operator;
+mod readiness;
 mod roles;
 pub mod routes;
 mod rpc;
@@ -59,6 +60,8 @@ pub struct Options {
     /// `--operator-listen` beside `--transport mcp-http`: the operator side on a
     /// listener of its own, bound before anything is served.
     pub operator: Option<operator::Listen>,
+    /// `--allow-host`: more names the `Host` header may carry, on every listener.
+    pub allow_hosts: Vec<String>,
 }
 
 /// MCP at `/mcp`, behind the same Host/Origin guard and bearer tokens as `/rpc`.
@@ -230,7 +233,7 @@ async fn run(engine: Engine, opts: Options) -> anyhow::Result<()> {
     let (listener, port) = bind(&opts.host, opts.port, "").await?;
     let base = format!("http://{}", auth::authority(&opts.host, port));
     let channel = match &opts.operator {
-        Some(listen) => Some(operator::Channel::bind(listen).await?),
+        Some(listen) => Some(operator::Channel::bind(listen, &opts.allow_hosts).await?),
         None => None,
     };
     let console = match (&channel, &opts.mcp) {
@@ -247,7 +250,7 @@ async fn run(engine: Engine, opts: Options) -> anyhow::Result<()> {
     let state = AppState {
         engine: engine.clone(),
         tokens: Arc::new(tokens),
-        hosts: Arc::new(auth::Authorities::new(&opts.host, port)),
+        hosts: Arc::new(auth::Authorities::new(&opts.host, port).allowing(&opts.allow_hosts)),
         sse: sse::Hub::start(&engine).context("cannot start the event fan-out")?,
         kernels: opts.kernels.clone(),
     };

@@ -86,13 +86,13 @@ pub struct Channel {
 }
 
 impl Channel {
-    /// Binds `listen`.
-    pub async fn bind(listen: &Listen) -> anyhow::Result<Channel> {
+    /// Binds `listen`; its Host check also accepts `allow_hosts` (`--allow-host`).
+    pub async fn bind(listen: &Listen, allow_hosts: &[String]) -> anyhow::Result<Channel> {
         let (listener, port) = bind(&listen.host, listen.port, "--operator-listen ").await?;
         Ok(Channel {
             listener,
             base: format!("http://{}", auth::authority(&listen.host, port)),
-            hosts: Arc::new(Authorities::new(&listen.host, port)),
+            hosts: Arc::new(Authorities::new(&listen.host, port).allowing(allow_hosts)),
         })
     }
 
