@@ -26,7 +26,9 @@ fn main() {
         .unwrap_or(200);
 
     let mut c = Client::start();
-    let r = c.call("session.start", json!({}));
+    // The operator's 1920 canvas: the full-size PNG below is the whole 1080p screen,
+    // and the default capture still the model-sized 1430×804.
+    let r = c.call("session.start", json!({"capture": {"default_width": 1920}}));
     assert_eq!(r["result"]["ok"], json!(true), "{r}");
 
     // wait.pause {ms:0}: the full path (stdio, JSON-RPC, validation, gate, worker).
@@ -116,7 +118,7 @@ fn main() {
         let t = Instant::now();
         let r = c.call(
             "tools.call",
-            json!({"tool": "screen.capture", "arguments": {}}),
+            json!({"tool": "screen.capture", "arguments": {"if_changed": true}}),
         );
         same.push(t.elapsed());
         assert_eq!(r["result"]["result"]["unchanged"], json!(true));

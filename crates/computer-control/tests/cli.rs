@@ -248,9 +248,12 @@ fn config_schema_is_closed_at_every_depth() {
     // root, 6 sections, a display, a rule, its match, argument and window.
     assert!(objects >= 12, "only {objects} object schemas");
     let cap = &s["properties"]["capture"]["properties"];
-    assert_eq!(cap["default_width"]["default"], 1920);
-    assert_eq!(cap["default_width"]["minimum"], 1);
-    assert_eq!(cap["default_width"]["maximum"], 16384);
+    assert_eq!(cap["default_width"]["default"], "auto");
+    assert_eq!(
+        cap["default_width"]["oneOf"],
+        json!([{"type": "string", "const": "auto"},
+               {"type": "integer", "minimum": 1, "maximum": 16384}])
+    );
     assert_eq!(
         s["properties"]["runtime"]["properties"]["batch_gap_ms"]["default"],
         150
@@ -335,7 +338,7 @@ fn config_file_from_the_environment_and_blank_means_none() {
         let mut s = Server::start_env(None, &[], &[("COMPUTER_CONTROL_CONFIG", blank)]);
         let r = s.start_session(json!({}));
         assert_eq!(
-            r["surface"]["display_width_px"], 1920,
+            r["surface"]["display_width_px"], 1430,
             "{blank:?} means no file"
         );
     }

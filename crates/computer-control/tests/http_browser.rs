@@ -211,14 +211,10 @@ async fn confirmation_cards_show_where_each_action_lands() {
         {"match": {"tool": "a11y.input"}, "effect": "confirm"},
         {"match": {"tool": "keyboard.*"}, "effect": "confirm"}
     ]});
+    // The operator's canvas of 1920 (the canvas width is not the agent's to set).
+    config["capture"] = json!({"default_width": 1920});
     let s = Server::start_with(Some(config), &[], &[]);
-    let started = s
-        .call(
-            AGENT,
-            "session.start",
-            json!({"config": {"capture": {"default_width": 1920}}}),
-        )
-        .await;
+    let started = s.call(AGENT, "session.start", json!({})).await;
     assert_eq!(started["ok"], true, "{started}");
     let cap = s
         .call(

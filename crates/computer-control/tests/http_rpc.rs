@@ -244,8 +244,8 @@ async fn health_whoami_and_frame() {
     let h = res.headers().clone();
     assert_eq!(h["content-type"], "image/png");
     assert_eq!(h["x-frame"].to_str().unwrap(), frame.to_string());
-    assert_eq!(h["x-frame-region"], "0,0,1920,1080");
-    assert_eq!(h["x-frame-size"], "480x270");
+    assert_eq!(h["x-frame-region"], "0,0,1430,804");
+    assert_eq!(h["x-frame-size"], "358x201");
     let bytes = res.bytes().await.unwrap();
     assert_eq!(&bytes[..8], b"\x89PNG\r\n\x1a\n");
     assert_eq!(bytes.len() as u64, cap["result"]["bytes"].as_u64().unwrap());

@@ -340,7 +340,7 @@ async fn an_agent_configures_only_the_allowlisted_keys() {
         .call(
             AGENT,
             "session.start",
-            json!({"capture": {"default_width": 800}}),
+            json!({"capture": {"default_format": "jpeg"}}),
         )
         .await;
     assert_eq!(r["ok"], true, "{r}");

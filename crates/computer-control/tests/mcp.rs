@@ -93,7 +93,7 @@ async fn mcp_serves_plain_and_governed_tools() {
         meta["observation"]["capture"].get("data_url").is_none(),
         "{meta}"
     );
-    assert_eq!(meta["observation"]["capture"]["width"], 480);
+    assert_eq!(meta["observation"]["capture"]["width"], 358);
     let image = clicked
         .content
         .iter()

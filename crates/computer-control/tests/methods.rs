@@ -66,9 +66,9 @@ fn session_start_bare_and_wrapped_then_already_started() {
     assert_eq!(r["surface"]["display_width_px"], 1280);
     assert_eq!(r["surface"]["display_height_px"], 720);
     s.method_ok("session.stop", json!(null));
-    // Omitted params: the defaults.
+    // Omitted params: the defaults (the canvas a model takes as it is).
     let r = s.method_ok("session.start", json!(null));
-    assert_eq!(r["surface"]["display_width_px"], 1920);
+    assert_eq!(r["surface"]["display_width_px"], 1430);
 }
 
 #[test]

@@ -56,8 +56,19 @@ fn method_rows() -> Vec<(&'static str, Value, [Out; 4])> {
         ("session.start", json!({}), TOKEN),
         (
             "session.start",
-            json!({"capture": {"default_width": 800}}),
+            json!({"capture": {"grayscale": true}}),
             TOKEN,
+        ),
+        // The canvas is the space of the operator's rules.
+        (
+            "session.start",
+            json!({"capture": {"default_width": 800}}),
+            OPERATOR_ONLY,
+        ),
+        (
+            "session.configure",
+            json!({"capture": {"default_width": "auto"}}),
+            OPERATOR_ONLY,
         ),
         ("session.start", json!({"safety": {}}), OPERATOR_ONLY),
         (

@@ -28,7 +28,7 @@ fn assert_clean(what: &str, text: &str) {
 #[test]
 fn password_text_never_appears_in_events_status_snapshots_or_logs() {
     let mut s = Server::start_capturing_stderr(None, &[], &[("COMPUTER_CONTROL_LOG", "trace")]);
-    s.start_session(json!({"a11y": {"max_name_len": 4096}}));
+    s.start_session(json!({"a11y": {"max_name_len": 4096}, "capture": {"default_width": 1920}}));
 
     // 1. keyboard.type into the password field (clicked): confirmation, then the run.
     s.ok("pointer.click", json!({"x": PASSWORD.0, "y": PASSWORD.1}));

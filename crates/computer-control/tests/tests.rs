@@ -10,6 +10,7 @@ mod safety_support;
 mod vendor_support;
 
 mod bad_input;
+mod canvas_space;
 mod check;
 mod cli;
 mod faults;

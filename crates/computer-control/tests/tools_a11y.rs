@@ -303,7 +303,7 @@ fn password_field_never_shows_a_value() {
 #[test]
 fn rects_are_canvas_coordinates() {
     let mut full = Server::start();
-    full.start_session(json!({}));
+    full.start_session(common::full_canvas());
     let a = full.snapshot(json!({"level": "full"}));
     let wa = full.ok("window.list", json!({}));
     let mut half = Server::start();

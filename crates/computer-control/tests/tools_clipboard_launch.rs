@@ -25,7 +25,7 @@ fn combo(s: &mut Server, keys: &str) {
 #[test]
 fn copy_paste_read_and_write_meet_on_one_clipboard_and_the_text_stays_out_of_events_and_logs() {
     let mut s = Server::start_capturing_stderr(None, &[], &[("COMPUTER_CONTROL_LOG", "trace")]);
-    s.start_session(json!({}));
+    s.start_session(common::full_canvas());
 
     // Empty at first: a clear answer, not an error.
     let r = s.ok("clipboard.read", json!({}));

@@ -76,7 +76,9 @@ fn display_captures_are_the_displays_part_of_the_canvas() {
     assert_eq!((fw, fh), (1600, 540));
     assert_eq!(
         full_r["canvas"],
-        json!({"display_width_px": 1600, "display_height_px": 540})
+        json!({"display_width_px": 1600, "display_height_px": 540,
+               "physical": {"x": -1280, "y": 0, "width": 3200, "height": 1080},
+               "scale": 2.0})
     );
     let (r, w, h, _, main) = s.capture_png(json!({"display": "0"}));
     assert_eq!((w, h), (960, 540));
@@ -129,6 +131,12 @@ fn a_layout_change_makes_older_frames_stale() {
     assert_eq!(surface["displays"].as_array().unwrap().len(), 2, "{ev}");
     assert_eq!(surface["physical"]["x"], -1280);
     assert_eq!(s.status()["surface"], *surface);
+    // The automatic canvas is derived again: 3200 × 1080 is shown 1568 × 529.
+    assert_eq!(
+        (&surface["display_width_px"], &surface["display_height_px"]),
+        (&json!(1568), &json!(529)),
+        "{surface}"
+    );
 
     // Every coordinate action citing the old frame is refused, and does nothing.
     let before = s.ok("window.list", json!({}));

@@ -20,7 +20,7 @@ fn checked(n: &Value) -> bool {
 #[test]
 fn an_action_answers_the_capture_and_the_snapshot_diff_after_it() {
     let mut s = Server::start();
-    s.start_session(json!({}));
+    s.start_session(common::full_canvas());
     let snap = s.snapshot(json!({"level": "full"}));
     let cb = find_node(&snap["tree"], "checkbox", "Remember me")
         .unwrap()

@@ -24,7 +24,7 @@ fn states_of(s: &mut Server, role: &str, name: &str) -> Vec<String> {
 #[test]
 fn pointer_move_reports_and_clamps_the_position() {
     let mut s = Server::start();
-    s.start_session(json!({}));
+    s.start_session(common::full_canvas());
     let r = s.ok("pointer.move", json!({"x": 640, "y": 400}));
     assert_eq!(r, json!({"position": {"x": 640, "y": 400}}));
     let r = s.ok("pointer.move", json!({"x": 100.4, "y": 200.6, "steps": 10}));
@@ -43,7 +43,7 @@ fn pointer_move_reports_and_clamps_the_position() {
 #[test]
 fn clicks_clamped_to_the_edge_land_at_the_edge() {
     let mut s = Server::start();
-    s.start_session(json!({}));
+    s.start_session(common::full_canvas());
     let r = s.ok("pointer.click", json!({"x": -50, "y": 300}));
     assert_eq!(r["position"], json!({"x": 0, "y": 300}));
     let r = s.ok(
@@ -103,7 +103,7 @@ fn clicking_the_checkbox_toggles_it() {
 #[test]
 fn dragging_a_title_bar_moves_the_window() {
     let mut s = Server::start();
-    s.start_session(json!({}));
+    s.start_session(common::full_canvas());
     let list = s.ok("window.list", json!({}));
     let items = window_by_title(&list, "Items").clone();
     let r = &items["rect"];

@@ -283,7 +283,7 @@ fn window_rect(s: &mut Server, app: &str) -> Value {
 #[test]
 fn move_scroll_and_drag_aim_at_the_centre_of_an_element() {
     let mut s = Server::start();
-    s.start_session(json!({}));
+    s.start_session(common::full_canvas());
     let cb = s.node("checkbox", "Remember me");
     let (cx, cy) = common::center(&cb);
 

@@ -19,7 +19,7 @@ fn checkbox_center(s: &mut Server) -> (i64, i64) {
 #[test]
 fn window_list_describes_every_window() {
     let mut s = Server::start();
-    s.start_session(json!({}));
+    s.start_session(common::full_canvas());
     let r = s.ok("window.list", json!({}));
     let ws = r["windows"].as_array().unwrap();
     assert_eq!(ws.len(), 3);

@@ -13,8 +13,10 @@ const A: &str = "anthropic.computer";
 const O: &str = "openai.computer";
 const G: &str = "gemini.computer";
 
+/// A server whose operator set a 1920 canvas over the 1920×1080 desk, so the points
+/// below are those of the vendors' references on such a screen.
 fn session(config: Value) -> Server {
-    let mut s = Server::start();
+    let mut s = Server::start_with(Some(json!({"capture": {"default_width": 1920}})), &[]);
     s.start_session(config);
     s
 }

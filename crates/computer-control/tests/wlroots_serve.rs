@@ -125,15 +125,16 @@ fn check_and_auto_find_the_wlroots_compositor() {
     assert_eq!(caps["input"], true, "{caps}");
     assert_eq!(caps["accessibility"], true, "{caps}");
     assert_eq!(caps["hotkey"], false, "{caps}");
-    assert_eq!(r["surface"]["display_width_px"], 1920);
+    // The default canvas is the largest a model takes as it is.
+    assert_eq!(r["surface"]["display_width_px"], 1430);
     assert!(
         s.stderr_text().contains("platform: wlroots"),
         "{}",
         s.stderr_text()
     );
     let cap = s.ok("screen.capture", json!({"format": "png", "size": "canvas"}));
-    assert_eq!(cap["width"], 1920);
-    // The default image is sized for models.
+    assert_eq!(cap["width"], 1430);
+    // The default image is that canvas.
     let cap = s.ok("screen.capture", json!({}));
     assert_eq!(cap["width"], 1430);
 }
@@ -174,12 +175,15 @@ fn a_click_at_a_gtk_checkbox_rect_toggles_it() {
     let view = desk.wait_view("widget-factory");
     let (x, y) = center(&checkbox);
     let content = &view["rect"];
+    // The view is in the compositor's pixels, the rect on the canvas.
+    let scale = started["result"]["surface"]["scale"].as_f64().unwrap();
+    let (px, py) = ((x as f64 * scale) as i64, (y as f64 * scale) as i64);
     eprintln!(
         "window node {} view {} checkbox {}",
         snap["tree"]["rect"], content, checkbox["rect"]
     );
     assert!(
-        x > content["x"].as_i64().unwrap() && y > content["y"].as_i64().unwrap(),
+        px > content["x"].as_i64().unwrap() && py > content["y"].as_i64().unwrap(),
         "the rect is on the window, not at the surface origin: {checkbox} {view}"
     );
     s.ok("pointer.click", json!({"x": x, "y": y}));

@@ -92,14 +92,15 @@ fn a_session_on_x11_observes_acts_and_panics() {
     assert_eq!(caps["input"], true, "{caps}");
     assert_eq!(caps["accessibility"], true, "{caps}");
     assert_eq!(caps["hotkey"], true, "{caps}");
-    assert_eq!(r["surface"]["display_width_px"], 1920);
+    // The default canvas is the largest a model takes as it is.
+    assert_eq!(r["surface"]["display_width_px"], 1430);
     assert!(s.stderr_text().contains("platform: x11"));
 
     let t = Instant::now();
     let cap = s.ok("screen.capture", json!({"format": "png", "size": "canvas"}));
     eprintln!("screen.capture png end to end: {:?}", t.elapsed());
-    assert_eq!(cap["width"], 1920);
-    // The default image is sized for models.
+    assert_eq!(cap["width"], 1430);
+    // The default image is that canvas.
     let cap = s.ok("screen.capture", json!({}));
     assert_eq!(
         (cap["width"].as_u64(), cap["height"].as_u64()),
@@ -246,7 +247,8 @@ fn panic_preempts_a_long_type_and_leaves_no_key_down() {
 fn a_randr_change_reconfigures_the_session_and_stales_older_frames() {
     let desk = Desk::start();
     let mut s = serve(&desk, "info");
-    let started = s.call("session.start", json!({}));
+    // The operator's canvas of 1920: canvas units are the screen's pixels.
+    let started = s.call("session.start", json!({"capture": {"default_width": 1920}}));
     assert_eq!(started["ok"], true, "{started}");
     let displays = &started["result"]["surface"]["displays"];
     assert_eq!(displays.as_array().map(Vec::len), Some(1), "{displays}");

@@ -27,7 +27,9 @@ fn anthropic_clicks_a_gtk_checkbox_read_off_the_scaled_screenshot() {
         .env_remove("COMPUTER_CONTROL_CONFIG")
         .env("COMPUTER_CONTROL_LOG", "warn");
     let mut s = Server::start_command(cmd);
-    let started = s.call("session.start", json!({}));
+    // The operator's canvas of 1920, so the reference's scaling is that of a
+    // 1920×1080 screen.
+    let started = s.call("session.start", json!({"capture": {"default_width": 1920}}));
     assert_eq!(started["ok"], true, "{started}");
     let surface = &started["result"]["surface"];
     assert_eq!(

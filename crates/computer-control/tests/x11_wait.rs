@@ -69,7 +69,9 @@ fn checkbox(s: &mut Server, window: &Value) -> Value {
 fn waits_follow_the_desktops_events_and_refs_outlive_snapshots() {
     let mut desk = Desk::start();
     let mut s = serve(&desk);
-    s.start_session(json!({}));
+    // The operator's 1920 canvas: xdotool below clicks canvas points as the screen's
+    // own pixels.
+    s.start_session(common::full_canvas());
 
     // A window appears: the wait runs before the application starts.
     let id = start_wait(

@@ -4,23 +4,65 @@
 use cc_desktop::Layout;
 use cc_protocol::{DisplayInfo, PhysicalRect, Rect, Surface};
 
+use crate::config::CanvasWidth;
+use crate::encode::Fit;
+
 /// The canvas of one layout at one canvas width.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Canvas {
     pub surface: Surface,
+    /// The width the configuration asked for, so a reconfigured width is noticed even
+    /// when `auto` resolves to the same number.
+    pub asked: CanvasWidth,
+}
+
+/// The rectangle around every display, `None` for a desktop without one.
+fn bounding_box(layout: &Layout) -> Option<PhysicalRect> {
+    layout
+        .displays
+        .iter()
+        .map(|d| d.rect)
+        .reduce(|a, b| a.union(&b))
+}
+
+/// The canvas height at `width` over `physical`: the physical aspect ratio kept.
+fn height_at(physical: &PhysicalRect, width: u32) -> u32 {
+    let scale = physical.width.max(1) as f64 / width.max(1) as f64;
+    ((physical.height as f64 / scale).round() as u32).max(1)
+}
+
+/// The widest canvas whose full-size image a model takes as it is (within
+/// [`Fit::MODEL`]: 1568 px on the long edge, 1.15 MP), never wider than the desktop:
+/// so the default capture is the canvas and a point read off it needs no mapping.
+pub fn auto_width(layout: &Layout) -> u32 {
+    let Some(physical) = bounding_box(layout) else {
+        return 1;
+    };
+    let fits = |w: u32| {
+        let h = height_at(&physical, w);
+        w.max(h) <= Fit::MODEL.max_edge && w as u64 * h as u64 <= Fit::MODEL.max_pixels
+    };
+    let widest = physical.width.clamp(1, Fit::MODEL.max_edge);
+    (1..=widest).rev().find(|w| fits(*w)).unwrap_or(1)
 }
 
 impl Canvas {
+    /// Builds the canvas the configuration asks for: the operator's width, or the
+    /// [`auto_width`] of this layout.
+    pub fn configured(layout: &Layout, width: CanvasWidth) -> Canvas {
+        let px = match width {
+            CanvasWidth::Auto => auto_width(layout),
+            CanvasWidth::Px(n) => n,
+        };
+        Canvas {
+            asked: width,
+            ..Canvas::new(layout, px)
+        }
+    }
+
     /// Builds the canvas for `layout` at `canvas_width` pixels wide.
     pub fn new(layout: &Layout, canvas_width: u32) -> Canvas {
-        let mut bbox: Option<PhysicalRect> = None;
-        for d in &layout.displays {
-            bbox = Some(match bbox {
-                None => d.rect,
-                Some(b) => b.union(&d.rect),
-            });
-        }
-        let physical = bbox.unwrap_or(PhysicalRect {
+        let physical = bounding_box(layout).unwrap_or(PhysicalRect {
             x: 0,
             y: 0,
             width: canvas_width.max(1),
@@ -28,7 +70,7 @@ impl Canvas {
         });
         let canvas_width = canvas_width.max(1);
         let scale = physical.width.max(1) as f64 / canvas_width as f64;
-        let canvas_height = ((physical.height as f64 / scale).round() as u32).max(1);
+        let canvas_height = height_at(&physical, canvas_width);
         let displays = layout
             .displays
             .iter()
@@ -58,6 +100,7 @@ impl Canvas {
                 scale,
                 displays,
             },
+            asked: CanvasWidth::Px(canvas_width),
         }
     }
 
@@ -85,12 +128,14 @@ impl Canvas {
         )
     }
 
-    /// Maps a physical point to the canvas.
+    /// Maps a physical pixel to the canvas unit that holds its centre, so the pixel
+    /// [`Canvas::to_physical`] chose for a canvas point maps back to that point at any
+    /// scale, not only a whole one.
     pub fn to_canvas(&self, x: i32, y: i32) -> (i32, i32) {
         let s = &self.surface;
         (
-            ((x - s.physical.x) as f64 / s.scale).floor() as i32,
-            ((y - s.physical.y) as f64 / s.scale).floor() as i32,
+            ((x - s.physical.x) as f64 + 0.5).div_euclid(s.scale) as i32,
+            ((y - s.physical.y) as f64 + 0.5).div_euclid(s.scale) as i32,
         )
     }
 
@@ -212,6 +257,56 @@ mod tests {
         // Canvas (0,0) is the left monitor's corner, at a negative physical x.
         assert_eq!(c.to_physical(0.0, 0.0), (-1279, 1));
         assert_eq!(c.to_physical(640.0, 0.0), (1, 1));
+    }
+
+    #[test]
+    fn auto_is_the_largest_canvas_a_model_takes_as_it_is() {
+        // 1430 × 804 = 1 149 720 pixels; 1431 would be 1431 × 805 = 1 151 955.
+        let c = Canvas::configured(&layout(&[(0, 0, 1920, 1080)]), CanvasWidth::Auto);
+        let s = &c.surface;
+        assert_eq!((s.display_width_px, s.display_height_px), (1430, 804));
+        assert_eq!(Fit::MODEL.size(1430, 804, 1.0), (1430, 804));
+        assert_eq!(c.asked, CanvasWidth::Auto);
+        // Canvas (327, 277) is the physical pixel under it (1920 / 1430 apart), and
+        // every canvas point maps back to itself.
+        assert_eq!(c.to_physical(327.0, 277.0), (439, 372));
+        for x in 0..1430 {
+            let (px, py) = c.to_physical(x as f64, (x % 804) as f64);
+            assert_eq!(c.to_canvas(px, py), (x, x % 804), "{x}");
+        }
+        // A desk that already fits keeps its own size: never larger than the screen.
+        for (w, h) in [(1280, 800), (1024, 768), (640, 480)] {
+            let s = Canvas::configured(&layout(&[(0, 0, w, h)]), CanvasWidth::Auto).surface;
+            assert_eq!(
+                (s.display_width_px, s.display_height_px, s.scale),
+                (w, h, 1.0)
+            );
+        }
+        // The long edge binds on a wide desk, the pixel budget on a 4K one, the
+        // height on a portrait one.
+        let wide = Canvas::configured(&layout(&[(0, 0, 5120, 1440)]), CanvasWidth::Auto);
+        assert_eq!(wide.surface.display_width_px, 1568);
+        let uhd = Canvas::configured(&layout(&[(0, 0, 3840, 2160)]), CanvasWidth::Auto);
+        assert_eq!(
+            (uhd.surface.display_width_px, uhd.surface.display_height_px),
+            (1430, 804)
+        );
+        let tall = Canvas::configured(&layout(&[(0, 0, 1080, 1920)]), CanvasWidth::Auto).surface;
+        assert!(tall.display_height_px <= 1568, "{tall:?}");
+        assert!(tall.display_width_px as u64 * tall.display_height_px as u64 <= 1_150_000);
+        let one_more = height_at(&tall.physical, tall.display_width_px + 1);
+        assert!(
+            one_more > 1568 || (tall.display_width_px as u64 + 1) * one_more as u64 > 1_150_000,
+            "{tall:?}"
+        );
+    }
+
+    #[test]
+    fn a_configured_width_wins_over_auto() {
+        let c = Canvas::configured(&layout(&[(0, 0, 1920, 1080)]), CanvasWidth::Px(1920));
+        assert_eq!(c.surface.display_width_px, 1920);
+        assert_eq!(c.surface.scale, 1.0);
+        assert_eq!(c.asked, CanvasWidth::Px(1920));
     }
 
     #[test]

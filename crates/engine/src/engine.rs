@@ -763,7 +763,7 @@ impl Engine {
             .iter()
             .map(|t| {
                 let mut v = tool_json(t);
-                v["available"] = json!(match t.needs {
+                let available = match t.needs {
                     Needs::Nothing => true,
                     Needs::Capture => caps.capture,
                     Needs::Input => caps.input,
@@ -771,7 +771,11 @@ impl Engine {
                     Needs::Windows => caps.windows,
                     Needs::Clipboard => caps.clipboard,
                     Needs::Launch => caps.launch,
-                });
+                };
+                v["available"] = json!(available);
+                if !available {
+                    v["reason"] = json!(t.needs.missing());
+                }
                 v
             })
             .collect();

@@ -60,6 +60,12 @@ pub const SPEC_TOOLS: [&str; 20] = [
 
 pub const TIMEOUT: Duration = Duration::from_secs(30);
 
+/// The operator's canvas of 1920 over the 1920×1080 virtual desk, so canvas units are
+/// the screen's pixels: for tests whose points or sizes are written in them.
+pub fn full_canvas() -> Value {
+    json!({"capture": {"default_width": 1920}})
+}
+
 pub use cc_test_kit::temp as tempfile_dir;
 
 impl Server {

@@ -16,9 +16,10 @@ pub const ITEMS: (i64, i64) = (1027, 300);
 /// A point on the bare desktop, outside every window.
 pub const DESKTOP: (i64, i64) = (1500, 950);
 
-/// A server with a running session under this session config.
+/// A server with a running session under this session config, on the operator's
+/// 1920 canvas (the points above are the screen's pixels).
 pub fn session(config: Value) -> Server {
-    let mut s = Server::start();
+    let mut s = Server::start_with(Some(crate::common::full_canvas()), &[]);
     s.start_session(config);
     s
 }

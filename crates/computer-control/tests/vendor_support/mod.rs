@@ -27,6 +27,11 @@ pub struct Refused {
     pub vendor: Option<Value>,
 }
 
+/// The operator's canvas for these tests: 1920 wide over the 1920×1080 virtual desk
+/// (canvas units are physical pixels), so each vendor's screenshot space is the one its
+/// reference derives from such a screen.
+pub const FULL_CANVAS: &str = r#"{"capture": {"default_width": 1920}}"#;
+
 /// A server on the virtual desktop, reached one way or the other.
 pub enum Desk {
     Stdio(Box<Server>),
@@ -38,14 +43,16 @@ pub enum Desk {
 }
 
 impl Desk {
-    /// The plugin protocol over stdio, with a session started with `config`.
+    /// The plugin protocol over stdio, with a session started with `config`, on the
+    /// operator's 1920 canvas ([`FULL_CANVAS`]).
     pub fn stdio(config: Value) -> Desk {
-        let mut s = Server::start();
+        let mut s = Server::start_with(Some(serde_json::from_str(FULL_CANVAS).unwrap()), &[]);
         s.start_session(config);
         Desk::Stdio(Box::new(s))
     }
 
-    /// MCP over stdio (the session starts on the first call, as MCP clients do).
+    /// MCP over stdio (the session starts on the first call, as MCP clients do), on
+    /// the operator's 1920 canvas ([`FULL_CANVAS`]).
     pub fn mcp() -> Desk {
         let rt = tokio::runtime::Builder::new_multi_thread()
             .worker_threads(2)
@@ -54,6 +61,8 @@ impl Desk {
             .expect("runtime");
         let dir = tempfile::tempdir().expect("temp dir");
         let journal = dir.path().join("journal.db");
+        let config = dir.path().join("config.json");
+        std::fs::write(&config, FULL_CANVAS).expect("config file");
         let client = rt.block_on(async {
             let cmd = tokio::process::Command::new(env!("CARGO_BIN_EXE_computer-control"))
                 .configure(|c| {
@@ -66,6 +75,8 @@ impl Desk {
                         "--journal",
                     ])
                     .arg(&journal)
+                    .arg("--config")
+                    .arg(&config)
                     .env_remove("COMPUTER_CONTROL_CONFIG")
                     .env_remove("COMPUTER_CONTROL_PRINCIPAL")
                     .env("COMPUTER_CONTROL_LOG", "warn");

@@ -1,14 +1,15 @@
 //! What an agent may configure for itself. Everything else — safety, redaction,
-//! resource limits, the platform, tokens, governance — belongs to the operator, whose
-//! configuration the agent runs under. An allowlist, so a key added to the config is
-//! operator-only until someone decides otherwise.
+//! resource limits, the platform, tokens, governance, and whatever changes what an
+//! operator's rule means (the canvas its `in_region` rectangles are written in) —
+//! belongs to the operator, whose configuration the agent runs under. An allowlist, so
+//! a key added to the config is operator-only until someone decides otherwise.
 
 use serde_json::Value;
 
 /// The `section.key` paths an agent may set with `session.start` or
-/// `session.configure`: how it likes its captures, snapshots and batch pacing.
+/// `session.configure`: how it likes its images, snapshots and batch pacing. Not the
+/// canvas width: it is the space the operator's rules are written in.
 pub const AGENT_SETTABLE: &[&str] = &[
-    "capture.default_width",
     "capture.default_format",
     "capture.default_quality",
     "capture.grayscale",
@@ -61,7 +62,7 @@ mod tests {
     fn only_listed_keys_pass() {
         assert_eq!(first_operator_only(&json!({})), None);
         assert_eq!(
-            first_operator_only(&json!({"capture": {"default_width": 800, "grayscale": true}})),
+            first_operator_only(&json!({"capture": {"default_format": "png", "grayscale": true}})),
             None
         );
         for (patch, path) in [
@@ -72,6 +73,16 @@ mod tests {
             (json!({"safety": {"rules": []}}), "safety"),
             (json!({"safety": {}}), "safety"),
             (json!({"capture": {"max_bytes": 1}}), "capture.max_bytes"),
+            // The canvas is the space of the operator's `in_region` rules: rescaling it
+            // would move every rule's rectangle out from under the agent's clicks.
+            (
+                json!({"capture": {"default_width": 800}}),
+                "capture.default_width",
+            ),
+            (
+                json!({"capture": {"grayscale": true, "default_width": "auto"}}),
+                "capture.default_width",
+            ),
             (json!({"platform": {"name": "x11"}}), "platform"),
             (json!({"http": {"token": "x"}}), "http"),
             (json!({"runtime": 3}), "runtime"),
@@ -86,6 +97,62 @@ mod tests {
                 "{patch}"
             );
         }
+    }
+
+    /// Every key an agent may set, with why it cannot change what an operator's rule
+    /// means or weaken a limit: a key is added here and to the list together.
+    const WHY_SAFE: &[(&str, &str)] = &[
+        (
+            "capture.default_format",
+            "the image encoding only; the canvas, the points and the rules stay",
+        ),
+        (
+            "capture.default_quality",
+            "JPEG quality only; capture.max_bytes and max_area still bound the image",
+        ),
+        (
+            "capture.grayscale",
+            "the image's colours only; redaction is capture.redact_sensitive, the operator's",
+        ),
+        (
+            "a11y.default_level",
+            "how much of the tree a snapshot returns; rects stay on the canvas and a11y.hard_walk_cap bounds the walk",
+        ),
+        (
+            "a11y.max_name_len",
+            "how long names are in a snapshot; selectors and rules see the element, not the cut name",
+        ),
+        (
+            "a11y.include_rects",
+            "whether a snapshot shows rects; an element's centre is still read from the desktop",
+        ),
+        (
+            "runtime.batch_gap_ms",
+            "the pause between batch items; every item is judged and gated on its own",
+        ),
+    ];
+
+    #[test]
+    fn every_agent_key_says_why_it_is_safe() {
+        let mut listed: Vec<&str> = AGENT_SETTABLE.to_vec();
+        let mut reasoned: Vec<&str> = WHY_SAFE.iter().map(|(k, _)| *k).collect();
+        listed.sort_unstable();
+        reasoned.sort_unstable();
+        assert_eq!(listed, reasoned);
+        for (key, why) in WHY_SAFE {
+            assert!(!why.is_empty(), "{key}");
+        }
+        // Nothing in the sections that hold the operator's rules and limits, and not
+        // the canvas those rules are written in.
+        for key in AGENT_SETTABLE {
+            assert!(
+                !["safety.", "platform.", "http.", "governance.", "apps."]
+                    .iter()
+                    .any(|p| key.starts_with(p)),
+                "{key}"
+            );
+        }
+        assert!(!AGENT_SETTABLE.contains(&"capture.default_width"));
     }
 
     #[test]

@@ -283,11 +283,12 @@ pub fn load_file(path: &str) -> Result<Value, ConfigError> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::config::CanvasWidth;
 
     #[test]
     fn defaults_are_valid_and_complete() {
         let s = ConfigStack::new();
-        assert_eq!(s.config().capture.default_width, 1920);
+        assert_eq!(s.config().capture.default_width, CanvasWidth::Auto);
         assert_eq!(
             s.config().safety.emergency_hotkey,
             vec!["ctrl", "alt", "f12"]
@@ -419,10 +420,21 @@ mod tests {
         s.apply(&json!({"capture": {"default_width": 1280}}))
             .unwrap();
         s.apply(&json!({"capture": {"grayscale": true}})).unwrap();
-        assert_eq!(s.config().capture.default_width, 1280);
+        assert_eq!(s.config().capture.default_width, CanvasWidth::Px(1280));
         assert!(s.config().capture.grayscale);
         s.configure(&json!({"capture": {"default_width": 800}}))
             .unwrap();
-        assert_eq!(s.config().capture.default_width, 800);
+        assert_eq!(s.config().capture.default_width, CanvasWidth::Px(800));
+        // A number set over "auto" wins, and "auto" set again takes it back.
+        s.configure(&json!({"capture": {"default_width": "auto"}}))
+            .unwrap();
+        assert_eq!(s.config().capture.default_width, CanvasWidth::Auto);
+        for bad in [json!(0), json!("wide"), json!(20000)] {
+            let err = s
+                .configure(&json!({"capture": {"default_width": bad}}))
+                .unwrap_err();
+            assert_eq!(err.issues[0].path, "capture.default_width", "{bad}");
+        }
+        assert_eq!(s.config().capture.default_width, CanvasWidth::Auto);
     }
 }

@@ -10,7 +10,7 @@ pub use layers::{ConfigError, ConfigStack, load_file, validate_patch};
 pub use schema::config_json_schema;
 pub(crate) use schema::{config_spec, defaults};
 pub use types::{
-    A11yConfig, AgentToken, AppsConfig, CaptureConfig, Config, DisplaySpec, Effect,
+    A11yConfig, AgentToken, AppsConfig, CanvasWidth, CaptureConfig, Config, DisplaySpec, Effect,
     GovernanceConfig, Matcher, PlatformConfig, Rule, RuleArgument, RuleMatch, RuleWindow,
     RuntimeConfig, SafetyConfig,
 };

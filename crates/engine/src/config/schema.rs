@@ -109,9 +109,9 @@ fn build() -> Ty {
     let capture = Ty::Object(vec![
         Field::def(
             "default_width",
-            Ty::int(1, 16384),
-            json!(1920),
-            "canvas width in pixels",
+            Ty::AutoOrInt { min: 1, max: 16384 },
+            json!("auto"),
+            "canvas width in pixels; auto: the largest canvas within a model's image limits (long edge 1568, 1.15 MP), never wider than the desktop; the operator's to set",
         ),
         Field::def(
             "default_format",

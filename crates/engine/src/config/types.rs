@@ -48,10 +48,46 @@ pub struct DisplaySpec {
     pub primary: Option<bool>,
 }
 
+/// `capture.default_width`: how wide the canvas is (PROTOCOL §4.1).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(try_from = "Value", into = "Value")]
+pub enum CanvasWidth {
+    /// The largest canvas a model takes without resizing it (the default), so the
+    /// default capture is the canvas itself and a point read off it is clicked as is.
+    Auto,
+    /// The operator's width in canvas pixels.
+    Px(u32),
+}
+
+impl TryFrom<Value> for CanvasWidth {
+    type Error = String;
+
+    fn try_from(v: Value) -> Result<Self, String> {
+        match &v {
+            Value::String(s) if s == "auto" => Ok(CanvasWidth::Auto),
+            _ => v
+                .as_u64()
+                .and_then(|n| u32::try_from(n).ok())
+                .filter(|n| *n > 0)
+                .map(CanvasWidth::Px)
+                .ok_or_else(|| format!("expected \"auto\" or a width in pixels, got {v}")),
+        }
+    }
+}
+
+impl From<CanvasWidth> for Value {
+    fn from(w: CanvasWidth) -> Value {
+        match w {
+            CanvasWidth::Auto => Value::from("auto"),
+            CanvasWidth::Px(n) => Value::from(n),
+        }
+    }
+}
+
 /// `capture`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct CaptureConfig {
-    pub default_width: u32,
+    pub default_width: CanvasWidth,
     pub default_format: String,
     pub default_quality: u8,
     pub grayscale: bool,

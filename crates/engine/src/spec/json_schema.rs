@@ -13,6 +13,12 @@ pub fn to_json_schema(ty: &Ty) -> Value {
         Ty::Bool => json!({"type": "boolean"}),
         Ty::Int { min, max } => json!({"type": "integer", "minimum": min, "maximum": max}),
         Ty::Num { min, max } => json!({"type": "number", "minimum": min, "maximum": max}),
+        Ty::AutoOrInt { min, max } => json!({
+            "oneOf": [
+                {"type": "string", "const": "auto"},
+                {"type": "integer", "minimum": min, "maximum": max}
+            ]
+        }),
         Ty::Str {
             max_chars,
             non_empty,

@@ -11,6 +11,9 @@ pub enum Ty {
     Int { min: i64, max: i64 },
     /// A finite number in `[min, max]`; numeric strings accepted.
     Num { min: f64, max: f64 },
+    /// The word `"auto"` (the server chooses) or an integer as [`Ty::Int`], for a
+    /// setting whose best value depends on the desktop.
+    AutoOrInt { min: i64, max: i64 },
     /// A string of at most `max_chars` Unicode scalar values.
     Str {
         max_chars: Option<usize>,

@@ -117,6 +117,26 @@ fn check(
             }
             Some(Value::from(f as i64))
         }
+        Ty::AutoOrInt { .. } if v.as_str() == Some("auto") => Some(v.clone()),
+        Ty::AutoOrInt { min, max } => {
+            let int = Ty::Int {
+                min: *min,
+                max: *max,
+            };
+            let mut found = Vec::new();
+            let out = check(&int, v, path, mode, &mut found);
+            if out.is_none() {
+                issue(
+                    issues,
+                    path,
+                    format!(
+                        "expected \"auto\" or an integer in {min}..={max}, got {}",
+                        short(v)
+                    ),
+                );
+            }
+            out
+        }
         Ty::Num { min, max } => {
             let Some(f) = as_number(v) else {
                 issue(
@@ -460,5 +480,24 @@ mod tests {
     fn patch_mode_fills_nothing() {
         let out = validate(&spec(), &json!({}), ValidateMode::Patch).unwrap();
         assert_eq!(out, json!({}));
+    }
+
+    #[test]
+    fn auto_or_int_takes_the_word_or_a_number_in_range() {
+        let ty = Ty::AutoOrInt { min: 1, max: 10 };
+        let ok = |v: Value| validate(&ty, &v, ValidateMode::Patch);
+        assert_eq!(ok(json!("auto")), Ok(json!("auto")));
+        assert_eq!(ok(json!(7)), Ok(json!(7)));
+        assert_eq!(ok(json!("7")), Ok(json!(7)));
+        for bad in [json!(0), json!(11), json!("Auto"), json!(true), json!(2.5)] {
+            let issues = ok(bad.clone()).expect_err("refused");
+            assert_eq!(issues.len(), 1, "{bad}: {issues:?}");
+            assert!(
+                issues[0]
+                    .message
+                    .contains("\"auto\" or an integer in 1..=10"),
+                "{issues:?}"
+            );
+        }
     }
 }

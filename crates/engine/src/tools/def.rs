@@ -25,6 +25,24 @@ pub enum Needs {
     Launch,
 }
 
+impl Needs {
+    /// Why a tool with this need is `available: false`: what this desktop lacks, so a
+    /// model (or its operator) knows what to start or choose instead.
+    pub fn missing(self) -> &'static str {
+        match self {
+            Needs::Nothing => "",
+            Needs::Capture => "this desktop offers no screen capture",
+            Needs::Input => "this desktop offers no synthetic input",
+            Needs::Accessibility => {
+                "no accessibility (AT-SPI) bus: start the desktop session with one (at-spi-bus-launcher) and the application after it"
+            }
+            Needs::Windows => "this desktop does not list its windows",
+            Needs::Clipboard => "this desktop offers no clipboard to the server",
+            Needs::Launch => "this desktop cannot start programs",
+        }
+    }
+}
+
 /// What running the tool does to the desktop.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Nature {

@@ -140,7 +140,10 @@ pub(crate) fn def() -> ToolDef {
                 "frame",
                 "frame number to cite in actions computed from this capture",
             ),
-            ("canvas", "the canvas the image covers"),
+            (
+                "canvas",
+                "{display_width_px, display_height_px, physical, scale}: the canvas the image covers and its factor to physical pixels",
+            ),
             ("region", "the captured canvas region"),
             ("image_scale", "image pixels per canvas unit"),
             (
@@ -218,7 +221,7 @@ pub(crate) fn def() -> ToolDef {
             Field::def(
                 "if_changed",
                 Ty::Bool,
-                json!(true),
+                json!(false),
                 "answer `unchanged` without an image when the pixels equal the last capture the agent received with the same arguments",
             ),
             Field::def(
@@ -232,9 +235,10 @@ pub(crate) fn def() -> ToolDef {
             json!({}),
             json!({"region": {"x": 0, "y": 0, "width": 800, "height": 600}, "format": "jpeg", "quality": 70}),
             json!({"region": {"x": 100, "y": 100, "width": 400, "height": 300}, "size": "native"}),
-            json!({"region": {"x": 0, "y": 0, "width": 1920, "height": 1080}, "size": "native", "max_edge": 1568, "max_pixels": 1_150_000}),
+            json!({"size": "native", "max_edge": 1568, "max_pixels": 1_150_000}),
             json!({"window": 2, "changes": true}),
-            json!({"size": "canvas", "format": "png", "if_changed": false}),
+            json!({"if_changed": true}),
+            json!({"size": "canvas", "format": "png"}),
         ],
         check: one_area,
         runs: Runs::Alone(&ScreenCapture),

@@ -8,6 +8,7 @@ use serde_json::Value;
 
 use super::Worker;
 use crate::assess::{Assessment, Facts, Place, WindowOf};
+use crate::config::CanvasWidth;
 use crate::coords::Canvas;
 use crate::rules;
 use crate::snapshot::Entry;
@@ -138,7 +139,7 @@ impl Worker {
         &mut self,
         calls: &[(&'static ToolDef, Value)],
         needs_window: bool,
-        width: u32,
+        width: CanvasWidth,
     ) -> Vec<Facts> {
         let borrowed = self.canvas.is_none();
         if borrowed {
@@ -146,7 +147,7 @@ impl Worker {
                 .driver
                 .layout()
                 .ok()
-                .map(|layout| Canvas::new(&layout, width));
+                .map(|layout| Canvas::configured(&layout, width));
         }
         let out = calls
             .iter()

@@ -21,7 +21,7 @@ use serde_json::{Value, json};
 use crate::approval::Approval;
 use crate::assess::Facts;
 use crate::call::CallControl;
-use crate::config::ConfigStack;
+use crate::config::{CanvasWidth, ConfigStack};
 use crate::coords::Canvas;
 use crate::core::Core;
 use crate::frames::Frames;
@@ -60,7 +60,7 @@ pub enum Job {
         calls: Vec<(&'static ToolDef, Value)>,
         needs_window: bool,
         /// The canvas width to read points on when no session holds a canvas.
-        width: u32,
+        width: CanvasWidth,
         reply: Sender<Vec<Facts>>,
     },
 }
@@ -237,9 +237,9 @@ impl Worker {
         self.core.lock().held = held;
     }
 
-    fn read_layout(&mut self, width: u32) -> Result<Surface, ToolError> {
+    fn read_layout(&mut self, width: CanvasWidth) -> Result<Surface, ToolError> {
         let layout = self.driver.layout().map_err(exec::driver_error)?;
-        let canvas = Canvas::new(&layout, width);
+        let canvas = Canvas::configured(&layout, width);
         let surface = canvas.surface.clone();
         if self.canvas.as_ref().is_some_and(|c| c.surface != surface) {
             self.frames.layout_changed();
@@ -260,10 +260,7 @@ impl Worker {
             }
         };
         let changed = events.contains(&DriverEvent::LayoutChanged);
-        let width_changed = self
-            .canvas
-            .as_ref()
-            .is_none_or(|c| c.surface.display_width_px != width);
+        let width_changed = self.canvas.as_ref().is_none_or(|c| c.asked != width);
         if !changed && !width_changed {
             return;
         }

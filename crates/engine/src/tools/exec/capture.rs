@@ -182,9 +182,14 @@ pub(crate) fn capture(args: &Args, ex: &mut Exec<'_>) -> Result<Value, ToolError
         args.grayscale,
         args.size.name()
     );
+    // The whole mapping, as the original plugin sent it: a point read off the image
+    // is a canvas point (`to_canvas`), and a canvas point a physical one (`scale`).
+    let surface = &ex.canvas.surface;
     let canvas = json!({
-        "display_width_px": ex.canvas.surface.display_width_px,
-        "display_height_px": ex.canvas.surface.display_height_px,
+        "display_width_px": surface.display_width_px,
+        "display_height_px": surface.display_height_px,
+        "physical": surface.physical,
+        "scale": surface.scale,
     });
     if args.if_changed
         && let Some(seen) = ex.frames.seen()
