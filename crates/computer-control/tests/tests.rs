@@ -16,6 +16,7 @@ mod faults;
 mod governance_config;
 mod hosts;
 mod http_approvals;
+mod http_bounds;
 mod http_browser;
 mod http_load;
 mod http_rpc;

@@ -15,6 +15,7 @@
 
 mod approval;
 pub mod assess;
+mod bounded;
 mod changes;
 pub mod clock;
 pub mod config;
@@ -43,8 +44,9 @@ mod approved_tests;
 mod safety_tests;
 
 pub use assess::{REDACTED, redact, redact_result};
+pub use bounded::bounded;
 pub use engine::{Engine, METHODS, tool_json};
-pub use events::{BusStats, EventBus, Subscription};
+pub use events::{BusStats, EventBus, RING_BYTES, RING_SIZE, SharedEvent, Subscription};
 pub use frames::Shot;
 pub use gate::Outcome;
 pub use rules::{CONSOLE_TITLE, Landing, Policy, Verdict};

@@ -258,7 +258,7 @@ fn envelope_error(env: &Value) -> ToolError {
 /// Waits for the person's answer to confirmation `id`, then for the approved batch's
 /// envelope (`action.finished` carries it).
 fn await_person(
-    rx: &std::sync::mpsc::Receiver<cc_protocol::Event>,
+    rx: &std::sync::mpsc::Receiver<crate::events::SharedEvent>,
     id: &str,
     wait: Duration,
 ) -> Result<Value, ToolError> {

@@ -9,9 +9,11 @@ use serde_json::{Value, json};
 
 use super::{AppState, Role, json_response};
 
-/// `{ok, state, platform, buffered, subscribers, dropped, last_seq}`: `buffered` is the
-/// replay ring's fill (≤ 200), `subscribers` the open event streams, `dropped` every
-/// event a subscriber lost because it did not keep up (since the server started).
+/// `{ok, state, platform, buffered, buffered_bytes, subscribers, dropped, last_seq,
+/// connections}`: `buffered` is the replay ring's fill (≤ 200 events, `buffered_bytes`
+/// of JSON), `subscribers` the open event streams, `dropped` every event a subscriber
+/// lost because it did not keep up (since the server started), `connections` the
+/// open connections by holder (`anonymous`: no authenticated request yet).
 pub async fn health(State(st): State<AppState>) -> Response {
     let engine = st.engine.clone();
     let state = tokio::task::spawn_blocking(move || engine.status())
@@ -20,6 +22,7 @@ pub async fn health(State(st): State<AppState>) -> Response {
         .and_then(|env| serde_json::to_value(env.meta.state).ok())
         .unwrap_or(Value::Null);
     let bus = st.engine.bus_stats();
+    let (anonymous, agents, operator) = st.limits.held();
     json_response(
         StatusCode::OK,
         &json!({
@@ -27,9 +30,11 @@ pub async fn health(State(st): State<AppState>) -> Response {
             "state": state,
             "platform": st.engine.platform(),
             "buffered": bus.buffered,
+            "buffered_bytes": bus.buffered_bytes,
             "subscribers": st.sse.clients(),
             "dropped": bus.dropped + st.sse.dropped(),
             "last_seq": bus.last_seq,
+            "connections": {"anonymous": anonymous, "agents": agents, "operator": operator},
         }),
     )
 }

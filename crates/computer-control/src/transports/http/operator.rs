@@ -21,6 +21,7 @@ use anyhow::Context;
 use cc_engine::Engine;
 
 use super::auth::{self, Authorities, Tokens, Urls};
+use super::limits::{Bounds, Limits};
 use super::{AppState, Routes, bind, router, serve_until, sse};
 use cc_governance::Kernels;
 
@@ -148,6 +149,7 @@ pub async fn beside_stdio(
             hosts: channel.hosts.clone(),
             sse: sse::Hub::start(engine).context("cannot start the event fan-out")?,
             kernels,
+            limits: Limits::new(Bounds::from_config(http)),
         };
         if let Some(path) = tokens.file() {
             eprintln!(
@@ -156,7 +158,7 @@ pub async fn beside_stdio(
             );
         }
         channel.announce();
-        serve_until(vec![channel.into_app(&state)], until).await
+        serve_until(vec![channel.into_app(&state)], &state.limits, until).await
     }
     .await;
     tokens.remove_file();
