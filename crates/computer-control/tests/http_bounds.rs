@@ -117,7 +117,7 @@ const GROWTH_BOUND_KIB: u64 = 64 * 1024;
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn cancelled_confirm_batches_and_streams_that_never_read_keep_memory_bounded() {
-    const ROUNDS: usize = 20;
+    const ROUNDS: usize = 50;
     let config = with_tokens(json!({"safety": {"rules": [
         {"match": {"tool": "keyboard.type"}, "effect": "confirm"}
     ]}}));
