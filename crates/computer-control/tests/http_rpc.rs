@@ -197,9 +197,11 @@ async fn health_whoami_and_frame() {
         "ok",
         "state",
         "buffered",
+        "buffered_bytes",
         "subscribers",
         "dropped",
         "last_seq",
+        "connections",
     ] {
         assert!(h.get(k).is_some(), "{k} missing in {h}");
     }

@@ -18,6 +18,7 @@ mod fleet;
 mod governance_config;
 mod hosts;
 mod http_approvals;
+mod http_bounds;
 mod http_browser;
 mod http_health;
 mod http_load;

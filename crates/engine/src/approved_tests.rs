@@ -47,14 +47,14 @@ fn wait_for(sub: &Subscription, kind: &str) -> Event {
         if let Ok(e) = sub.rx.recv_timeout(Duration::from_millis(20))
             && e.kind == kind
         {
-            return e;
+            return e.to_event();
         }
     }
     panic!("no {kind} event");
 }
 
 fn kinds(sub: &Subscription) -> Vec<String> {
-    sub.rx.try_iter().map(|e| e.kind).collect()
+    sub.rx.try_iter().map(|e| e.kind.clone()).collect()
 }
 
 #[test]

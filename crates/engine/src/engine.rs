@@ -130,7 +130,7 @@ impl Engine {
         &self,
         capacity: usize,
         replay_after: Option<u64>,
-    ) -> (Vec<cc_protocol::Event>, Subscription) {
+    ) -> (Vec<crate::events::SharedEvent>, Subscription) {
         self.core.bus.subscribe(capacity, replay_after)
     }
 

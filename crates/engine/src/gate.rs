@@ -209,7 +209,7 @@ pub(crate) fn decide(
         json!({
             "request_id": request_id,
             "tool": req.tool,
-            "arguments": assessed.shown,
+            "arguments": crate::bounded::bounded(&assessed.shown),
             "risk": assessed.risk,
             "reason": reason,
             "landing": landing,

@@ -15,6 +15,7 @@
 
 mod approval;
 pub mod assess;
+mod bounded;
 mod call;
 mod changes;
 pub mod clock;
@@ -46,9 +47,10 @@ mod call_tests;
 mod safety_tests;
 
 pub use assess::{REDACTED, redact, redact_result};
+pub use bounded::bounded;
 pub use call::{CallControl, Notice, Progress};
 pub use engine::{Engine, METHODS, tool_json};
-pub use events::{BusStats, EventBus, Subscription};
+pub use events::{BusStats, EventBus, RING_BYTES, RING_SIZE, SharedEvent, Subscription};
 pub use frames::Shot;
 pub use gate::Outcome;
 pub use rules::{CONSOLE_TITLE, Landing, Policy, Verdict};

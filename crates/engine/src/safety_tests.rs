@@ -42,6 +42,7 @@ fn wait_for(sub: &Subscription, seen: &mut Vec<Event>, kind: &str) -> Event {
     let deadline = Instant::now() + Duration::from_secs(10);
     while Instant::now() < deadline {
         if let Ok(e) = sub.rx.recv_timeout(Duration::from_millis(20)) {
+            let e = e.to_event();
             seen.push(e.clone());
             if e.kind == kind {
                 return e;
@@ -59,7 +60,7 @@ fn drain(sub: &Subscription, seen: &mut Vec<Event>, d: Duration) {
     let deadline = Instant::now() + d;
     while Instant::now() < deadline {
         if let Ok(e) = sub.rx.recv_timeout(Duration::from_millis(5)) {
-            seen.push(e);
+            seen.push(e.to_event());
         }
     }
 }

@@ -175,16 +175,18 @@ fn last_event_id(headers: &HeaderMap) {
 /// One event, whatever its type and text, is one SSE event: `id`, `event`, one `data`
 /// line and a blank line, with no other line break (`\r` ends a line in SSE too).
 fn sse_frame(text: &str, kind: &str) {
-    let ev = Event {
-        kind: kind.into(),
-        payload: serde_json::json!({"text": text}),
-        seq: 42,
-        at: "2026-01-01T00:00:00Z".into(),
-    };
-    let bytes = frame(&ev);
-    let s = std::str::from_utf8(&bytes).expect("a frame is UTF-8");
+    // Through a bus, as the server makes every event: serialized once, when emitted.
+    let bus = cc_engine::EventBus::new(std::sync::Arc::new(cc_engine::clock::SystemClock));
+    bus.emit(kind, serde_json::json!({"text": text}));
+    let (replay, _) = bus.subscribe(1, None);
+    let ev = replay[0].to_event();
+    let chunks = frame(&replay[0]);
+    let s: String = chunks
+        .iter()
+        .map(|b| std::str::from_utf8(b).expect("a frame is UTF-8"))
+        .collect();
     let body = s
-        .strip_prefix("id: 42\nevent: message\ndata: ")
+        .strip_prefix("id: 1\nevent: message\ndata: ")
         .and_then(|b| b.strip_suffix("\n\n"))
         .unwrap_or_else(|| panic!("malformed frame {s:?}"));
     assert!(
@@ -193,4 +195,8 @@ fn sse_frame(text: &str, kind: &str) {
     );
     let back: Event = serde_json::from_str(body).expect("the data line is the event");
     assert_eq!(back, ev);
+    assert_eq!(
+        (back.kind.as_str(), &back.payload["text"]),
+        (kind, &serde_json::json!(text))
+    );
 }

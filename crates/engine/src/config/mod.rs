@@ -11,6 +11,6 @@ pub use schema::config_json_schema;
 pub(crate) use schema::{config_spec, defaults};
 pub use types::{
     A11yConfig, AgentToken, AppsConfig, CanvasWidth, CaptureConfig, Config, DisplaySpec, Effect,
-    GovernanceConfig, Matcher, PlatformConfig, Rule, RuleArgument, RuleMatch, RuleWindow,
-    RuntimeConfig, SafetyConfig,
+    GovernanceConfig, HttpConfig, Matcher, PlatformConfig, Rule, RuleArgument, RuleMatch,
+    RuleWindow, RuntimeConfig, SafetyConfig,
 };

@@ -312,6 +312,48 @@ fn build() -> Ty {
             "more names and addresses (no port) the Host/Origin check accepts, for a console reached from another machine; the same as --allow-host",
         )
         .immutable(),
+        Field::def(
+            "header_timeout_ms",
+            Ty::int(100, 600_000),
+            json!(15_000),
+            "time a connection has to send a request's headers, and the longest it may wait idle for its next request",
+        )
+        .immutable(),
+        Field::def(
+            "anonymous_connections",
+            Ty::int(1, 4096),
+            json!(64),
+            "connections without an authenticated request yet, all listeners together; the oldest is closed for a new one",
+        )
+        .immutable(),
+        Field::def(
+            "agent_connections",
+            Ty::int(1, 4096),
+            json!(128),
+            "connections one agent principal may hold",
+        )
+        .immutable(),
+        Field::def(
+            "agent_connections_total",
+            Ty::int(1, 4096),
+            json!(256),
+            "connections all agent principals together may hold",
+        )
+        .immutable(),
+        Field::def(
+            "agent_event_streams",
+            Ty::int(1, 4096),
+            json!(64),
+            "/events streams one agent principal may hold",
+        )
+        .immutable(),
+        Field::def(
+            "operator_connections",
+            Ty::int(1, 4096),
+            json!(128),
+            "connections the operator may hold, apart from every agent's",
+        )
+        .immutable(),
     ]);
     let governance = Ty::Object(vec![
         Field::def(

@@ -147,6 +147,20 @@ pub struct HttpConfig {
     /// More `Host` names and addresses the server answers to (a console reached by
     /// name or address from another machine).
     pub allowed_hosts: Vec<String>,
+    /// Time to receive a request's headers, and the longest a connection may wait
+    /// idle for its next request.
+    pub header_timeout_ms: u64,
+    /// Connections without an authenticated request yet (all listeners together);
+    /// when full, the oldest of them is closed for the new one.
+    pub anonymous_connections: usize,
+    /// Connections one agent principal may hold.
+    pub agent_connections: usize,
+    /// Connections all agent principals together may hold.
+    pub agent_connections_total: usize,
+    /// `/events` streams one agent principal may hold.
+    pub agent_event_streams: usize,
+    /// Connections the operator may hold, apart from every agent's.
+    pub operator_connections: usize,
 }
 
 /// An agent bearer token with the principal it acts for.

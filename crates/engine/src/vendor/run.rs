@@ -287,7 +287,7 @@ fn envelope_error(env: &Value) -> ToolError {
 /// Meanwhile the caller hears, every second, how long it has waited of the
 /// confirmation's `timeout`, and a cancel ends the wait (the caller withdraws).
 fn await_person(
-    rx: &std::sync::mpsc::Receiver<cc_protocol::Event>,
+    rx: &std::sync::mpsc::Receiver<crate::events::SharedEvent>,
     id: &str,
     (wait, timeout): (Duration, Duration),
     call: &CallControl,

@@ -233,9 +233,10 @@ impl Worker {
     }
 }
 
-/// `action.started {tool, arguments, request_id? | grant_id?}`.
+/// `action.started {tool, arguments, request_id? | grant_id?}`, the arguments in their
+/// bounded form.
 pub(super) fn started_payload(tool: &str, shown: &Value, approved: Option<&Approval>) -> Value {
-    let mut payload = json!({"tool": tool, "arguments": shown});
+    let mut payload = json!({"tool": tool, "arguments": crate::bounded::bounded(shown)});
     if let Some(a) = approved {
         let (key, id) = a.event_field();
         payload[key] = json!(id);

@@ -268,9 +268,13 @@ impl Governance {
             .map(|(r, _)| r)
     }
 
-    /// Tells the event bus (the console) that a request waits.
+    /// Tells the event bus (the console) that a request waits; the event carries the
+    /// arguments in their bounded form (`GET /approvals` has them whole).
     pub(crate) fn announce_request(&self, request: &ApprovalRequest) {
-        if let Ok(payload) = serde_json::to_value(request) {
+        if let Ok(mut payload) = serde_json::to_value(request) {
+            if let Some(a) = payload.get_mut("arguments") {
+                *a = cc_engine::bounded(a);
+            }
             self.engine.bus().emit(EVENT_REQUESTED, payload);
         }
     }

@@ -9,12 +9,14 @@ use serde_json::{Value, json};
 
 use super::{AppState, Role, json_response, readiness};
 
-/// `{ok, ready, display, driver, journal, state, platform, buffered, subscribers,
-/// dropped, last_seq}`: 200 when the display, the driver and the journal are all ready
-/// ([`readiness`]), else 503 with `ok` and `ready` false and each part's `{ready,
-/// detail}` saying which is not. `buffered` is the replay ring's fill (≤ 200),
-/// `subscribers` the open event streams, `dropped` every event a subscriber lost because
-/// it did not keep up (since the server started).
+/// `{ok, ready, display, driver, journal, state, platform, buffered, buffered_bytes,
+/// subscribers, dropped, last_seq, connections}`: 200 when the display, the driver and
+/// the journal are all ready ([`readiness`]), else 503 with `ok` and `ready` false and
+/// each part's `{ready, detail}` saying which is not. `buffered` is the replay ring's
+/// fill (≤ 200 events, `buffered_bytes` of JSON), `subscribers` the open event streams,
+/// `dropped` every event a subscriber lost because it did not keep up (since the server
+/// started), `connections` the open connections by holder (`anonymous`: no
+/// authenticated request yet).
 pub async fn health(State(st): State<AppState>) -> Response {
     let (display, driver, journal) = tokio::join!(
         readiness::display(st.engine.platform()),
@@ -34,6 +36,7 @@ pub async fn health(State(st): State<AppState>) -> Response {
     } else {
         StatusCode::SERVICE_UNAVAILABLE
     };
+    let (anonymous, agents, operator) = st.limits.held();
     json_response(
         status,
         &json!({
@@ -45,9 +48,11 @@ pub async fn health(State(st): State<AppState>) -> Response {
             "state": state,
             "platform": st.engine.platform(),
             "buffered": bus.buffered,
+            "buffered_bytes": bus.buffered_bytes,
             "subscribers": st.sse.clients(),
             "dropped": bus.dropped + st.sse.dropped(),
             "last_seq": bus.last_seq,
+            "connections": {"anonymous": anonymous, "agents": agents, "operator": operator},
         }),
     )
 }

@@ -12,10 +12,12 @@
 //! `/mcp`. Like every transport this maps the wire onto [`Engine`] calls and
 //! holds no policy; the one decision it makes is *who* may call an operator method.
 
+mod accept;
 mod approvals;
 pub mod auth;
 mod console;
 mod health;
+pub mod limits;
 pub mod login;
 pub mod operator;
 mod readiness;
@@ -94,6 +96,8 @@ pub struct AppState {
     logins: Arc<login::Logins>,
     sse: Arc<sse::Hub>,
     kernels: Arc<Kernels>,
+    /// Connections and event streams per caller, shared by every listener.
+    limits: Arc<limits::Limits>,
 }
 
 /// A JSON body with a status; every HTTP-level refusal uses this.
@@ -162,8 +166,10 @@ fn router(state: AppState, routes: &Routes) -> Router {
             bearer_only = bearer_only.route_service(r.path, streamable::service((*server).clone()));
         }
     }
+    // Layers added later run first: the token check, then (on the operator channel)
+    // the operator-only check, then the connection's principal bound.
+    protected = protected.route_layer(axum::middleware::from_fn(limits::admit));
     if matches!(routes, Routes::Operator) {
-        // Layers added later run first: the token check, then the operator-only check.
         protected = protected.route_layer(axum::middleware::from_fn(auth::require_operator));
     }
     // axum refuses a route layer on a router without routes (`mcp-http` has no
@@ -199,19 +205,18 @@ async fn bind(host: &str, port: u16, what: &str) -> anyhow::Result<(tokio::net::
 /// a moment, then they are no longer waited for. Returns `until`'s result.
 async fn serve_until(
     apps: Vec<(tokio::net::TcpListener, Router)>,
+    limits: &Arc<limits::Limits>,
     until: impl std::future::Future<Output = anyhow::Result<()>>,
 ) -> anyhow::Result<()> {
     let (stop_tx, stop_rx) = tokio::sync::watch::channel(false);
     let mut servers = tokio::task::JoinSet::new();
     for (listener, app) in apps {
-        let mut stop_rx = stop_rx.clone();
-        servers.spawn(async move {
-            axum::serve(listener, app)
-                .with_graceful_shutdown(async move {
-                    let _ = stop_rx.wait_for(|s| *s).await;
-                })
-                .await
-        });
+        servers.spawn(accept::serve(
+            listener,
+            app,
+            limits.clone(),
+            stop_rx.clone(),
+        ));
     }
     let result = tokio::select! {
         r = until => r,
@@ -274,6 +279,7 @@ async fn run(engine: Engine, opts: Options) -> anyhow::Result<()> {
         logins: Arc::new(login::Logins::new(port)),
         sse: sse::Hub::start(&engine).context("cannot start the event fan-out")?,
         kernels: opts.kernels.clone(),
+        limits: limits::Limits::new(limits::Bounds::from_config(http)),
     };
     // Plain stderr lines (not logs): a harness parses them whatever the log level. The
     // "listening" line comes last: once it is out, everything above is true.
@@ -305,7 +311,7 @@ async fn run(engine: Engine, opts: Options) -> anyhow::Result<()> {
     }
     eprintln!("computer-control: mcp endpoint at {base}/mcp");
     eprintln!("computer-control: http listening on {base}");
-    let result = serve_until(apps, async {
+    let result = serve_until(apps, &state.limits, async {
         shutdown_signal().await;
         Ok(())
     })

@@ -23,6 +23,7 @@ use anyhow::Context;
 use cc_engine::Engine;
 
 use super::auth::{self, Authorities, Tokens, Urls};
+use super::limits::{Bounds, Limits};
 use super::{AppState, Routes, bind, login, router, serve_until, sse};
 use cc_governance::Kernels;
 
@@ -160,9 +161,10 @@ pub async fn beside_stdio(
             logins: channel.logins.clone(),
             sse: sse::Hub::start(engine).context("cannot start the event fan-out")?,
             kernels,
+            limits: Limits::new(Bounds::from_config(http)),
         };
         channel.announce();
-        serve_until(vec![channel.into_app(&state)], until).await
+        serve_until(vec![channel.into_app(&state)], &state.limits, until).await
     }
     .await;
     tokens.remove_file();

@@ -4,9 +4,9 @@
 //! `Last-Event-ID` gets only what came after it, as far as the ring reaches. A
 //! `: keepalive` comment goes out after 15 s without an event.
 //!
-//! Fan-out: the transport holds *one* bus subscription, read by one thread that
-//! serializes each event once and hands the same bytes to every open stream through its
-//! own bounded queue. When a stream's queue is full the event is dropped for that
+//! Fan-out: the transport holds *one* bus subscription, read by one thread that hands
+//! the same event (serialized once, by the bus) to every open stream through its own
+//! bounded queue; the replay is the bus's ring, shared the same way, never copied. When a stream's queue is full the event is dropped for that
 //! stream and counted (`/health` `dropped`, and a `: dropped` comment on that stream),
 //! so a client that never reads costs a bounded amount of memory and never slows the
 //! worker: an action's emit costs one channel send whatever the number of streams.
@@ -21,27 +21,25 @@ use std::task::{Context, Poll};
 use std::time::Duration;
 
 use axum::body::{Body, Bytes};
-use axum::extract::State;
+use axum::extract::{Extension, State};
 use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
 use axum::response::{IntoResponse, Response};
-use cc_engine::Engine;
-use cc_protocol::Event;
+use cc_engine::{Engine, SharedEvent};
 use futures_core::Stream;
 use serde_json::json;
 use tokio::sync::mpsc::{self, error::TrySendError};
 
-use super::{AppState, json_response};
+use super::limits::StreamSlot;
+use super::{AppState, Identity, json_response};
 
 /// Events a stream may fall behind by before it loses events.
 pub const QUEUE: usize = 1024;
 /// Events the fan-out thread may fall behind the bus by (it only copies pointers).
 const HUB_QUEUE: usize = 65_536;
-/// Open `/events` streams allowed at once.
-pub const MAX_CLIENTS: usize = 1024;
 
 /// One open stream, as the fan-out thread sees it.
 struct Client {
-    tx: mpsc::Sender<(u64, Bytes)>,
+    tx: mpsc::Sender<SharedEvent>,
     dropped: Arc<AtomicU64>,
 }
 
@@ -81,10 +79,9 @@ impl Hub {
     }
 
     /// Hands one event to every stream; never waits for any of them.
-    fn fan_out(&self, ev: &Event) {
-        let frame = frame(ev);
+    fn fan_out(&self, ev: &SharedEvent) {
         let mut clients = self.clients.lock().unwrap_or_else(|p| p.into_inner());
-        clients.retain(|c| match c.tx.try_send((ev.seq, frame.clone())) {
+        clients.retain(|c| match c.tx.try_send(ev.clone()) {
             Ok(()) => true,
             Err(TrySendError::Full(_)) => {
                 c.dropped.fetch_add(1, Ordering::Relaxed);
@@ -106,22 +103,28 @@ impl Hub {
     }
 }
 
-/// Counts an open stream; uncounts it when the connection drops the stream.
-struct Slot(Arc<AtomicUsize>);
+/// Counts an open stream (and holds its place in its principal's bound); uncounts it
+/// when the connection drops the stream.
+struct Slot {
+    open: Arc<AtomicUsize>,
+    _bound: Option<StreamSlot>,
+}
 
 impl Drop for Slot {
     fn drop(&mut self) {
-        self.0.fetch_sub(1, Ordering::Relaxed);
+        self.open.fetch_sub(1, Ordering::Relaxed);
     }
 }
 
-/// The SSE form of an event: `id: <seq>`, `event: message`, `data: {type,payload,seq,at}`.
-/// Compact JSON never holds a raw newline, which an SSE data line must not contain.
-pub fn frame(ev: &Event) -> Bytes {
-    match serde_json::to_string(ev) {
-        Ok(data) => Bytes::from(format!("id: {}\nevent: message\ndata: {data}\n\n", ev.seq)),
-        Err(e) => Bytes::from(format!(": event {} not serializable: {e}\n\n", ev.seq)),
-    }
+/// The SSE form of an event: `id: <seq>`, `event: message`, `data: {type,payload,seq,at}`,
+/// as three chunks, the middle one the bus's own JSON (shared, not copied). Compact JSON
+/// never holds a raw newline, which an SSE data line must not contain.
+pub fn frame(ev: &SharedEvent) -> [Bytes; 3] {
+    [
+        Bytes::from(format!("id: {}\nevent: message\ndata: ", ev.seq)),
+        Bytes::from_owner(ev.clone()),
+        Bytes::from_static(b"\n\n"),
+    ]
 }
 
 /// `Last-Event-ID` as a sequence number. An id from the future (the server restarted
@@ -134,16 +137,31 @@ pub fn resume_after(headers: &HeaderMap, last_seq: u64) -> Option<u64> {
         .filter(|id| *id <= last_seq)
 }
 
-/// The handler.
-pub async fn events(State(st): State<AppState>, headers: HeaderMap) -> Response {
+/// The handler. An agent principal holds at most `http.agent_event_streams` streams
+/// (503 `too_many_subscribers` beyond); the operator's are bounded by its connections.
+pub async fn events(
+    State(st): State<AppState>,
+    identity: Option<Extension<Identity>>,
+    headers: HeaderMap,
+) -> Response {
     let hub = &st.sse;
-    let slot = Slot(hub.open.clone());
-    if hub.open.fetch_add(1, Ordering::Relaxed) >= MAX_CLIENTS {
-        return json_response(
-            StatusCode::SERVICE_UNAVAILABLE,
-            &json!({"error": "too_many_subscribers", "message": format!("at most {MAX_CLIENTS} event streams at once")}),
-        );
-    }
+    let bound = match identity
+        .map(|Extension(i)| st.limits.stream(&i))
+        .transpose()
+    {
+        Ok(bound) => bound,
+        Err(message) => {
+            return json_response(
+                StatusCode::SERVICE_UNAVAILABLE,
+                &json!({"error": "too_many_subscribers", "message": message}),
+            );
+        }
+    };
+    hub.open.fetch_add(1, Ordering::Relaxed);
+    let slot = Slot {
+        open: hub.open.clone(),
+        _bound: bound,
+    };
     let (tx, rx) = mpsc::channel(QUEUE);
     let dropped = Arc::new(AtomicU64::new(0));
     // Register first, then read the ring: an event emitted in between arrives both ways
@@ -158,7 +176,7 @@ pub async fn events(State(st): State<AppState>, headers: HeaderMap) -> Response 
     let after = resume_after(&headers, st.engine.bus_stats().last_seq);
     // The returned subscription is not needed: dropping it unsubscribes.
     let (replay, _) = st.engine.subscribe(1, after);
-    let mut pending: VecDeque<Bytes> = VecDeque::with_capacity(replay.len() + 1);
+    let mut pending: VecDeque<Bytes> = VecDeque::with_capacity(3 * replay.len() + 1);
     if let (Some(after), Some(first)) = (after, replay.first())
         && first.seq > after + 1
     {
@@ -169,7 +187,7 @@ pub async fn events(State(st): State<AppState>, headers: HeaderMap) -> Response 
         )));
     }
     let replayed_to = replay.last().map(|e| e.seq).or(after).unwrap_or(0);
-    pending.extend(replay.iter().map(frame));
+    pending.extend(replay.iter().flat_map(frame));
     let stream = EventStream {
         pending,
         replayed_to,
@@ -196,7 +214,7 @@ struct EventStream {
     pending: VecDeque<Bytes>,
     /// Live events up to this seq were already replayed.
     replayed_to: u64,
-    rx: mpsc::Receiver<(u64, Bytes)>,
+    rx: mpsc::Receiver<SharedEvent>,
     dropped: Arc<AtomicU64>,
     reported: u64,
     keepalive: Duration,
@@ -228,8 +246,12 @@ impl Stream for EventStream {
         }
         loop {
             match self.rx.poll_recv(cx) {
-                Poll::Ready(Some((seq, _))) if seq <= self.replayed_to => continue,
-                Poll::Ready(Some((_, b))) => return self.emit(b),
+                Poll::Ready(Some(ev)) if ev.seq <= self.replayed_to => continue,
+                Poll::Ready(Some(ev)) => {
+                    let [head, json, tail] = frame(&ev);
+                    self.pending.extend([json, tail]);
+                    return self.emit(head);
+                }
                 Poll::Ready(None) => return Poll::Ready(None),
                 Poll::Pending => break,
             }
@@ -263,17 +285,17 @@ mod tests {
 
     #[test]
     fn frames() {
-        let ev = Event {
-            kind: "x".into(),
-            payload: json!({"text": "line\nbreak"}),
-            seq: 42,
-            at: "2024-01-01T00:00:00Z".into(),
-        };
-        let b = frame(&ev);
-        let text = std::str::from_utf8(&b).unwrap();
-        assert_eq!(
-            text,
-            "id: 42\nevent: message\ndata: {\"type\":\"x\",\"payload\":{\"text\":\"line\\nbreak\"},\"seq\":42,\"at\":\"2024-01-01T00:00:00Z\"}\n\n"
+        let bus = cc_engine::EventBus::new(std::sync::Arc::new(cc_engine::clock::SystemClock));
+        bus.emit("x", json!({"text": "line\nbreak"}));
+        let (replay, _) = bus.subscribe(1, None);
+        let text: String = frame(&replay[0])
+            .iter()
+            .map(|b| std::str::from_utf8(b).unwrap())
+            .collect();
+        let data = format!(
+            "{{\"type\":\"x\",\"payload\":{{\"text\":\"line\\nbreak\"}},\"seq\":1,\"at\":\"{}\"}}",
+            replay[0].at
         );
+        assert_eq!(text, format!("id: 1\nevent: message\ndata: {data}\n\n"));
     }
 }

@@ -22,8 +22,8 @@ use rmcp::service::{ElicitationMode, RequestContext};
 use serde_json::{Value, json};
 use tokio::sync::mpsc::unbounded_channel;
 
-use cc_engine::{Engine, Notice};
-use cc_protocol::{Envelope, ErrorCode, Event, ToolError};
+use cc_engine::{Engine, Notice, SharedEvent};
+use cc_protocol::{Envelope, ErrorCode, ToolError};
 
 use super::progress::Notifier;
 use super::results;
@@ -150,8 +150,8 @@ pub async fn wait(
     first: CallToolResult,
 ) -> CallToolResult {
     let (replay, sub) = engine.subscribe(64, Some(after_seq));
-    let (tx, mut rx) = unbounded_channel::<Event>();
-    let mine = |e: &Event| e.payload["request_id"] == id;
+    let (tx, mut rx) = unbounded_channel::<SharedEvent>();
+    let mine = |e: &SharedEvent| e.payload["request_id"] == id;
     for e in replay.into_iter().filter(&mine) {
         let _ = tx.send(e);
     }
