@@ -48,6 +48,27 @@
     return true;
   }
 
+  // An MCP host's approval prompt links here as `#approval=<request id>` (a governed
+  // action: `<sessionId>/<actionId>`). The link grants nothing: the page still needs
+  // the operator's sign-in. It only marks the card the person was told about.
+  function linkedApproval() {
+    const m = /(?:^#|&)approval=([^&]+)/.exec(location.hash);
+    if (!m) return null;
+    try { return decodeURIComponent(m[1]); } catch (_) { return null; }
+  }
+
+  function markLinked() {
+    const id = linkedApproval();
+    for (const c of document.querySelectorAll('.card-linked')) c.classList.remove('card-linked');
+    if (!id) return;
+    const card = [...document.querySelectorAll('article.card')].find(c =>
+      c.dataset.requestId === id || (c.dataset.sessionId + '/' + c.dataset.actionId) === id);
+    if (!card) return;
+    card.classList.add('card-linked');
+    card.scrollIntoView({block: 'center'});
+  }
+  window.addEventListener('hashchange', markLinked);
+
   function showLogin(message) {
     app.running = false;
     if (app.streamAbort) app.streamAbort.abort();
@@ -542,6 +563,7 @@
     $('cards').prepend(p.card);
     updateCounts();
     renderMarkers();
+    markLinked();
     tick();
   }
 
@@ -716,6 +738,7 @@
       app.governed.set(k, item);
       $('gov-cards').prepend(item.card);
     }
+    markLinked();
     updateGovCount();
     tickGoverned();
   }

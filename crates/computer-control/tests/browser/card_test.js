@@ -1,6 +1,7 @@
 // The operator console's confirmation cards in Debian's chromium: for every way an
 // agent can aim a pointer or name an element, and for keyboard tools, the card says
-// what will run where (element role and name, window title) and marks the point on the
+// what will run where (element role and name, window title), is the one an MCP host's
+// approval link (`#approval=<request id>`) marks, and marks the point on the
 // screen where the gate placed it. Run by tests/http_browser.rs against a live server
 // on the virtual desktop whose rules ask for confirmation of every acting tool; prints
 // one JSON result line last: {ok, cases:[{request_id, tool, landing}]} (the landing
@@ -138,6 +139,11 @@ async function main() {
       const id = asked.result.request_id;
       const card = `.card[data-request-id="${id}"]`;
       await page.waitForSelector(card, {timeout: T});
+      // An MCP host's approval link (`#approval=<id>`) marks this card and no other;
+      // it grants nothing (the page is signed in through the form above).
+      await page.evaluate((h) => { location.hash = h; }, 'approval=' + encodeURIComponent(id));
+      await page.waitForSelector(`${card}.card-linked`, {timeout: T});
+      if (await page.$$eval('.card-linked', (cs) => cs.length) !== 1) fail(name + ': not exactly one linked card');
       const status = await rpc(OPERATOR, 'system.status', {});
       const pending = status.result.pending_confirmation;
       if (!pending || pending.request_id !== id) fail('status: ' + JSON.stringify(status));
