@@ -382,7 +382,7 @@ fn the_hotkey_engages_the_stop_and_never_releases_it() {
     }
     std::thread::sleep(Duration::from_millis(100));
     while let Ok(ev) = sub.rx.try_recv() {
-        seen.push(ev);
+        seen.push(ev.to_event());
     }
     assert_eq!(state(&e), "stopped");
     assert_eq!(count(&seen, "safety.panic_released"), 0);
