@@ -37,7 +37,7 @@ fn json_out(args: &[&str]) -> Value {
     serde_json::from_slice(&o.stdout).unwrap_or_else(|e| panic!("{args:?} is not JSON: {e}"))
 }
 
-const EVENTS: [&str; 15] = [
+const EVENTS: [&str; 16] = [
     "session.started",
     "session.stopped",
     "session.resumed",
@@ -49,6 +49,7 @@ const EVENTS: [&str; 15] = [
     "safety.confirmation_requested",
     "safety.confirmation_resolved",
     "safety.confirmation_expired",
+    "safety.confirmation_notice",
     "safety.panic_triggered",
     "safety.panic_released",
     "governance.approval_requested",

@@ -167,19 +167,20 @@ fn router(state: AppState, routes: &Routes) -> Router {
         }
     }
     // Layers added later run first: the token check, then (on the operator channel)
-    // the operator-only check, then the connection's principal bound.
-    protected = protected.route_layer(axum::middleware::from_fn(limits::admit));
-    if matches!(routes, Routes::Operator) {
-        protected = protected.route_layer(axum::middleware::from_fn(auth::require_operator));
-    }
-    // axum refuses a route layer on a router without routes (`mcp-http` has no
-    // session-admitting route, `--operator-listen` no `/mcp`).
+    // the operator-only check, then the connection's principal bound. axum refuses a
+    // route layer on a router without routes (`mcp-http` has no session-admitting
+    // route, `--operator-listen` no `/mcp`).
     if protected.has_routes() {
+        protected = protected.route_layer(axum::middleware::from_fn(limits::admit));
+        if matches!(routes, Routes::Operator) {
+            protected = protected.route_layer(axum::middleware::from_fn(auth::require_operator));
+        }
         protected = protected.route_layer(from_fn_with_state(state.clone(), auth::require_token));
     }
     if bearer_only.has_routes() {
-        bearer_only =
-            bearer_only.route_layer(from_fn_with_state(state.clone(), auth::require_bearer));
+        bearer_only = bearer_only
+            .route_layer(axum::middleware::from_fn(limits::admit))
+            .route_layer(from_fn_with_state(state.clone(), auth::require_bearer));
     }
     protected
         .merge(bearer_only)
