@@ -21,6 +21,7 @@ mod input;
 mod keymap;
 mod outputs;
 mod pacing;
+mod reach;
 mod ready;
 mod sway_ipc;
 mod windows;
@@ -43,6 +44,7 @@ pub const PLATFORM: Platform = Platform {
     name: "wlroots",
     open: open_env,
     detect: detect_env,
+    reach: reach::reach_env,
 };
 
 fn open_env() -> Result<Box<dyn Driver>, DriverError> {

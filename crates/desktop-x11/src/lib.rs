@@ -13,6 +13,7 @@ mod indicator;
 mod input;
 mod keymap;
 mod randr;
+mod reach;
 mod shm;
 mod under_point;
 mod windows;
@@ -38,6 +39,7 @@ pub const PLATFORM: cc_desktop::Platform = cc_desktop::Platform {
     name: "x11",
     open: open_env,
     detect: detect_env,
+    reach: reach::reach_env,
 };
 
 fn open_env() -> Result<Box<dyn Driver>, DriverError> {

@@ -15,4 +15,9 @@ pub struct Platform {
     /// Opens the backend only when the environment names a desktop it can really drive
     /// (input possible), for `--platform auto`; otherwise says why not.
     pub detect: fn() -> Result<Box<dyn Driver>, String>,
+    /// Whether the display server the environment names accepts a connection now,
+    /// without opening a driver: a readiness probe (`/health`, a Kubernetes probe)
+    /// must not hold a second session on the desktop. `Ok` says what answered, `Err`
+    /// why not.
+    pub reach: fn() -> Result<String, String>,
 }
