@@ -363,21 +363,9 @@ fn a_malformed_allowed_host_stops_the_start() {
         json!({"http": {"allowed_hosts": ["http://desk.example/"]}}).to_string(),
     )
     .unwrap();
-    let out = std::process::Command::new(env!("CARGO_BIN_EXE_computer-control"))
-        .args([
-            "serve",
-            "--transport",
-            "http",
-            "--port",
-            "0",
-            "--platform",
-            "virtual",
-        ])
+    let out = http_support::serve_command(&dir)
         .arg("--config")
         .arg(&config)
-        .env_remove("COMPUTER_CONTROL_CONFIG")
-        .env("XDG_RUNTIME_DIR", &dir.0)
-        .env("XDG_STATE_HOME", &dir.0)
         .output()
         .unwrap();
     let err = String::from_utf8_lossy(&out.stderr);

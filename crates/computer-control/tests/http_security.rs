@@ -517,17 +517,8 @@ fn equal_tokens_are_refused_at_start() {
         json!({"http": {"token": AGENT, "operator_token": AGENT}}).to_string(),
     )
     .unwrap();
-    let out = std::process::Command::new(env!("CARGO_BIN_EXE_computer-control"))
-        .args([
-            "serve",
-            "--transport",
-            "http",
-            "--port",
-            "0",
-            "--platform",
-            "virtual",
-            "--config",
-        ])
+    let out = http_support::serve_command(&dir)
+        .arg("--config")
         .arg(&path)
         .output()
         .unwrap();

@@ -3,9 +3,7 @@
 //! or empty file stopping the start; and `--allow-host` names the Host check accepts
 //! beside the server's own, a malformed one refused before anything is served.
 
-use crate::http_support::{Server, TempDir, client};
-
-use std::process::Command;
+use crate::http_support::{self, Server, TempDir, client};
 
 const AGENT: &str = "agent-from-a-file-0123456789abcdef";
 const OPERATOR: &str = "operator-from-a-file-0123456789abcdef";
@@ -61,20 +59,8 @@ async fn tokens_come_from_files_by_flag_or_environment() {
 /// `serve` with `args`, expected to stop at start: its stderr.
 fn refused_start(args: &[&str]) -> String {
     let dir = TempDir::new();
-    let out = Command::new(env!("CARGO_BIN_EXE_computer-control"))
-        .args([
-            "serve",
-            "--transport",
-            "http",
-            "--port",
-            "0",
-            "--platform",
-            "virtual",
-        ])
+    let out = http_support::serve_command(&dir)
         .args(args)
-        .env_remove("COMPUTER_CONTROL_CONFIG")
-        .env("XDG_RUNTIME_DIR", &dir.0)
-        .env("XDG_STATE_HOME", &dir.0)
         .output()
         .expect("run computer-control");
     assert_eq!(out.status.code(), Some(2), "{out:?}");

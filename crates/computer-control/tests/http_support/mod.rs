@@ -25,6 +25,27 @@ pub struct Server {
     pub dir: TempDir,
 }
 
+/// `serve --transport http` on a free port of loopback and the virtual desktop, with no
+/// config from the environment and its generated files (the agent's token file, the
+/// governed journal) in `dir`, not the user's: every HTTP test's server, whether it
+/// is expected to come up or to refuse to start.
+pub fn serve_command(dir: &TempDir) -> Command {
+    let mut cmd = Command::new(env!("CARGO_BIN_EXE_computer-control"));
+    cmd.args([
+        "serve",
+        "--transport",
+        "http",
+        "--port",
+        "0",
+        "--platform",
+        "virtual",
+    ])
+    .env_remove("COMPUTER_CONTROL_CONFIG")
+    .env("XDG_RUNTIME_DIR", &dir.0)
+    .env("XDG_STATE_HOME", &dir.0);
+    cmd
+}
+
 impl Server {
     /// With the two test tokens in its config.
     pub fn start() -> Server {
@@ -45,28 +66,14 @@ impl Server {
         stdin: Option<&str>,
     ) -> Server {
         let dir = TempDir::new();
-        let mut cmd = Command::new(env!("CARGO_BIN_EXE_computer-control"));
-        cmd.args([
-            "serve",
-            "--transport",
-            "http",
-            "--port",
-            "0",
-            "--platform",
-            "virtual",
-        ]);
+        let mut cmd = serve_command(&dir);
         if let Some(c) = config {
             let path = dir.0.join("config.json");
             std::fs::write(&path, serde_json::to_vec(&c).unwrap()).unwrap();
             cmd.arg("--config").arg(&path);
         }
         cmd.args(extra)
-            .env_remove("COMPUTER_CONTROL_CONFIG")
             .env("COMPUTER_CONTROL_LOG", "warn")
-            // Generated token files go to this test's own directory.
-            .env("XDG_RUNTIME_DIR", &dir.0)
-            // The governed journal (the /mcp route) too, not the user's state directory.
-            .env("XDG_STATE_HOME", &dir.0)
             .stdin(if stdin.is_some() {
                 Stdio::piped()
             } else {
