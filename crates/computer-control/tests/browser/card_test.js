@@ -11,19 +11,14 @@
 'use strict';
 
 const fs = require('fs');
-const os = require('os');
 const path = require('path');
-const {chromium} = require('playwright-core');
+const {fail, launch, finish, run} = require('./harness');
 
 const BASE = process.env.CC_BASE;
 const AGENT = process.env.CC_AGENT_TOKEN;
 const OPERATOR = process.env.CC_OPERATOR_TOKEN;
 const SHOTS = process.env.CC_SCREENSHOTS;
 const T = 20000;
-
-function fail(msg) {
-  throw new Error(msg);
-}
 
 async function rpc(token, method, params) {
   const res = await fetch(BASE + '/rpc', {
@@ -103,16 +98,8 @@ async function main() {
   const item3 = node('listitem', 'Item 3');
   const items = node('list', 'Items');
 
-  const profile = fs.mkdtempSync(path.join(os.tmpdir(), 'cc-cards-chromium-'));
-  const context = await chromium.launchPersistentContext(profile, {
-    executablePath: process.env.CHROMIUM || '/usr/bin/chromium',
-    headless: true,
-    args: [
-      '--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run',
-      '--disable-background-networking', '--disable-component-update', '--disable-sync',
-    ],
-    viewport: {width: 1440, height: 1000},
-  });
+  const browser = await launch('cc-cards-chromium-');
+  const {context} = browser;
   const result = {ok: false, steps: [], cases: []};
   const step = (s) => { result.steps.push(s); process.stderr.write('step: ' + s + '\n'); };
   const pageErrors = [];
@@ -252,19 +239,8 @@ async function main() {
     result.ok = true;
   } catch (e) {
     result.error = String(e && e.stack || e);
-    try {
-      const p = context.pages()[0];
-      if (p) await p.screenshot({path: path.join(SHOTS, 'card-failure.png')});
-    } catch (_) { /* best effort */ }
-  } finally {
-    await context.close();
-    fs.rmSync(profile, {recursive: true, force: true});
   }
-  process.stdout.write(JSON.stringify(result) + '\n');
-  process.exitCode = result.ok ? 0 : 1;
+  await finish(browser, result, path.join(SHOTS, 'card-failure.png'));
 }
 
-main().catch((e) => {
-  process.stdout.write(JSON.stringify({ok: false, error: String(e && e.stack || e)}) + '\n');
-  process.exitCode = 1;
-});
+run(main);

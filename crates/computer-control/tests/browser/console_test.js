@@ -10,9 +10,8 @@
 'use strict';
 
 const fs = require('fs');
-const os = require('os');
 const path = require('path');
-const {chromium} = require('playwright-core');
+const {fail, launch, finish, run} = require('./harness');
 
 const BASE = process.env.CC_BASE;
 const AGENT = process.env.CC_AGENT_TOKEN;
@@ -21,10 +20,6 @@ const SHOTS = process.env.CC_SCREENSHOTS;
 const T = 20000;
 const GOV_SESSION = process.env.CC_GOV_SESSION;
 const GOV_ACTION = process.env.CC_GOV_ACTION;
-
-function fail(msg) {
-  throw new Error(msg);
-}
 
 async function rpc(token, method, params) {
   const res = await fetch(BASE + '/rpc', {
@@ -41,16 +36,8 @@ async function main() {
     fail('CC_BASE, CC_AGENT_TOKEN, CC_OPERATOR_TOKEN, CC_SCREENSHOTS, CC_GOV_SESSION, CC_GOV_ACTION are required');
   }
   fs.mkdirSync(SHOTS, {recursive: true});
-  const profile = fs.mkdtempSync(path.join(os.tmpdir(), 'cc-console-chromium-'));
-  const context = await chromium.launchPersistentContext(profile, {
-    executablePath: process.env.CHROMIUM || '/usr/bin/chromium',
-    headless: true,
-    args: [
-      '--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run',
-      '--disable-background-networking', '--disable-component-update', '--disable-sync',
-    ],
-    viewport: {width: 1440, height: 1000},
-  });
+  const browser = await launch('cc-console-chromium-');
+  const {context} = browser;
   const result = {ok: false, steps: []};
   const step = (s) => { result.steps.push(s); process.stderr.write('step: ' + s + '\n'); };
   const offOrigin = [];
@@ -256,19 +243,8 @@ async function main() {
     result.request_id = id;
   } catch (e) {
     result.error = String(e && e.stack || e);
-    try {
-      const p = context.pages()[0];
-      if (p) await p.screenshot({path: path.join(SHOTS, 'failure.png')});
-    } catch (_) { /* best effort */ }
-  } finally {
-    await context.close();
-    fs.rmSync(profile, {recursive: true, force: true});
   }
-  process.stdout.write(JSON.stringify(result) + '\n');
-  process.exitCode = result.ok ? 0 : 1;
+  await finish(browser, result, path.join(SHOTS, 'failure.png'));
 }
 
-main().catch((e) => {
-  process.stdout.write(JSON.stringify({ok: false, error: String(e && e.stack || e)}) + '\n');
-  process.exitCode = 1;
-});
+run(main);
