@@ -69,6 +69,27 @@ fn assert_verified(state: &State, what: &str) {
     assert_eq!(state["receipt"]["status"], "committed", "{what}: {state:?}");
 }
 
+/// Clicks into the sign-in form's Name field through upstream's reference graph (its
+/// own lease, verified by read-back), so that typing lands there next.
+async fn click_into_name(server: &Server, session_id: &str, window: &Window, click: &str) {
+    let bootstrap = server.bootstrap(session_id);
+    let (x, y) = centre_of(&bootstrap, window, "edit", "Name").await;
+    let state = run_graph(
+        server.runtime(session_id, "pointer_click", window),
+        proposal(
+            click,
+            "pointer_click",
+            json!({"x": x, "y": y}),
+            window,
+            json!({"kind": "ui_element", "role": "edit", "label": "Name", "exists": true}),
+        ),
+        click,
+    )
+    .await
+    .expect("the click runs through the reference graph");
+    assert_verified(&state, "click");
+}
+
 /// Click into Name, then type `text` into it: two actions of one session, each through
 /// upstream's reference graph, each its own lease (the first one's budget of 1 is spent,
 /// and the server revokes it). Returns the two action ids.
@@ -78,23 +99,8 @@ async fn click_then_type(
     window: &Window,
     text: &str,
 ) -> [String; 2] {
-    let bootstrap = server.bootstrap(session_id);
-    let (x, y) = centre_of(&bootstrap, window, "edit", "Name").await;
     let click = format!("{session_id}-click");
-    let state = run_graph(
-        server.runtime(session_id, "pointer_click", window),
-        proposal(
-            &click,
-            "pointer_click",
-            json!({"x": x, "y": y}),
-            window,
-            json!({"kind": "ui_element", "role": "edit", "label": "Name", "exists": true}),
-        ),
-        &click,
-    )
-    .await
-    .expect("the click runs through the reference graph");
-    assert_verified(&state, "click");
+    click_into_name(server, session_id, window, &click).await;
 
     let typing = format!("{session_id}-type");
     let state = run_graph(
@@ -197,22 +203,8 @@ async fn upstream_graph_waits_for_a_person_then_commits_once() {
         .await;
     let bootstrap = server.bootstrap(&session_id);
     let window = sign_in_window(&bootstrap).await;
-    let (x, y) = centre_of(&bootstrap, &window, "edit", "Name").await;
     let click = "approval-click".to_string();
-    let state = run_graph(
-        server.runtime(&session_id, "pointer_click", &window),
-        proposal(
-            &click,
-            "pointer_click",
-            json!({"x": x, "y": y}),
-            &window,
-            json!({"kind": "ui_element", "role": "edit", "label": "Name", "exists": true}),
-        ),
-        &click,
-    )
-    .await
-    .expect("the click");
-    assert_verified(&state, "click");
+    click_into_name(&server, &session_id, &window, &click).await;
 
     // Typing the guarded text: the server's policy decides `confirm`.
     let action_id = "approval-type".to_string();
@@ -318,22 +310,8 @@ async fn upstream_runtime_held_approval_re_previews_then_commits_once() {
     let session_id = server.start_session("a runtime-held approval").await;
     let bootstrap = server.bootstrap(&session_id);
     let window = sign_in_window(&bootstrap).await;
-    let (x, y) = centre_of(&bootstrap, &window, "edit", "Name").await;
     let click = "held-click".to_string();
-    let state = run_graph(
-        server.runtime(&session_id, "pointer_click", &window),
-        proposal(
-            &click,
-            "pointer_click",
-            json!({"x": x, "y": y}),
-            &window,
-            json!({"kind": "ui_element", "role": "edit", "label": "Name", "exists": true}),
-        ),
-        &click,
-    )
-    .await
-    .expect("the click");
-    assert_verified(&state, "click");
+    click_into_name(&server, &session_id, &window, &click).await;
 
     let action_id = "held-type".to_string();
     let proposed = proposal(
