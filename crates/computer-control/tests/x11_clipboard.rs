@@ -74,7 +74,7 @@ fn own_window(c: &RustConnection, screen: usize) -> Window {
 }
 
 /// The CLIPBOARD's UTF8_STRING as another client of the X server reads it.
-fn read_as_another_client(desk: &Desk) -> Option<String> {
+pub(crate) fn read_as_another_client(desk: &Desk) -> Option<String> {
     let (c, screen) = desk.x_connection();
     let w = own_window(&c, screen);
     let (clipboard, utf8, prop) = (
@@ -105,7 +105,7 @@ fn read_as_another_client(desk: &Desk) -> Option<String> {
 
 /// How another client's ownership answers.
 #[derive(Clone, Copy, PartialEq, Eq)]
-enum Mode {
+pub(crate) enum Mode {
     /// TARGETS and UTF8_STRING.
     Text,
     /// Also `x-kde-passwordManagerHint` = `secret`, as a password manager does.
@@ -121,13 +121,13 @@ enum Mode {
 
 /// Another client owning the CLIPBOARD with `text`, answering as `mode` says, until
 /// dropped.
-struct ForeignOwner {
+pub(crate) struct ForeignOwner {
     stop: Arc<AtomicBool>,
     thread: Option<JoinHandle<()>>,
 }
 
 impl ForeignOwner {
-    fn start(desk: &Desk, text: &str, mode: Mode) -> ForeignOwner {
+    pub(crate) fn start(desk: &Desk, text: &str, mode: Mode) -> ForeignOwner {
         let (c, screen) = desk.x_connection();
         let w = own_window(&c, screen);
         let names = [
@@ -352,7 +352,7 @@ fn clipboard_read_takes_another_clients_text_refuses_a_password_and_leaks_nowher
 }
 
 /// The `pid`'s process group and standard input, from `/proc`.
-fn detached(pid: u64) -> (u64, String) {
+pub(crate) fn detached(pid: u64) -> (u64, String) {
     let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).unwrap();
     let after = &stat[stat.rfind(')').unwrap() + 2..];
     let pgrp: u64 = after.split(' ').nth(2).unwrap().parse().unwrap();

@@ -1,0 +1,205 @@
+//! What a desktop must tell the conformance suite: how to start a private desk of it,
+//! how to run the server there, what the server there can do, and how the suite reads
+//! the desk back without the server (a typing oracle, the pointer, keys held, another
+//! client's clipboard). A desk that cannot offer a read-back says so with `None`; a
+//! server that cannot do something says so in its capabilities, and the suite checks
+//! that refusal.
+
+use std::path::PathBuf;
+use std::process::Command;
+use std::time::{Duration, Instant};
+
+use serde_json::{Value, json};
+
+use crate::common::Server;
+
+/// The server under test.
+pub const BIN: &str = env!("CARGO_BIN_EXE_computer-control");
+
+/// An application of the suite's own, opened on a desk.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum App {
+    /// A window with several named checkboxes (gtk3-widget-factory; the virtual
+    /// desktop's sign-in form).
+    Checkboxes,
+    /// A window with a password entry (gtk3-demo's `entry_buffer`; the sign-in form).
+    PasswordForm,
+}
+
+/// Where typed text is read back, independently of the server: a terminal's
+/// `cat > FILE`, an edit's value.
+pub trait Oracle {
+    /// Everything this sink has received so far.
+    fn received(&self, s: &mut Server) -> String;
+    /// What it shows for `typed` once all of it arrived: a terminal shows the text as
+    /// is; the virtual form's edit takes each `\n` as Enter (it submits the form).
+    fn shows(&self, typed: &str) -> String {
+        typed.to_string()
+    }
+    /// Whether [`Oracle::received`] can be read while the server is busy acting (a
+    /// file can; an edit read through the server waits for the action to end).
+    fn independent(&self) -> bool {
+        true
+    }
+}
+
+/// A monitor layout change the desk made, and what the session must then report.
+pub struct MonitorChange {
+    /// A subset of the new surface (`session.configured`'s `surface`): arrays must
+    /// have the same length, objects the keys given.
+    pub surface: Value,
+}
+
+/// What another client of the desk offers on the clipboard.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Copy {
+    /// Plain text.
+    Text,
+    /// Text a password manager marked secret (`x-kde-passwordManagerHint`).
+    Password,
+}
+
+/// A desktop the suite runs every scenario against. One implementation per desktop,
+/// one line in `conformance!` (`mod.rs`).
+pub trait Desk: Sized {
+    /// `session.start`'s `platform`.
+    const PLATFORM: &'static str;
+    /// Starts a private desk (1920×1080 physical pixels, one monitor).
+    fn start() -> Self;
+    /// The command that runs `serve` (stdio JSON-RPC) on this desk, with its
+    /// environment; the suite appends `--config` and sets `COMPUTER_CONTROL_LOG`.
+    fn serve(&self) -> Command;
+    /// `session.start`'s `capabilities` on this desk, every key.
+    fn capabilities(&self) -> Value;
+    /// Opens `app` and returns its window id as `window.list` has it.
+    fn open(&mut self, s: &mut Server, app: App) -> Value;
+    /// A focused text sink for `keyboard.type`, read back without the server.
+    fn typing_oracle(&mut self, s: &mut Server) -> Box<dyn Oracle>;
+    /// For a [`App::PasswordForm`] whose password entry was typed into: whether
+    /// `secret` arrived, judged without the password entry's value (a plain entry
+    /// sharing its buffer; the entry's own pixels, `before` and `after`).
+    fn password_arrived(&self, snap: &Value, secret: &str, before: &[u8], after: &[u8]) -> bool;
+    /// The pointer in physical pixels as the display server reports it, when the
+    /// suite can ask it without the server.
+    fn pointer(&self) -> Option<(i64, i64)>;
+    /// Whether a pointer button is down, as the display server tells, when the suite
+    /// can ask it without the server.
+    fn button_down(&self) -> Option<bool>;
+    /// Asserts that the desk holds no key and no button, as the display server (or
+    /// `oracle`, where a held key would repeat) tells, beyond the server's own
+    /// `system.status.held` that every scenario checks.
+    fn assert_nothing_held(&self, oracle: &dyn Oracle, s: &mut Server);
+    /// Adds a second monitor (or splits the screen in two), or `None` when this desk
+    /// cannot change its monitors, with the reason printed.
+    fn add_monitor(&mut self, s: &mut Server) -> Option<MonitorChange>;
+    /// Minimizes a window from outside the server (the window manager's own way), or
+    /// `false` when this desk has none.
+    fn minimize(&mut self, window: &Value) -> bool;
+    /// The clipboard's text as another client reads it, or `None` when the desk has
+    /// no other client to read it with.
+    fn clipboard_elsewhere(&mut self, s: &mut Server) -> Option<String>;
+    /// Another client takes the clipboard with `text` (kept while the guard lives), or
+    /// `None` when the desk cannot offer that kind of copy.
+    fn copy_elsewhere(
+        &mut self,
+        s: &mut Server,
+        text: &str,
+        kind: Copy,
+    ) -> Option<Box<dyn std::any::Any>>;
+    /// The keys that paste the clipboard into the typing oracle, or `None` when its
+    /// terminal has none for the clipboard (the desk's own tests paste elsewhere).
+    fn paste_keys(&self) -> Option<&'static str>;
+    /// An application `app.launch` may start here, and asserts that what it started
+    /// is this desk's: a window with its pid, and whatever else the desk can check.
+    fn launchable(&self) -> &'static str;
+    /// Checks, beyond the window with its pid, that the launched `window` runs on
+    /// this desk as a launched application should.
+    fn check_launched(&mut self, s: &mut Server, window: &Value, pid: u64);
+    /// A private path for the suite's files.
+    fn path(&self, name: &str) -> PathBuf;
+}
+
+/// `serve` on `desk` with a config file holding `config`, logging at `level`.
+pub fn serve<D: Desk>(desk: &D, level: &str, config: Option<Value>) -> Server {
+    let mut cmd = desk.serve();
+    cmd.env("COMPUTER_CONTROL_LOG", level);
+    if let Some(c) = config {
+        let path = desk.path(&format!("config-{}.json", next()));
+        std::fs::write(&path, c.to_string()).expect("write the config file");
+        make_readable(&path);
+        cmd.arg("--config").arg(path);
+    }
+    Server::start_command(cmd)
+}
+
+fn next() -> u64 {
+    static N: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+    N.fetch_add(1, std::sync::atomic::Ordering::Relaxed)
+}
+
+/// A file the suite writes for a server that may run as the desk's own user.
+fn make_readable(path: &std::path::Path) {
+    use std::os::unix::fs::PermissionsExt as _;
+    let _ = std::fs::set_permissions(path, std::fs::Permissions::from_mode(0o644));
+}
+
+/// Polls `f` every 50 ms until it is true; panics with `what` after `limit`.
+pub fn wait_until(what: &str, limit: Duration, mut f: impl FnMut() -> bool) {
+    let deadline = Instant::now() + limit;
+    while !f() {
+        assert!(Instant::now() < deadline, "timed out waiting until {what}");
+        std::thread::sleep(Duration::from_millis(50));
+    }
+}
+
+/// The window of `window.list` whose `key` satisfies `pred`, waiting for it.
+pub fn window_where(s: &mut Server, what: &str, pred: impl Fn(&Value) -> bool) -> Value {
+    let deadline = Instant::now() + Duration::from_secs(30);
+    loop {
+        let list = s.ok("window.list", json!({}));
+        if let Some(w) = list["windows"]
+            .as_array()
+            .and_then(|ws| ws.iter().find(|w| pred(w)))
+        {
+            return w.clone();
+        }
+        assert!(Instant::now() < deadline, "no {what} window: {list}");
+        std::thread::sleep(Duration::from_millis(100));
+    }
+}
+
+/// The window whose app id (or X11 class) contains `app_id`, waiting for it.
+pub fn window_of(s: &mut Server, app_id: &str) -> Value {
+    window_where(s, app_id, |w| {
+        w["app_id"].as_str().is_some_and(|a| a.contains(app_id))
+    })
+}
+
+/// A terminal's `cat > FILE` as an oracle: what reached the file.
+pub struct FileOracle(pub PathBuf);
+
+impl Oracle for FileOracle {
+    fn received(&self, _: &mut Server) -> String {
+        std::fs::read_to_string(&self.0).unwrap_or_default()
+    }
+}
+
+/// The window of a snapshot's top level that holds a password entry, waiting for it.
+pub fn password_window(s: &mut Server) -> Value {
+    let is_password = |n: &Value| crate::common::has_state(n, "password");
+    let deadline = Instant::now() + Duration::from_secs(30);
+    loop {
+        let snap = s.ok("a11y.snapshot", json!({"level": "full"}));
+        let owner = snap["tree"]["children"].as_array().and_then(|tops| {
+            tops.iter().find(|w| {
+                w["window_id"].is_u64()
+                    && crate::common::find_where(w, "edit", &is_password).is_some()
+            })
+        });
+        if let Some(w) = owner {
+            return w["window_id"].clone();
+        }
+        assert!(Instant::now() < deadline, "no password entry: {snap}");
+        std::thread::sleep(Duration::from_millis(200));
+    }
+}
