@@ -1,10 +1,9 @@
-//! One space for what a model sees and where it clicks (PROTOCOL §4.1): by default the
-//! canvas is the largest image a model takes as it is, so a point read off the default
-//! capture, clicked as is, lands on what the image showed there, on the virtual desktop,
-//! X11 and a wlroots compositor; a desk that already fits keeps its own size. The canvas
-//! is the operator's: an agent cannot rescale it out from under an `in_region` rule. An
-//! X11 desk without an accessibility bus lists the accessibility tools as unavailable,
-//! with the reason.
+//! One space for what a model sees and where it clicks (PROTOCOL §4.1), beyond the
+//! conformance suite's scenarios (a point read off the default capture clicks what it
+//! shows, on every desk): a vocabulary's own screenshot size over the default canvas; a
+//! desk that already fits keeps its own size. The canvas is the operator's: an agent
+//! cannot rescale it out from under an `in_region` rule. An X11 desk without an
+//! accessibility bus lists the accessibility tools as unavailable, with the reason.
 
 use crate::common;
 use crate::http_support;
@@ -12,170 +11,10 @@ use crate::http_support;
 use std::process::Command;
 use std::time::{Duration, Instant};
 
-use cc_test_kit::{sway, x11};
-use common::{Server, find_node, find_where, has_state};
+use crate::conformance::scenarios::pointer::default_image;
+use cc_test_kit::x11;
+use common::{Server, has_state};
 use serde_json::{Value, json};
-
-/// A checkbox of the latest snapshot, found again by what the test knows of it.
-type Find<'a> = &'a dyn Fn(&mut Server) -> (Value, Value);
-
-/// The default capture as PNG pixels, checked to be the canvas itself: the image is
-/// `display_width_px` × `display_height_px` and `to_canvas` is the identity.
-fn default_image(s: &mut Server) -> (u32, Vec<u8>) {
-    let surface = s.status()["surface"].clone();
-    let r = s.ok("screen.capture", json!({"format": "png"}));
-    assert_eq!(r["size"], "model");
-    assert_eq!(
-        (&r["width"], &r["height"]),
-        (&surface["display_width_px"], &surface["display_height_px"]),
-        "the default image is the canvas: {surface}"
-    );
-    assert_eq!(
-        r["to_canvas"],
-        json!({"offset_x": 0, "offset_y": 0, "scale_x": 1.0, "scale_y": 1.0})
-    );
-    assert_eq!(r["canvas"]["scale"], surface["scale"]);
-    assert_eq!(r["canvas"]["physical"], surface["physical"]);
-    let raw = common::data_url_bytes(r["data_url"].as_str().expect("an image every time"));
-    let (w, _, _, px) = common::decode_png(&raw);
-    (w, px)
-}
-
-/// The topmost enabled, unchecked, named checkbox with a rect of a GTK window's
-/// subtree. gtk3-widget-factory's first column is checked, unchecked, then
-/// inconsistent (drawn as a dash whatever its state): the topmost unchecked one is
-/// the plain one, whose toggle shows.
-fn topmost_unchecked(window: &Value) -> Value {
-    common::nodes(window)
-        .into_iter()
-        .map(|(_, n)| n)
-        .filter(|n| {
-            n["role"] == "checkbox"
-                && has_state(n, "enabled")
-                && !has_state(n, "checked")
-                && n["name"].as_str().is_some_and(|t| !t.is_empty())
-                && n["rect"].is_array()
-        })
-        .min_by_key(|n| (n["rect"][1].as_i64(), n["rect"][0].as_i64()))
-        .unwrap_or_else(|| panic!("no unchecked checkbox in {window}"))
-        .clone()
-}
-
-/// The image pixels inside `[l, t, r, b]` (image coordinates) that differ.
-fn changed_in(a: &[u8], b: &[u8], w: u32, rect: [i64; 4]) -> Vec<(i64, i64)> {
-    let h = (a.len() / 3) as i64 / i64::from(w);
-    let mut out = Vec::new();
-    for y in rect[1].max(0)..rect[3].min(h) {
-        for x in rect[0].max(0)..rect[2].min(i64::from(w)) {
-            let i = ((y * i64::from(w) + x) * 3) as usize;
-            if a[i..i + 3] != b[i..i + 3] {
-                out.push((x, y));
-            }
-        }
-    }
-    out
-}
-
-/// Waits until the checkbox `find` returns reads `checked` (or not).
-fn wait_checked(s: &mut Server, find: Find<'_>, checked: bool) {
-    let deadline = Instant::now() + Duration::from_secs(10);
-    loop {
-        let (_, node) = find(s);
-        if has_state(&node, "checked") == checked {
-            return;
-        }
-        assert!(
-            Instant::now() < deadline,
-            "{node} did not become checked={checked}"
-        );
-        std::thread::sleep(Duration::from_millis(100));
-    }
-}
-
-/// Reads a checkbox's place off the default image, as a model would, and clicks that
-/// image point as is. The place is where the image changes when the checkbox is
-/// toggled by its accessibility action (no pointer involved); the click, given the
-/// image's own coordinates, must toggle the checkbox back.
-fn click_what_the_image_shows(s: &mut Server, find: Find<'_>) -> (i64, i64) {
-    let (snap, node) = find(s);
-    assert!(!has_state(&node, "checked"), "{node}");
-    let rect: Vec<i64> = node["rect"]
-        .as_array()
-        .unwrap_or_else(|| panic!("no rect: {node}"))
-        .iter()
-        .map(|v| v.as_i64().unwrap())
-        .collect();
-    let around = [rect[0] - 4, rect[1] - 4, rect[2] + 4, rect[3] + 4];
-    let (w, before) = default_image(s);
-    let act = s.ok(
-        "a11y.activate",
-        json!({"snapshot_id": snap["snapshot_id"], "node_id": node["id"], "method": "pattern"}),
-    );
-    assert_eq!(act["method_used"], "toggle", "{act}");
-    wait_checked(s, find, true);
-    let deadline = Instant::now() + Duration::from_secs(10);
-    let changed = loop {
-        let (_, after) = default_image(s);
-        let changed = changed_in(&before, &after, w, around);
-        if !changed.is_empty() {
-            break changed;
-        }
-        if Instant::now() >= deadline {
-            let all = changed_in(&before, &after, w, [0, 0, i64::from(w), 100_000]);
-            let (xs, ys): (Vec<i64>, Vec<i64>) = all.iter().copied().unzip();
-            panic!(
-                "the image did not change at {around:?}, where the checkbox is on the canvas; {} pixels changed in x {:?}..{:?}, y {:?}..{:?}; {node}",
-                all.len(),
-                xs.iter().min(),
-                xs.iter().max(),
-                ys.iter().min(),
-                ys.iter().max()
-            );
-        }
-        std::thread::sleep(Duration::from_millis(100));
-    };
-    // The middle of what changed: the check mark as the image shows it.
-    let (xs, ys): (Vec<i64>, Vec<i64>) = changed.iter().copied().unzip();
-    let u = (xs.iter().min().unwrap() + xs.iter().max().unwrap()) / 2;
-    let v = (ys.iter().min().unwrap() + ys.iter().max().unwrap()) / 2;
-    let clicked = s.ok("pointer.click", json!({"x": u, "y": v}));
-    assert_eq!(clicked["position"], json!({"x": u, "y": v}));
-    wait_checked(s, find, false);
-    (u, v)
-}
-
-#[test]
-fn a_point_read_off_the_default_image_clicks_what_it_shows() {
-    let mut s = Server::start();
-    let started = s.start_session(json!({}));
-    assert_eq!(
-        (
-            &started["surface"]["display_width_px"],
-            &started["surface"]["display_height_px"]
-        ),
-        (&json!(1430), &json!(804))
-    );
-    let find = |s: &mut Server| {
-        let snap = s.snapshot(json!({"level": "full"}));
-        let node = find_node(&snap["tree"], "checkbox", "Remember me")
-            .expect("Remember me")
-            .clone();
-        (snap, node)
-    };
-    let (u, v) = click_what_the_image_shows(&mut s, &find);
-    // On the 1920-pixel screen the click landed where the image showed the mark.
-    let rect = find(&mut s).1["rect"].clone();
-    let r: Vec<i64> = rect
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|x| x.as_i64().unwrap())
-        .collect();
-    assert!(
-        (r[0]..r[2]).contains(&u) && (r[1]..r[3]).contains(&v),
-        "{u},{v} in {rect}"
-    );
-}
 
 /// The vocabularies declare their own screenshot sizes over whatever canvas there is:
 /// Anthropic's reference shows the default 1430 × 804 canvas as 1366 × 768, and a
@@ -309,40 +148,6 @@ fn x11_serve(desk: &x11::Desk, envs: &[(&str, &str)]) -> Server {
 }
 
 #[test]
-fn x11_a_point_read_off_the_default_image_clicks_what_it_shows() {
-    let mut desk = x11::Desk::start();
-    let window_id = {
-        let mut d = desk.driver();
-        desk.widget_factory(&mut d)
-    };
-    let mut s = x11_serve(&desk, &[]);
-    let started = s.start_session(json!({}));
-    assert_eq!(started["surface"]["display_width_px"], 1430);
-    let snap = s.snapshot(json!({"level": "full"}));
-    let window = find_where(&snap["tree"], "window", &|w| w["window_id"] == window_id).unwrap();
-    let cb = topmost_unchecked(window);
-    // Several checkboxes share a name: this one is the one at the same place.
-    let find = |s: &mut Server| {
-        let snap = s.snapshot(json!({"level": "full"}));
-        let node = find_where(&snap["tree"], "checkbox", &|n| {
-            n["name"] == cb["name"] && n["rect"] == cb["rect"]
-        })
-        .unwrap_or_else(|| panic!("no checkbox like {cb}"))
-        .clone();
-        (snap, node)
-    };
-    let (u, v) = click_what_the_image_shows(&mut s, &find);
-    // On the X server the pointer is where that canvas point maps: × 1920 / 1430.
-    let (px, py) = desk.pointer();
-    let scale = 1920.0 / 1430.0;
-    assert!(
-        (f64::from(px) - u as f64 * scale).abs() <= 2.0
-            && (f64::from(py) - v as f64 * scale).abs() <= 2.0,
-        "pointer at {px},{py} for image point {u},{v}"
-    );
-}
-
-#[test]
 fn x11_a_desk_that_fits_a_model_keeps_its_size() {
     let desk = x11::Desk::start_sized(1280, 800);
     let mut s = x11_serve(&desk, &[]);
@@ -387,35 +192,4 @@ fn x11_without_an_accessibility_bus_the_a11y_tools_say_unavailable() {
     assert_eq!(started["capabilities"]["capture"], true, "{started}");
     s.fails("a11y.snapshot", json!({}), "backend_unavailable");
     s.ok("screen.capture", json!({}));
-}
-
-#[test]
-fn wlroots_a_point_read_off_the_default_image_clicks_what_it_shows() {
-    let mut desk = sway::Desk::start();
-    desk.spawn("gtk3-widget-factory", &[]);
-    let mut cmd = desk.command(env!("CARGO_BIN_EXE_computer-control"));
-    cmd.args(["serve"]).env("COMPUTER_CONTROL_LOG", "info");
-    let mut s = Server::start_command(cmd);
-    let started = s.start_session(json!({}));
-    assert_eq!(started["surface"]["display_width_px"], 1430);
-    let deadline = Instant::now() + Duration::from_secs(30);
-    let cb = loop {
-        let snap = s.snapshot(json!({"level": "full"}));
-        let found = find_where(&snap["tree"], "checkbox", &|n| n["rect"].is_array());
-        if found.is_some() {
-            break topmost_unchecked(&snap["tree"]);
-        }
-        assert!(Instant::now() < deadline, "no checkbox: {snap}");
-        std::thread::sleep(Duration::from_millis(200));
-    };
-    let find = |s: &mut Server| {
-        let snap = s.snapshot(json!({"level": "full"}));
-        let node = find_where(&snap["tree"], "checkbox", &|n| {
-            n["name"] == cb["name"] && n["rect"] == cb["rect"]
-        })
-        .unwrap_or_else(|| panic!("no checkbox like {cb}"))
-        .clone();
-        (snap, node)
-    };
-    click_what_the_image_shows(&mut s, &find);
 }

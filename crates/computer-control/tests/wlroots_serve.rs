@@ -1,18 +1,15 @@
-//! The product on a headless sway desk, end to end: `check` lists the compositor's
-//! protocols, `serve --platform auto` picks the wlroots driver, and the X11 suite's
-//! cases hold there: a click at a checkbox's accessibility rectangle toggles it, Unicode
-//! typed into a terminal arrives exactly, a panic pre-empts a long type and leaves
-//! nothing held, a password's text leaks nowhere, a second output at a negative origin
-//! reconfigures the session and stales older frames, an Xwayland window is listed and
-//! acted on, a rule on a floating window holds over the focused tiled one, and the
-//! stop key (a compositor binding creating the panic file) stops the
-//! session. The server runs as the desk's user, like everything on the desk.
+//! What only a wlroots compositor has, end to end, on a headless sway desk (the
+//! scenarios every desktop shares are the conformance suite's, `conformance/`):
+//! `check` lists the compositor's protocols, `serve --platform auto` picks the wlroots
+//! driver, an Xwayland window is listed and acted on, a rule on a floating window holds
+//! over the focused tiled one, the stop key (a compositor binding creating the panic
+//! file) stops the session, a missing compositor is explained, and the clipboard's
+//! Wayland specifics. The server runs as the desk's user, like everything on the desk.
 
 use crate::common;
 use cc_test_kit::sway as wlroots_support;
 
-use common::{Server, center};
-use common::{find_where, has_state};
+use common::Server;
 
 use std::process::Command;
 use std::time::{Duration, Instant};
@@ -59,25 +56,6 @@ fn window(s: &mut Server, app_id: &str) -> Value {
     }
 }
 
-/// A terminal running `cat > FILE`, focused.
-fn terminal(desk: &mut Desk, s: &mut Server, app_id: &str, file: &std::path::Path) -> Value {
-    desk.spawn(
-        "foot",
-        &[
-            "--app-id",
-            app_id,
-            "sh",
-            "-c",
-            &format!("cat > '{}'", file.display()),
-        ],
-    );
-    let w = window(s, app_id);
-    s.ok("window.focus", json!({"id": w["id"]}));
-    // The shell starts `cat` once the terminal maps.
-    std::thread::sleep(Duration::from_millis(300));
-    w
-}
-
 #[test]
 fn check_and_auto_find_the_wlroots_compositor() {
     let desk = Desk::start();
@@ -119,353 +97,12 @@ fn check_and_auto_find_the_wlroots_compositor() {
     let mut s = serve(&desk, "info");
     let started = s.call("session.start", json!({}));
     assert_eq!(started["ok"], true, "{started}");
-    let r = &started["result"];
-    assert_eq!(r["platform"], "wlroots", "{r}");
-    let caps = &r["capabilities"];
-    assert_eq!(caps["input"], true, "{caps}");
-    assert_eq!(caps["accessibility"], true, "{caps}");
-    assert_eq!(caps["hotkey"], false, "{caps}");
-    // The default canvas is the largest a model takes as it is.
-    assert_eq!(r["surface"]["display_width_px"], 1430);
+    assert_eq!(started["result"]["platform"], "wlroots", "{started}");
     assert!(
         s.stderr_text().contains("platform: wlroots"),
         "{}",
         s.stderr_text()
     );
-    let cap = s.ok("screen.capture", json!({"format": "png", "size": "canvas"}));
-    assert_eq!(cap["width"], 1430);
-    // The default image is that canvas.
-    let cap = s.ok("screen.capture", json!({}));
-    assert_eq!(cap["width"], 1430);
-}
-
-/// A click at a checkbox's accessibility rectangle lands on it: GTK's window-relative
-/// extents are placed on the layout with the compositor's window geometry.
-#[test]
-fn a_click_at_a_gtk_checkbox_rect_toggles_it() {
-    let mut desk = Desk::start();
-    desk.spawn("gtk3-widget-factory", &[]);
-    let mut s = serve(&desk, "info");
-    let started = s.call("session.start", json!({}));
-    assert_eq!(started["ok"], true, "{started}");
-    let w = window(&mut s, "widget-factory");
-    // Floating and moved: the window is not at the origin, and has a shadow margin.
-    desk.swaymsg(&[
-        &format!("[con_id={}]", w["id"]),
-        "floating",
-        "enable,",
-        "move",
-        "position",
-        "200",
-        "150",
-    ]);
-    std::thread::sleep(Duration::from_millis(500));
-    let scoped = json!({"level": "full", "window": w["id"]});
-    let unchecked = |n: &Value| has_state(n, "enabled") && !has_state(n, "checked");
-    let deadline = Instant::now() + Duration::from_secs(30);
-    let (snap, checkbox) = loop {
-        let snap = s.ok("a11y.snapshot", scoped.clone());
-        if let Some(c) = find_where(&snap["tree"], "checkbox", &unchecked) {
-            let c = c.clone();
-            break (snap, c);
-        }
-        assert!(Instant::now() < deadline, "no checkbox: {snap}");
-        std::thread::sleep(Duration::from_millis(200));
-    };
-    let view = desk.wait_view("widget-factory");
-    let (x, y) = center(&checkbox);
-    let content = &view["rect"];
-    // The view is in the compositor's pixels, the rect on the canvas.
-    let scale = started["result"]["surface"]["scale"].as_f64().unwrap();
-    let (px, py) = ((x as f64 * scale) as i64, (y as f64 * scale) as i64);
-    eprintln!(
-        "window node {} view {} checkbox {}",
-        snap["tree"]["rect"], content, checkbox["rect"]
-    );
-    assert!(
-        px > content["x"].as_i64().unwrap() && py > content["y"].as_i64().unwrap(),
-        "the rect is on the window, not at the surface origin: {checkbox} {view}"
-    );
-    s.ok("pointer.click", json!({"x": x, "y": y}));
-    let name = checkbox["name"].clone();
-    let deadline = Instant::now() + Duration::from_secs(10);
-    loop {
-        let again = s.ok("a11y.snapshot", scoped.clone());
-        if find_where(&again["tree"], "checkbox", &|n| {
-            n["name"] == name && has_state(n, "checked")
-        })
-        .is_some()
-        {
-            break;
-        }
-        assert!(
-            Instant::now() < deadline,
-            "the click did not toggle {name}: before {snap} after {again}"
-        );
-        std::thread::sleep(Duration::from_millis(100));
-    }
-    // Semantic activation goes through the same AT-SPI code as on X11: it toggles back.
-    let snap = s.ok("a11y.snapshot", scoped.clone());
-    let checked = find_where(&snap["tree"], "checkbox", &|n| {
-        n["name"] == name && has_state(n, "checked")
-    })
-    .unwrap()
-    .clone();
-    let act = s.ok(
-        "a11y.activate",
-        json!({"snapshot_id": snap["snapshot_id"], "node_id": checked["id"], "method": "pattern"}),
-    );
-    assert_eq!(act["method_used"], "toggle", "{act}");
-    let deadline = Instant::now() + Duration::from_secs(10);
-    loop {
-        let again = s.ok("a11y.snapshot", scoped.clone());
-        let after = find_where(&again["tree"], "checkbox", &|n| n["name"] == name).unwrap();
-        if !has_state(after, "checked") {
-            break;
-        }
-        assert!(
-            Instant::now() < deadline,
-            "activation did not toggle: {after}"
-        );
-        std::thread::sleep(Duration::from_millis(100));
-    }
-}
-
-#[test]
-fn unicode_typed_into_a_terminal_arrives_exactly() {
-    let mut desk = Desk::start();
-    let file = desk.path("typed.txt");
-    let mut s = serve(&desk, "info");
-    assert_eq!(s.call("session.start", json!({}))["ok"], true);
-    terminal(&mut desk, &mut s, "cc-typing", &file);
-    let text = "héllo wörld 世界 ✓\n";
-    s.ok("keyboard.type", json!({"text": text}));
-    desk.wait_until("the text in the file", Duration::from_secs(10), || {
-        std::fs::read_to_string(&file).is_ok_and(|t| t == text)
-    });
-}
-
-/// A panic during a long `keyboard.type` answers it `safety_stopped`; what arrived is
-/// an exact prefix, and nothing stays held: a key left down would repeat in the
-/// terminal, so the file must not grow once the panic returned.
-#[test]
-fn panic_preempts_a_long_type_and_leaves_nothing_held() {
-    let mut desk = Desk::start();
-    let file = desk.path("long.txt");
-    let mut s = serve(&desk, "info");
-    assert_eq!(s.call("session.start", json!({}))["ok"], true);
-    terminal(&mut desk, &mut s, "cc-long", &file);
-    // 9 900 characters: under keyboard.type's limit of 10 000.
-    let text = "abcdé世✓ghi\n".repeat(900);
-    let id = s.send(
-        "tools.call",
-        json!({"tool": "keyboard.type", "arguments": {"text": text, "interval_ms": 1}}),
-    );
-    desk.wait_until("the first typed line", Duration::from_secs(20), || {
-        std::fs::read_to_string(&file).is_ok_and(|t| !t.is_empty())
-    });
-    let panic = s.call("control.panic", json!({"on": true}));
-    assert_eq!(panic["result"]["state"], "stopped", "{panic}");
-    let typed = s.response(id)["result"].clone();
-    assert_eq!(typed["error"]["code"], "safety_stopped", "{typed}");
-    std::thread::sleep(Duration::from_millis(300));
-    let got = std::fs::read_to_string(&file).unwrap();
-    // Past the terminal's key-repeat delay (600 ms) a held key would have repeated.
-    std::thread::sleep(Duration::from_millis(1200));
-    let later = std::fs::read_to_string(&file).unwrap();
-    assert_eq!(
-        got, later,
-        "the terminal kept receiving keys after the panic"
-    );
-    assert!(
-        !got.is_empty() && got.len() < text.len(),
-        "{} bytes",
-        got.len()
-    );
-    assert!(text.starts_with(&got), "typed exactly a prefix: {got:?}");
-    // A button held for 10 s is down when the panic comes, and up after it.
-    s.call("control.panic", json!({"on": false}));
-    let id = s.send(
-        "tools.call",
-        json!({"tool": "pointer.click", "arguments": {"x": 1900, "y": 1060, "hold_ms": 10000}}),
-    );
-    event(&mut s, "action.started", |p| p["tool"] == "pointer.click");
-    std::thread::sleep(Duration::from_millis(300));
-    let panic = s.call("control.panic", json!({"on": true}));
-    assert_eq!(panic["result"]["state"], "stopped", "{panic}");
-    let held = s.response(id)["result"].clone();
-    assert_eq!(held["error"]["code"], "safety_stopped", "{held}");
-    let status = s.status();
-    assert!(
-        !status.to_string().contains("\"buttons\":[\"")
-            && !status.to_string().contains("\"keys\":[\""),
-        "nothing held: {status}"
-    );
-}
-
-/// A second output added at a negative origin: `session.configured` with both
-/// displays, the surface's physical box moves left, and a frame from before is stale.
-#[test]
-fn a_second_output_at_a_negative_origin_reconfigures_and_stales_frames() {
-    let desk = Desk::start();
-    let mut s = serve(&desk, "info");
-    let started = s.call("session.start", json!({}));
-    assert_eq!(started["ok"], true, "{started}");
-    assert_eq!(
-        started["result"]["surface"]["displays"]
-            .as_array()
-            .map(Vec::len),
-        Some(1)
-    );
-    let f1 = s.ok("screen.capture", json!({"scale": 0.1}))["frame"]
-        .as_u64()
-        .unwrap();
-    s.ok("pointer.move", json!({"x": 100, "y": 100, "frame": f1}));
-    desk.swaymsg(&["create_output"]);
-    desk.swaymsg(&[
-        "output",
-        "HEADLESS-2",
-        "mode",
-        "1280x720",
-        "position",
-        "-1280",
-        "0",
-    ]);
-    let ev = event(&mut s, "session.configured", |p| {
-        p["surface"]["displays"].as_array().map(Vec::len) == Some(2)
-            && p["surface"]["physical"]["x"] == -1280
-    });
-    let surface = &ev["payload"]["surface"];
-    assert_eq!(
-        surface["physical"],
-        json!({"x": -1280, "y": 0, "width": 3200, "height": 1080}),
-        "{surface}"
-    );
-    let stale = s.call(
-        "tools.call",
-        json!({"tool": "pointer.move", "arguments": {"x": 500, "y": 500, "frame": f1}}),
-    );
-    assert_eq!(stale["error"]["code"], "stale_frame", "{stale}");
-    let cap = s.ok("screen.capture", json!({"scale": 0.1}));
-    let f2 = cap["frame"].as_u64().unwrap();
-    assert!(f2 > f1);
-    s.ok("pointer.move", json!({"x": 500, "y": 500, "frame": f2}));
-}
-
-/// A password typed into a real GTK entry: confirmation first, then redacted in every
-/// event and log line, and no snapshot carries the password's value.
-#[test]
-fn a_password_never_leaks() {
-    const SECRET: &str = "Hunter2-Wayland-Secret";
-    let mut desk = Desk::start();
-    desk.spawn("gtk3-demo", &["--run=entry_buffer"]);
-    let mut s = serve(&desk, "trace");
-    let started = s.call("session.start", json!({"a11y": {"max_name_len": 4096}}));
-    assert_eq!(started["ok"], true, "{started}");
-    let is_password = |n: &Value| has_state(n, "password");
-    let deadline = Instant::now() + Duration::from_secs(30);
-    let window_id = loop {
-        let snap = s.ok("a11y.snapshot", json!({"level": "full"}));
-        let owner = snap["tree"]["children"].as_array().and_then(|tops| {
-            tops.iter()
-                .find(|w| w["window_id"].is_u64() && find_where(w, "edit", &is_password).is_some())
-        });
-        if let Some(w) = owner {
-            break w["window_id"].clone();
-        }
-        assert!(Instant::now() < deadline, "no password entry: {snap}");
-        std::thread::sleep(Duration::from_millis(200));
-    };
-    s.ok("window.focus", json!({"id": window_id}));
-    std::thread::sleep(Duration::from_millis(300));
-    let scoped = json!({"level": "full", "window": window_id});
-    let snap = s.ok("a11y.snapshot", scoped.clone());
-    let pw = find_where(&snap["tree"], "edit", &is_password)
-        .unwrap()
-        .clone();
-    let (x, y) = center(&pw);
-    let click = s.call(
-        "tools.call",
-        json!({"tool": "pointer.click", "arguments": {"x": x, "y": y}}),
-    );
-    if click["result"]["status"] == "awaiting_confirmation" {
-        let id = click["result"]["request_id"].clone();
-        let ok = s.call(
-            "session.confirm",
-            json!({"request_id": id, "approve": true}),
-        );
-        assert_eq!(ok["ok"], true, "{ok}");
-        event(&mut s, "action.finished", |p| p["request_id"] == id);
-    }
-    let deadline = Instant::now() + Duration::from_secs(10);
-    loop {
-        let snap = s.ok("a11y.snapshot", scoped.clone());
-        if find_where(&snap["tree"], "edit", &is_password).is_some_and(|n| has_state(n, "focused"))
-        {
-            break;
-        }
-        assert!(
-            Instant::now() < deadline,
-            "the password entry never took focus: {snap}"
-        );
-        std::thread::sleep(Duration::from_millis(100));
-    }
-    let typed = s.call(
-        "tools.call",
-        json!({"tool": "keyboard.type", "arguments": {"text": SECRET}}),
-    );
-    assert_eq!(
-        typed["result"]["status"], "awaiting_confirmation",
-        "{typed}"
-    );
-    let id = typed["result"]["request_id"].clone();
-    let asked = event(&mut s, "safety.confirmation_requested", |p| {
-        p["request_id"] == id
-    });
-    assert_eq!(
-        asked["payload"]["arguments"]["text"], "[redacted]",
-        "{asked}"
-    );
-    let ok = s.call(
-        "session.confirm",
-        json!({"request_id": id, "approve": true}),
-    );
-    assert_eq!(ok["ok"], true, "{ok}");
-    let fin = event(&mut s, "action.finished", |p| p["request_id"] == id);
-    assert_eq!(
-        fin["payload"]["envelope"]["result"]["chars"],
-        SECRET.len(),
-        "{fin}"
-    );
-    let deadline = Instant::now() + Duration::from_secs(10);
-    loop {
-        let snap = s.ok("a11y.snapshot", scoped.clone());
-        let pw = find_where(&snap["tree"], "edit", &is_password).unwrap();
-        assert!(pw.get("value").is_none_or(Value::is_null), "{pw}");
-        assert!(!pw.to_string().contains(SECRET), "{pw}");
-        if find_where(&snap["tree"], "edit", &|n| {
-            !is_password(n) && n["value"] == SECRET
-        })
-        .is_some()
-        {
-            break;
-        }
-        assert!(Instant::now() < deadline, "the text never arrived: {snap}");
-        std::thread::sleep(Duration::from_millis(100));
-    }
-    let status = s.call("system.status", json!({}));
-    assert!(!status.to_string().contains(SECRET), "{status}");
-    s.call("session.stop", json!({}));
-    std::thread::sleep(Duration::from_millis(200));
-    for e in s.events.iter().map(Value::to_string) {
-        assert!(!e.contains(SECRET), "an event leaked it: {e}");
-    }
-    let logs = s.stderr_text();
-    assert!(
-        logs.contains("TRACE") || logs.contains("DEBUG"),
-        "trace logging on"
-    );
-    assert!(!logs.contains(SECRET), "the logs leaked it");
 }
 
 /// An X11 client under Xwayland is listed (by its class) and acted on: focused and
@@ -662,82 +299,17 @@ fn without_a_compositor_check_and_serve_say_why() {
     let _ = std::fs::remove_dir_all(&dir);
 }
 
-/// `app.launch` starts a Wayland client on this compositor (once the stdio host's
-/// session lists it), and `tools.list` and the capabilities say so.
+/// The clipboard through data-control, beyond the conformance suite's scenario: Wayland
+/// does not say who owns a copy; a copy with no text is read as none; an owner that
+/// never hands its text over is given up on with a clear failure, the server going on,
+/// and what was read reaches no event and no log line.
 #[test]
-fn app_launch_starts_a_client_on_the_compositor() {
-    let desk = Desk::start();
-    let mut s = serve(&desk, "info");
-    let started = s.call("session.start", json!({}));
-    assert_eq!(started["ok"], true, "{started}");
-    let caps = &started["result"]["capabilities"];
-    assert_eq!(caps["launch"], true, "{caps}");
-    assert_eq!(caps["clipboard"], true, "{caps}");
-    let list = s.call("tools.list", json!({}));
-    for name in ["app.launch", "clipboard.read", "clipboard.write"] {
-        let t = list["result"]["tools"]
-            .as_array()
-            .and_then(|ts| ts.iter().find(|t| t["name"] == name))
-            .unwrap_or_else(|| panic!("{name} not listed: {list}"));
-        assert_eq!(t["available"], true, "{t}");
-    }
-
-    let env = s.call(
-        "session.configure",
-        json!({"apps": {"launch_allowed": ["foot"]}}),
-    );
-    assert_eq!(env["ok"], true, "{env}");
-    // `foot` is a desktop entry here (Debian's foot.desktop): its shell starts.
-    let r = s.ok("app.launch", json!({"app": "foot"}));
-    let w = window(&mut s, "foot");
-    assert_eq!(w["pid"], r["pid"], "{w}");
-    // It is this compositor's client: a command typed into its shell runs.
-    let out = desk.path("launched.txt");
-    s.ok("window.focus", json!({"id": w["id"]}));
-    std::thread::sleep(Duration::from_millis(500));
-    s.ok(
-        "keyboard.type",
-        json!({"text": format!("echo launched here > '{}'\n", out.display())}),
-    );
-    desk.wait_until("the command's file", Duration::from_secs(20), || {
-        std::fs::read_to_string(&out).is_ok_and(|t| t == "launched here\n")
-    });
-}
-
-/// The clipboard through data-control: what `clipboard.write` puts there is what
-/// `wl-paste` reads and what a terminal pastes; `clipboard.read` reads what `wl-copy`
-/// put there, refuses a copy marked as a password, gives up on an owner that never
-/// hands its text over, and what it read reaches no event and no log line.
-#[test]
-fn the_clipboard_is_shared_with_wayland_clients_and_leaks_nowhere() {
-    const OURS: &str = "héllo 世界 written-4417";
+fn the_clipboard_owner_is_unnamed_and_a_silent_one_is_given_up_on() {
     const THEIRS: &str = "Copied-Elsewhere-Secret-7731";
-    let mut desk = Desk::start();
+    let desk = Desk::start();
     let mut s = serve(&desk, "debug");
     let started = s.call("session.start", json!({}));
     assert_eq!(started["ok"], true, "{started}");
-
-    s.ok("clipboard.write", json!({"text": OURS}));
-    let pasted = desk
-        .command("wl-paste")
-        .arg("--no-newline")
-        .output()
-        .unwrap();
-    assert!(pasted.status.success(), "{pasted:?}");
-    assert_eq!(String::from_utf8_lossy(&pasted.stdout), OURS);
-    let r = s.ok("clipboard.read", json!({}));
-    assert_eq!(r["text"], OURS);
-    assert_eq!(r["owner"], "computer-control");
-
-    // A terminal pastes it (ctrl+shift+v in foot): the compositor hands our text to an
-    // ordinary client.
-    let file = desk.path("pasted.txt");
-    terminal(&mut desk, &mut s, "cc-paste", &file);
-    s.ok("clipboard.write", json!({"text": "pasted line\n"}));
-    s.ok("keyboard.combo", json!({"keys": "ctrl+shift+v"}));
-    desk.wait_until("the pasted line", Duration::from_secs(20), || {
-        std::fs::read_to_string(&file).is_ok_and(|t| t == "pasted line\n")
-    });
 
     let copy = |args: &[&str]| {
         let st = desk.command("wl-copy").args(args).status().unwrap();
@@ -750,11 +322,6 @@ fn the_clipboard_is_shared_with_wayland_clients_and_leaks_nowhere() {
         r["owner"].is_null(),
         "Wayland does not say who owns it: {r}"
     );
-
-    // A password manager's mark: refused, the text never received.
-    copy(&["--type", "x-kde-passwordManagerHint", "secret"]);
-    let e = s.fails("clipboard.read", json!({}), "policy_denied");
-    assert_eq!(e["data"]["rule"], "secret_clipboard", "{e}");
     // Owned, but no text.
     copy(&["--type", "image/png", "not really a png"]);
     let r = s.ok("clipboard.read", json!({}));
@@ -795,8 +362,6 @@ fn the_clipboard_is_shared_with_wayland_clients_and_leaks_nowhere() {
     s.drain_available();
     let events = serde_json::to_string(&s.events).unwrap();
     assert!(events.contains("clipboard.read"));
-    // What was read from another client (the agent's own `clipboard.write` text is
-    // its argument, shown like any other).
     assert!(
         !events.contains(THEIRS),
         "the clipboard leaked into an event"

@@ -1,9 +1,11 @@
 //! The clipboard and launching applications on a real X11 desktop (a private Xvfb desk
-//! per test), through the server: what `clipboard.write` puts there is what another X
-//! client reads and what GTK pastes with ctrl+v; `clipboard.read` reads what another
-//! client owns, refuses what a password manager marked secret, and never lets the text
-//! into an event or a log line; `app.launch` starts a program or a desktop entry on the
-//! display, detached, after a person's confirmation unless the operator listed it.
+//! per test), through the server, beyond the conformance suite's scenarios (which use
+//! this file's other client, `ForeignOwner`): GTK pastes with ctrl+v what
+//! `clipboard.write` put there; another client's copy names its window, and a gone
+//! owner leaves the clipboard empty; incremental, image-only and silent owners are
+//! refused or read as no text, never leaking into an event or a log line;
+//! `app.launch` starts a desktop entry and refuses a missing application, a path and
+//! a shell string.
 
 use crate::common;
 use cc_test_kit::x11 as x11_support;
@@ -222,7 +224,7 @@ impl Drop for ForeignOwner {
 }
 
 #[test]
-fn what_clipboard_write_puts_there_other_clients_read_and_gtk_pastes() {
+fn gtk_pastes_what_clipboard_write_put_there_and_a_gone_owner_leaves_it_empty() {
     const TEXT: &str = "Pasted by computer-control ✓";
     let mut desk = Desk::start();
     let factory = {
@@ -233,14 +235,7 @@ fn what_clipboard_write_puts_there_other_clients_read_and_gtk_pastes() {
     let started = s.call("session.start", json!({}));
     assert_eq!(started["ok"], true, "{started}");
 
-    let w = s.ok("clipboard.write", json!({ "text": TEXT }));
-    assert_eq!(w["chars"], TEXT.chars().count());
-    assert_eq!(read_as_another_client(&desk).as_deref(), Some(TEXT));
-    let r = s.ok("clipboard.read", json!({}));
-    assert_eq!(
-        (r["text"].as_str(), r["owner"].as_str()),
-        (Some(TEXT), Some("computer-control"))
-    );
+    s.ok("clipboard.write", json!({ "text": TEXT }));
 
     // ctrl+v in a GTK entry of gtk3-widget-factory pastes it.
     s.ok("window.focus", json!({ "id": factory }));
@@ -300,24 +295,12 @@ fn what_clipboard_write_puts_there_other_clients_read_and_gtk_pastes() {
 }
 
 #[test]
-fn clipboard_read_takes_another_clients_text_refuses_a_password_and_leaks_nowhere() {
+fn clipboard_read_refuses_incremental_and_silent_owners_and_leaks_nowhere() {
     const SECRET: &str = "Copied-Elsewhere-Secret-7731";
     let desk = Desk::start();
     let mut s = serve(&desk, &[]);
     let started = s.call("session.start", json!({}));
     assert_eq!(started["ok"], true, "{started}");
-
-    let owner = ForeignOwner::start(&desk, SECRET, Mode::Text);
-    let r = s.ok("clipboard.read", json!({}));
-    assert_eq!(r["text"], SECRET);
-    assert_eq!(r["chars"], SECRET.len());
-    drop(owner);
-
-    // A password manager's copy: refused, and not read at all.
-    let owner = ForeignOwner::start(&desk, SECRET, Mode::Password);
-    let e = s.fails("clipboard.read", json!({}), "policy_denied");
-    assert_eq!(e["data"]["rule"], "secret_clipboard", "{e}");
-    drop(owner);
 
     // An incremental transfer is refused as too large, never read in part.
     let owner = ForeignOwner::start(&desk, SECRET, Mode::Incremental);
@@ -351,15 +334,6 @@ fn clipboard_read_takes_another_clients_text_refuses_a_password_and_leaks_nowher
     assert!(!log.contains(SECRET), "the clipboard leaked into the log");
 }
 
-/// The `pid`'s process group and standard input, from `/proc`.
-pub(crate) fn detached(pid: u64) -> (u64, String) {
-    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).unwrap();
-    let after = &stat[stat.rfind(')').unwrap() + 2..];
-    let pgrp: u64 = after.split(' ').nth(2).unwrap().parse().unwrap();
-    let stdin = std::fs::read_link(format!("/proc/{pid}/fd/0")).unwrap();
-    (pgrp, stdin.display().to_string())
-}
-
 fn wait_for_window(s: &mut Server, title: &str) -> Value {
     let deadline = Instant::now() + Duration::from_secs(20);
     loop {
@@ -378,7 +352,7 @@ fn wait_for_window(s: &mut Server, title: &str) -> Value {
 }
 
 #[test]
-fn app_launch_starts_a_program_or_an_entry_on_the_display_detached_after_confirmation() {
+fn app_launch_starts_a_desktop_entry_and_refuses_what_is_no_application() {
     let desk = Desk::start();
     // A desktop entry of the test's own, found through XDG_DATA_HOME.
     let data = desk.path("data");
@@ -393,33 +367,7 @@ fn app_launch_starts_a_program_or_an_entry_on_the_display_detached_after_confirm
     let started = s.call("session.start", json!({}));
     assert_eq!(started["ok"], true, "{started}");
 
-    // Unlisted: high risk, a person confirms first.
-    let env = s.tool(
-        "app.launch",
-        json!({"app": "xterm", "args": ["-title", "cc launched"]}),
-    );
-    let parked = &env["result"];
-    assert_eq!(parked["status"], "awaiting_confirmation", "{env}");
-    assert_eq!(parked["risk"], "high");
-    let id = parked["request_id"].clone();
-    let ok = s.call(
-        "session.confirm",
-        json!({"request_id": id, "approve": true}),
-    );
-    assert_eq!(ok["ok"], true, "{ok}");
-    let fin = s
-        .wait_event_matching("action.finished", 0, |p| p["request_id"] == id)
-        .1;
-    let launched = fin["payload"]["envelope"]["result"].clone();
-    assert_eq!(launched["app"], "xterm", "{fin}");
-    let pid = launched["pid"].as_u64().unwrap();
-    let w = wait_for_window(&mut s, "cc launched");
-    assert_eq!(w["pid"], pid, "{w}");
-    let (pgrp, stdin) = detached(pid);
-    assert_eq!(pgrp, pid, "its own process group");
-    assert_eq!(stdin, "/dev/null");
-
-    // Listed by the operator: moderate, runs at once; a desktop-file id too.
+    // A desktop-file id, listed by the operator, runs at once.
     let env = s.call(
         "session.configure",
         json!({"apps": {"launch_allowed": ["cc-test-term", "no-such-app-4711", "xterm"]}}),
@@ -449,11 +397,4 @@ fn app_launch_starts_a_program_or_an_entry_on_the_display_detached_after_confirm
         let e = s.fails("app.launch", json!({ "app": bad }), "invalid_arguments");
         assert!(e["message"].as_str().unwrap().contains(bad), "{e}");
     }
-    // A deny rule holds whatever the allowlist says.
-    let env = s.call(
-        "session.configure",
-        json!({"apps": {"launch_allowed": ["xterm"]}, "safety": {"rules": [{"match": {"tool": "app.launch"}, "effect": "deny"}]}}),
-    );
-    assert_eq!(env["ok"], true, "{env}");
-    s.fails("app.launch", json!({"app": "xterm"}), "policy_denied");
 }

@@ -14,7 +14,7 @@ use super::desk::{
     App, BIN, Copy, Desk, FileOracle, MonitorChange, Oracle, password_window, wait_until,
 };
 use crate::common::Server;
-use crate::x11_clipboard::{ForeignOwner, Mode, detached, read_as_another_client};
+use crate::x11_clipboard::{ForeignOwner, Mode, read_as_another_client};
 
 /// The desk and the number of terminals opened on it.
 pub struct X11Desk {
@@ -175,4 +175,13 @@ impl Desk for X11Desk {
     fn path(&self, name: &str) -> PathBuf {
         self.desk.path(name)
     }
+}
+
+/// The `pid`'s process group and standard input, from `/proc`.
+fn detached(pid: u64) -> (u64, String) {
+    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).unwrap();
+    let after = &stat[stat.rfind(')').unwrap() + 2..];
+    let pgrp: u64 = after.split(' ').nth(2).unwrap().parse().unwrap();
+    let stdin = std::fs::read_link(format!("/proc/{pid}/fd/0")).unwrap();
+    (pgrp, stdin.display().to_string())
 }

@@ -16,7 +16,7 @@ type Find<'a> = &'a dyn Fn(&mut Server) -> (Value, Value);
 
 /// The default capture as PNG pixels, checked to be the canvas itself: the image is
 /// `display_width_px` × `display_height_px` and `to_canvas` is the identity.
-fn default_image(s: &mut Server) -> (u32, Vec<u8>) {
+pub fn default_image(s: &mut Server) -> (u32, Vec<u8>) {
     let surface = s.status()["surface"].clone();
     let r = s.ok("screen.capture", json!({"format": "png"}));
     assert_eq!(r["size"], "model");
