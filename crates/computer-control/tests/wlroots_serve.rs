@@ -359,14 +359,5 @@ fn the_clipboard_owner_is_unnamed_and_a_silent_one_is_given_up_on() {
     // The server goes on.
     s.ok("clipboard.write", json!({"text": "after"}));
 
-    s.drain_available();
-    let events = serde_json::to_string(&s.events).unwrap();
-    assert!(events.contains("clipboard.read"));
-    assert!(
-        !events.contains(THEIRS),
-        "the clipboard leaked into an event"
-    );
-    let log = s.stderr_text();
-    assert!(log.contains("clipboard.read"), "the log says what ran");
-    assert!(!log.contains(THEIRS), "the clipboard leaked into the log");
+    crate::conformance::scenarios::clipboard::assert_read_leaks_nowhere(&mut s, THEIRS);
 }

@@ -50,6 +50,17 @@ pub struct MonitorChange {
     pub surface: Value,
 }
 
+impl MonitorChange {
+    /// A 1280×720 monitor added left of the 1920×1080 one: two displays, the layout
+    /// from x = -1280.
+    pub fn left_of_the_first() -> MonitorChange {
+        MonitorChange {
+            surface: json!({"displays": [{}, {}],
+                            "physical": {"x": -1280, "y": 0, "width": 3200, "height": 1080}}),
+        }
+    }
+}
+
 /// What another client of the desk offers on the clipboard.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Copy {
@@ -202,4 +213,13 @@ pub fn password_window(s: &mut Server) -> Value {
         assert!(Instant::now() < deadline, "no password entry: {snap}");
         std::thread::sleep(Duration::from_millis(200));
     }
+}
+
+/// Whether `secret` typed into gtk3-demo's password entry arrived: its plain entry
+/// shares the password entry's buffer, so shows it.
+pub fn gtk_demo_password_arrived(snap: &Value, secret: &str) -> bool {
+    crate::common::find_where(&snap["tree"], "edit", &|n| {
+        !crate::common::has_state(n, "password") && n["value"] == secret
+    })
+    .is_some()
 }

@@ -93,10 +93,7 @@ impl Desk for VirtualDesk {
             .clone();
         let (x, y) = center(&button);
         s.ok("pointer.click", json!({"x": x, "y": y}));
-        Some(MonitorChange {
-            surface: json!({"displays": [{}, {}],
-                            "physical": {"x": -1280, "y": 0, "width": 3200, "height": 1080}}),
-        })
+        Some(MonitorChange::left_of_the_first())
     }
 
     fn minimize(&mut self, _: &Value) -> bool {

@@ -104,11 +104,7 @@ impl Desk for WlrootsDesk {
     }
 
     fn password_arrived(&self, snap: &Value, secret: &str, _: &[u8], _: &[u8]) -> bool {
-        // gtk3-demo's plain entry shares the password entry's buffer.
-        crate::common::find_where(&snap["tree"], "edit", &|n| {
-            !crate::common::has_state(n, "password") && n["value"] == secret
-        })
-        .is_some()
+        super::desk::gtk_demo_password_arrived(snap, secret)
     }
 
     fn pointer(&self) -> Option<(i64, i64)> {
@@ -138,10 +134,7 @@ impl Desk for WlrootsDesk {
             "-1280",
             "0",
         ]);
-        Some(MonitorChange {
-            surface: json!({"displays": [{}, {}],
-                            "physical": {"x": -1280, "y": 0, "width": 3200, "height": 1080}}),
-        })
+        Some(MonitorChange::left_of_the_first())
     }
 
     fn minimize(&mut self, _: &Value) -> bool {

@@ -8,6 +8,7 @@ use std::time::{Duration, Instant};
 use serde_json::json;
 
 use super::can;
+use crate::common::Server;
 use crate::conformance::desk::{Copy, Desk, serve};
 
 const OURS: &str = "héllo 世界 written-4417";
@@ -74,16 +75,19 @@ pub fn the_clipboard_is_shared_and_leaks_nowhere<D: Desk>() {
         assert_eq!(text, "after");
     }
 
+    // What was read from another client (the agent's own `clipboard.write` text is its
+    // argument, shown like any other).
+    assert_read_leaks_nowhere(&mut s, THEIRS);
+}
+
+/// Asserts that `clipboard.read` ran (its events and log lines say so) and that
+/// `text`, which it read, is in no event and no log line.
+pub fn assert_read_leaks_nowhere(s: &mut Server, text: &str) {
     s.drain_available();
     let events = serde_json::to_string(&s.events).unwrap_or_default();
     assert!(events.contains("clipboard.read"));
-    // What was read from another client (the agent's own `clipboard.write` text is its
-    // argument, shown like any other).
-    assert!(
-        !events.contains(THEIRS),
-        "the clipboard leaked into an event"
-    );
+    assert!(!events.contains(text), "the clipboard leaked into an event");
     let log = s.stderr_text();
     assert!(log.contains("clipboard.read"), "the log says what ran");
-    assert!(!log.contains(THEIRS), "the clipboard leaked into the log");
+    assert!(!log.contains(text), "the clipboard leaked into the log");
 }
