@@ -75,6 +75,9 @@ pub enum Copy {
 pub trait Desk: Sized {
     /// `session.start`'s `platform`.
     const PLATFORM: &'static str;
+    /// How a `wait.for` on a window hears of it: `events` where the driver watches the
+    /// display server's window changes, `polling` where it reads the list again.
+    const WINDOW_WAITS: &'static str;
     /// Starts a private desk (1920×1080 physical pixels, one monitor).
     fn start() -> Self;
     /// The command that runs `serve` (stdio JSON-RPC) on this desk, with its
@@ -84,6 +87,14 @@ pub trait Desk: Sized {
     fn capabilities(&self) -> Value;
     /// Opens `app` and returns its window id as `window.list` has it.
     fn open(&mut self, s: &mut Server, app: App) -> Value;
+    /// Starts [`App::Checkboxes`] from outside the server without waiting for it, and
+    /// returns the `wait.for` window selector that finds it; `None` when this desk
+    /// changes only through the server's own actions.
+    fn spawn_checkboxes(&mut self) -> Option<Value>;
+    /// Ends the application of `window` (an entry of `window.list`, with its id and
+    /// pid): from outside where the desk can (its process killed, without asking the
+    /// server, which may be busy waiting), else through the server.
+    fn close(&mut self, s: &mut Server, window: &Value);
     /// A focused text sink for `keyboard.type`, read back without the server.
     fn typing_oracle(&mut self, s: &mut Server) -> Box<dyn Oracle>;
     /// For a [`App::PasswordForm`] whose password entry was typed into: whether
@@ -222,4 +233,16 @@ pub fn gtk_demo_password_arrived(snap: &Value, secret: &str) -> bool {
         !crate::common::has_state(n, "password") && n["value"] == secret
     })
     .is_some()
+}
+
+/// Kills the process of `window` (an entry of `window.list`), by its pid.
+pub fn kill_window_process(window: &Value) {
+    let pid = window["pid"]
+        .as_u64()
+        .unwrap_or_else(|| panic!("a window without a pid: {window}"));
+    let out = std::process::Command::new("kill")
+        .arg(pid.to_string())
+        .output()
+        .expect("kill");
+    assert!(out.status.success(), "kill {pid}: {out:?}");
 }

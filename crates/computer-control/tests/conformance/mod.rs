@@ -65,6 +65,14 @@ macro_rules! conformance {
                 clipboard::the_clipboard_is_shared_and_leaks_nowhere::<D>();
             }
             #[test]
+            fn wait_for() {
+                waits::waits_follow_the_desktops_changes::<D>();
+            }
+            #[test]
+            fn element_selectors() {
+                selectors::selectors_and_refs_name_elements_until_they_are_gone::<D>();
+            }
+            #[test]
             fn launch() {
                 launch::app_launch_asks_first_unless_listed_and_a_deny_rule_holds::<D>();
             }

@@ -39,6 +39,8 @@ impl Oracle for NameField {
 impl Desk for VirtualDesk {
     const PLATFORM: &'static str = "virtual";
 
+    const WINDOW_WAITS: &'static str = "events";
+
     fn start() -> Self {
         VirtualDesk {
             dir: cc_test_kit::TempDir::new(),
@@ -61,6 +63,16 @@ impl Desk for VirtualDesk {
         match app {
             App::Checkboxes | App::PasswordForm => window_of(s, "cc-form")["id"].clone(),
         }
+    }
+
+    fn spawn_checkboxes(&mut self) -> Option<Value> {
+        None
+    }
+
+    fn close(&mut self, s: &mut Server, window: &Value) {
+        // alt+F4 closes the focused window.
+        s.ok("window.focus", json!({"id": window["id"]}));
+        s.ok("keyboard.combo", json!({"keys": "alt+f4"}));
     }
 
     fn typing_oracle(&mut self, s: &mut Server) -> Box<dyn Oracle> {

@@ -35,6 +35,9 @@ impl Drop for Owner {
 impl Desk for WlrootsDesk {
     const PLATFORM: &'static str = "wlroots";
 
+    // The driver reads the toplevel list again; it does not watch it for waits.
+    const WINDOW_WAITS: &'static str = "polling";
+
     fn start() -> Self {
         WlrootsDesk {
             desk: sway::Desk::start(),
@@ -87,6 +90,15 @@ impl Desk for WlrootsDesk {
                 password_window(s)
             }
         }
+    }
+
+    fn spawn_checkboxes(&mut self) -> Option<Value> {
+        self.desk.spawn("gtk3-widget-factory", &[]);
+        Some(json!({"title_contains": "widget-factory"}))
+    }
+
+    fn close(&mut self, _: &mut Server, window: &Value) {
+        super::desk::kill_window_process(window);
     }
 
     fn typing_oracle(&mut self, s: &mut Server) -> Box<dyn Oracle> {

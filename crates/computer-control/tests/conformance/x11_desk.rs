@@ -25,6 +25,8 @@ pub struct X11Desk {
 impl Desk for X11Desk {
     const PLATFORM: &'static str = "x11";
 
+    const WINDOW_WAITS: &'static str = "events";
+
     fn start() -> Self {
         X11Desk {
             desk: x11::Desk::start(),
@@ -56,6 +58,15 @@ impl Desk for X11Desk {
                 password_window(s)
             }
         }
+    }
+
+    fn spawn_checkboxes(&mut self) -> Option<Value> {
+        self.desk.spawn("gtk3-widget-factory", &[]);
+        Some(json!({"title_contains": "widget-factory"}))
+    }
+
+    fn close(&mut self, _: &mut Server, window: &Value) {
+        super::desk::kill_window_process(window);
     }
 
     fn typing_oracle(&mut self, s: &mut Server) -> Box<dyn Oracle> {

@@ -7,7 +7,9 @@ pub mod launch;
 pub mod monitors;
 pub mod pointer;
 pub mod secrets;
+pub mod selectors;
 pub mod session;
+pub mod waits;
 pub mod windows;
 
 use serde_json::{Value, json};
