@@ -83,5 +83,6 @@ macro_rules! conformance {
 conformance! {
     virtual_desktop: super::virtual_desk::VirtualDesk,
     x11: super::x11_desk::X11Desk,
+    x11_without_accessibility: super::x11_desk::X11Desk<false>,
     wlroots: super::wlroots_desk::WlrootsDesk,
 }

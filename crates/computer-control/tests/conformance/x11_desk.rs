@@ -16,13 +16,15 @@ use super::desk::{
 use crate::common::Server;
 use crate::x11_clipboard::{ForeignOwner, Mode, read_as_another_client};
 
-/// The desk and the number of terminals opened on it.
-pub struct X11Desk {
+/// The desk and the number of terminals opened on it. `A11Y` false runs the server
+/// with no session bus to reach: the desk whose server says it has no accessibility,
+/// so the suite checks its refusals.
+pub struct X11Desk<const A11Y: bool = true> {
     desk: x11::Desk,
     terminals: u32,
 }
 
-impl Desk for X11Desk {
+impl<const A11Y: bool> Desk for X11Desk<A11Y> {
     const PLATFORM: &'static str = "x11";
 
     const WINDOW_WAITS: &'static str = "events";
@@ -39,11 +41,15 @@ impl Desk for X11Desk {
         self.desk.env(&mut cmd);
         cmd.args(["serve", "--platform", "x11"])
             .env_remove("COMPUTER_CONTROL_CONFIG");
+        if !A11Y {
+            let nowhere = format!("unix:path={}", self.desk.path("no-bus").display());
+            cmd.env("DBUS_SESSION_BUS_ADDRESS", nowhere);
+        }
         cmd
     }
 
     fn capabilities(&self) -> Value {
-        json!({"capture": true, "input": true, "accessibility": true, "windows": true,
+        json!({"capture": true, "input": true, "accessibility": A11Y, "windows": true,
                "hotkey": true, "clipboard": true, "launch": true})
     }
 

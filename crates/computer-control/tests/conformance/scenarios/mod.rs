@@ -55,14 +55,27 @@ pub fn can<D: Desk>(desk: &D, s: &mut Server, capability: &str) -> bool {
     for (tool, args) in tools_of(capability) {
         let t = listed(&list, tool);
         assert_eq!(t["available"], false, "{t}");
-        let why = t["reason"].as_str().unwrap_or_default();
-        assert!(!why.is_empty(), "unavailable without a reason: {t}");
+        assert_says_why(t, capability);
         if !args.is_null() {
             s.fails(tool, args, "backend_unavailable");
         }
     }
     eprintln!("{}: no {capability}; the refusal was checked", D::PLATFORM);
     false
+}
+
+/// Asserts that an unavailable tool's `reason` names what is missing.
+pub fn assert_says_why(tool: &Value, capability: &str) {
+    let word = match capability {
+        "windows" => "window",
+        "capture" => "captur",
+        other => other,
+    };
+    let why = tool["reason"].as_str().unwrap_or_default();
+    assert!(
+        why.to_lowercase().contains(word),
+        "unavailable without saying {word}: {tool}"
+    );
 }
 
 /// A tool's entry of `tools.list`.

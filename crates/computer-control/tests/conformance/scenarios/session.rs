@@ -50,8 +50,7 @@ pub fn platform_and_capabilities<D: Desk>() {
             if can == true {
                 assert!(t.get("reason").is_none(), "{t}");
             } else {
-                let why = t["reason"].as_str().unwrap_or_default();
-                assert!(!why.is_empty(), "unavailable without a reason: {t}");
+                super::assert_says_why(t, &capability);
                 if !args.is_null() {
                     s.fails(tool, args, "backend_unavailable");
                 }
