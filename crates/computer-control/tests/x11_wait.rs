@@ -8,6 +8,7 @@
 //! emergency hotkey pre-empts a wait.
 
 use crate::common;
+use crate::conformance::scenarios::waits::{met, start_wait};
 use cc_test_kit::x11 as x11_support;
 
 use common::has_state;
@@ -27,27 +28,6 @@ fn serve(desk: &Desk) -> Server {
         .env_remove("COMPUTER_CONTROL_CONFIG")
         .env("COMPUTER_CONTROL_LOG", "info");
     Server::start_command(cmd)
-}
-
-/// Sends a `wait.for` and returns its request id once the worker runs it.
-fn start_wait(s: &mut Server, arguments: Value) -> u64 {
-    let from = s.events.len();
-    let id = s.send(
-        "tools.call",
-        json!({"tool": "wait.for", "arguments": arguments}),
-    );
-    s.wait_event_matching("action.started", from, |p| p["tool"] == "wait.for");
-    // The wait subscribes to events right after it starts.
-    std::thread::sleep(Duration::from_millis(300));
-    id
-}
-
-/// The answer to a `wait.for` that must have been met.
-fn met(s: &mut Server, id: u64) -> Value {
-    let r = s.response(id);
-    let env = &r["result"];
-    assert_eq!(env["ok"], true, "{env}");
-    env["result"].clone()
 }
 
 fn checkbox(s: &mut Server, window: &Value) -> Value {

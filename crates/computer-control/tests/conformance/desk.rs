@@ -246,3 +246,28 @@ pub fn kill_window_process(window: &Value) {
         .expect("kill");
     assert!(out.status.success(), "kill {pid}: {out:?}");
 }
+
+/// Every capability but `missing`: what `session.start` reports on a desk that lacks
+/// only those.
+pub fn capabilities_but(missing: &[&str]) -> Value {
+    let mut caps = json!({"capture": true, "input": true, "accessibility": true,
+                          "windows": true, "hotkey": true, "clipboard": true, "launch": true});
+    for m in missing {
+        caps[*m] = json!(false);
+    }
+    caps
+}
+
+/// Starts gtk3-demo's password form (`entry_buffer`) with the desk's `spawn` and
+/// returns its window id.
+pub fn open_gtk_password_form(s: &mut Server, spawn: impl FnOnce(&str, &[&str])) -> Value {
+    spawn("gtk3-demo", &["--run=entry_buffer"]);
+    password_window(s)
+}
+
+/// Starts gtk3-widget-factory with the desk's `spawn`; returns the `wait.for` window
+/// selector that finds it.
+pub fn spawn_gtk_widget_factory(spawn: impl FnOnce(&str, &[&str])) -> Value {
+    spawn("gtk3-widget-factory", &[]);
+    json!({"title_contains": "widget-factory"})
+}

@@ -8,7 +8,7 @@ use std::process::Command;
 
 use serde_json::{Value, json};
 
-use super::desk::{App, BIN, Copy, Desk, MonitorChange, Oracle, window_of};
+use super::desk::{App, BIN, Copy, Desk, MonitorChange, Oracle, capabilities_but, window_of};
 use crate::common::{Server, center, find_node};
 
 /// A private directory; the desktop itself lives in the server.
@@ -55,8 +55,8 @@ impl Desk for VirtualDesk {
     }
 
     fn capabilities(&self) -> Value {
-        json!({"capture": true, "input": true, "accessibility": true, "windows": true,
-               "hotkey": false, "clipboard": true, "launch": true})
+        // No keyboard of a person's to press a chord on.
+        capabilities_but(&["hotkey"])
     }
 
     fn open(&mut self, s: &mut Server, app: App) -> Value {

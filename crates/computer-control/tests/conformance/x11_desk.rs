@@ -11,7 +11,8 @@ use cc_test_kit::x11;
 use serde_json::{Value, json};
 
 use super::desk::{
-    App, BIN, Copy, Desk, FileOracle, MonitorChange, Oracle, password_window, wait_until,
+    App, BIN, Copy, Desk, FileOracle, MonitorChange, Oracle, capabilities_but,
+    open_gtk_password_form, spawn_gtk_widget_factory, wait_until,
 };
 use crate::common::Server;
 use crate::x11_clipboard::{ForeignOwner, Mode, read_as_another_client};
@@ -49,8 +50,11 @@ impl<const A11Y: bool> Desk for X11Desk<A11Y> {
     }
 
     fn capabilities(&self) -> Value {
-        json!({"capture": true, "input": true, "accessibility": A11Y, "windows": true,
-               "hotkey": true, "clipboard": true, "launch": true})
+        if A11Y {
+            capabilities_but(&[])
+        } else {
+            capabilities_but(&["accessibility"])
+        }
     }
 
     fn open(&mut self, s: &mut Server, app: App) -> Value {
@@ -59,16 +63,16 @@ impl<const A11Y: bool> Desk for X11Desk<A11Y> {
                 let mut d = self.desk.driver();
                 json!(self.desk.widget_factory(&mut d))
             }
-            App::PasswordForm => {
-                self.desk.spawn("gtk3-demo", &["--run=entry_buffer"]);
-                password_window(s)
-            }
+            App::PasswordForm => open_gtk_password_form(s, |p, a| {
+                self.desk.spawn(p, a);
+            }),
         }
     }
 
     fn spawn_checkboxes(&mut self) -> Option<Value> {
-        self.desk.spawn("gtk3-widget-factory", &[]);
-        Some(json!({"title_contains": "widget-factory"}))
+        Some(spawn_gtk_widget_factory(|p, a| {
+            self.desk.spawn(p, a);
+        }))
     }
 
     fn close(&mut self, _: &mut Server, window: &Value) {
