@@ -4,7 +4,7 @@
 use std::time::Duration;
 
 use cc_protocol::{ErrorCode, Risk, SessionState, ToolError};
-use serde_json::{Value, json};
+use serde_json::json;
 
 use crate::approval::Approval;
 use crate::assess::Assessment;
@@ -13,6 +13,7 @@ use crate::config::{Effect, SafetyConfig};
 use crate::events::EventBus;
 use crate::rules::Verdict;
 use crate::session::{Pending, Shared};
+use crate::tools::ToolCall;
 
 /// What the gate decided.
 #[derive(Debug)]
@@ -31,8 +32,8 @@ pub enum Decision {
 
 /// One action as the gate sees it.
 pub(crate) struct Request<'a> {
-    pub tool: &'a str,
-    pub arguments: &'a Value,
+    /// The call, typed; what runs once approved.
+    pub call: &'a ToolCall,
     /// What the rules, the risk and the desktop say about it (secrets redacted in
     /// `shown`, for events).
     pub assessment: &'a Assessment,
@@ -208,7 +209,7 @@ pub(crate) fn decide(
         "safety.confirmation_requested",
         json!({
             "request_id": request_id,
-            "tool": req.tool,
+            "tool": req.call.name(),
             "arguments": crate::bounded::bounded(&assessed.shown),
             "risk": assessed.risk,
             "reason": reason,
@@ -219,8 +220,7 @@ pub(crate) fn decide(
     );
     session.pending = Some(Pending {
         request_id: request_id.clone(),
-        tool: req.tool.to_string(),
-        arguments: req.arguments.clone(),
+        call: req.call.clone(),
         shown_arguments: assessed.shown.clone(),
         risk: assessed.risk,
         reason: reason.clone(),
@@ -263,7 +263,7 @@ pub fn cancel_pending(shared: &mut Shared, bus: &EventBus, reason: &str) {
     if let Some(p) = shared.session.as_mut().and_then(|s| s.pending.take()) {
         bus.emit(
             "safety.confirmation_resolved",
-            json!({"request_id": p.request_id, "approve": false, "tool": p.tool, "reason": reason}),
+            json!({"request_id": p.request_id, "approve": false, "tool": p.call.name(), "reason": reason}),
         );
     }
 }

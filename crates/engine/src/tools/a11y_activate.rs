@@ -22,14 +22,14 @@ pub(crate) enum Method {
     Pointer,
 }
 
-#[derive(Debug, Deserialize)]
+#[derive(Debug, Clone, Deserialize)]
 pub(crate) struct Args {
     #[serde(flatten)]
     pub element: ElementArg,
     pub method: Method,
 }
 
-struct A11yActivate;
+pub(super) struct A11yActivate;
 
 impl Tool for A11yActivate {
     type Args = Args;

@@ -11,14 +11,14 @@ use super::exec::{Exec, a11y};
 use super::fields::text;
 use crate::spec::Ty;
 
-#[derive(Debug, Deserialize)]
+#[derive(Debug, Clone, Deserialize)]
 pub(crate) struct Args {
     #[serde(flatten)]
     pub element: ElementArg,
     pub text: String,
 }
 
-struct A11yInput;
+pub(super) struct A11yInput;
 
 impl Tool for A11yInput {
     type Args = Args;

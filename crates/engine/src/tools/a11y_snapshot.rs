@@ -9,7 +9,7 @@ use super::exec::{Exec, a11y};
 use super::fields::window_id;
 use crate::spec::{Field, Ty};
 
-#[derive(Debug, Deserialize)]
+#[derive(Debug, Clone, Deserialize)]
 pub(crate) struct Args {
     pub level: String,
     pub depth: Option<usize>,
@@ -19,7 +19,7 @@ pub(crate) struct Args {
     pub diff: bool,
 }
 
-struct A11ySnapshot;
+pub(super) struct A11ySnapshot;
 
 impl Tool for A11ySnapshot {
     type Args = Args;

@@ -1,34 +1,14 @@
 //! `batch.execute`: several calls of other tools, in order, under one confirmation.
 //! The worker gates it whole and then item by item (`worker/batch.rs`); this file
-//! says what it accepts.
+//! says what it accepts, and `call.rs` types its items.
 
 use cc_protocol::Risk;
-use serde::Deserialize;
 use serde_json::{Value, json};
 
 use super::args::validate_args;
 use super::def::{Checked, Lands, Nature, Needs, Runs, TextEntry, ToolDef};
 use super::table::find;
 use crate::spec::{Field, Issue, Ty};
-
-/// One call of the batch.
-#[derive(Debug, Clone, Deserialize)]
-pub(crate) struct Item {
-    pub tool: String,
-    #[serde(default = "empty")]
-    pub arguments: Value,
-}
-
-fn empty() -> Value {
-    json!({})
-}
-
-#[derive(Debug, Deserialize)]
-pub(crate) struct Args {
-    pub items: Vec<Item>,
-    pub continue_on_error: bool,
-    pub gap_ms: u64,
-}
 
 /// Checks every item against its own tool and stores its normalized arguments.
 fn items(c: &mut Checked<'_>) {

@@ -15,7 +15,7 @@ use super::keyboard_combo::reaches_shell;
 use cc_protocol::Key;
 use crate::spec::{Field, Ty};
 
-#[derive(Debug, Deserialize)]
+#[derive(Debug, Clone, Deserialize)]
 pub(crate) struct Args {
     from: Option<Point>,
     to: Option<Point>,
@@ -82,7 +82,7 @@ fn place(
     }
 }
 
-struct PointerDrag;
+pub(super) struct PointerDrag;
 
 impl Tool for PointerDrag {
     type Args = Args;

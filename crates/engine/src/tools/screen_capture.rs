@@ -44,7 +44,7 @@ impl Size {
     }
 }
 
-#[derive(Debug, Deserialize)]
+#[derive(Debug, Clone, Deserialize)]
 pub(crate) struct Args {
     pub region: Option<Region>,
     pub display: Option<String>,
@@ -81,7 +81,7 @@ fn format<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Format, D::Error> {
     Format::parse(&name).ok_or_else(|| serde::de::Error::custom(format!("no format {name:?}")))
 }
 
-struct ScreenCapture;
+pub(super) struct ScreenCapture;
 
 impl Tool for ScreenCapture {
     type Args = Args;
