@@ -1,10 +1,10 @@
-//! Running one validated tool call on the driver, in small pre-emptible steps.
+//! What running a tool on the driver needs, shared by several tools: [`Exec`], the
+//! pre-emptible steps, the pointer's moves and the wait for a condition. A tool's own
+//! body lives in its file; nothing here imports a tool.
 //!
 //! Architecture invariant: nothing here decides *whether* an action may run; the gate
 //! did that before `run` was called. This module only decides *how*.
 
-pub(crate) mod a11y;
-pub(crate) mod capture;
 pub(crate) mod pointer;
 pub(crate) mod watch;
 
