@@ -11,8 +11,7 @@ use cc_desktop::ElementHandle;
 use cc_protocol::{Risk, ToolError};
 use serde_json::{Value, json};
 
-use crate::config::{ConfigStack, Effect};
-use crate::gate::{Outcome, outcome};
+use crate::config::{ConfigStack, Effect, SafetyConfig};
 use crate::rules::{Landing, Verdict};
 use crate::tools::{ElementTarget, Nature, TextEntry, ToolCall, ToolDef};
 
@@ -319,6 +318,62 @@ fn redact_all_text(def: &ToolDef, shown: &mut Value) {
         && let Some(t) = shown.get_mut("text")
     {
         *t = json!(REDACTED);
+    }
+}
+
+/// What the rules and the risk say about one action, before state (panic, standby,
+/// pending confirmations) is considered: the precedence of PROTOCOL §5.2 in one place,
+/// shared by the gate and by the governed kernel's previews.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Outcome {
+    /// A deny rule matched (`rule`), or a built-in rule, or allowlist mode and nothing
+    /// listed it (`None`).
+    Deny { rule: Option<usize>, reason: String },
+    /// A confirm rule matched, or the risk reaches `confirm_threshold`.
+    Confirm { reason: String },
+    /// Nothing stops it.
+    Allow { reason: String },
+}
+
+/// Deny wins, then confirm (a rule, or the risk threshold: an allow never exempts a
+/// high-risk action), then allow, then `default_rule`.
+pub(crate) fn outcome(safety: &SafetyConfig, verdict: &Verdict, risk: Risk, tool: &str) -> Outcome {
+    if verdict.console {
+        return Outcome::Deny {
+            rule: None,
+            reason: format!(
+                "{tool} lands on the operator console; only a person drives it (safety.protect_console)"
+            ),
+        };
+    }
+    if let Some(i) = verdict.deny {
+        return Outcome::Deny {
+            rule: Some(i),
+            reason: format!("rule {i} denies {tool}"),
+        };
+    }
+    if safety.default_rule == Effect::Deny && verdict.allow.is_none() && verdict.confirm.is_none() {
+        return Outcome::Deny {
+            rule: None,
+            reason: format!("allowlist mode: no rule allows {tool}"),
+        };
+    }
+    if let Some(i) = verdict.confirm {
+        return Outcome::Confirm {
+            reason: format!("rule {i} requires confirmation for {tool}"),
+        };
+    }
+    if risk >= safety.confirm_threshold {
+        return Outcome::Confirm {
+            reason: format!(
+                "{tool} is {} risk (threshold {})",
+                risk.as_str(),
+                safety.confirm_threshold.as_str()
+            ),
+        };
+    }
+    Outcome::Allow {
+        reason: format!("{tool} is {} risk", risk.as_str()),
     }
 }
 

@@ -7,11 +7,9 @@ use cc_protocol::{ErrorCode, Risk, SessionState, ToolError};
 use serde_json::json;
 
 use crate::approval::Approval;
-use crate::assess::Assessment;
+use crate::assess::{Assessment, Outcome};
 use crate::clock::{Clock, random_hex, rfc3339};
-use crate::config::{Effect, SafetyConfig};
 use crate::events::EventBus;
-use crate::rules::Verdict;
 use crate::session::{Pending, Shared};
 use crate::tools::ToolCall;
 
@@ -46,62 +44,6 @@ pub(crate) struct Request<'a> {
     /// it is refused rather than parked.
     pub batch_item: bool,
     pub epoch: u64,
-}
-
-/// What the rules and the risk say about one action, before state (panic, standby,
-/// pending confirmations) is considered: the precedence of PROTOCOL §5.2 in one place,
-/// shared by the gate and by the governed kernel's previews.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Outcome {
-    /// A deny rule matched (`rule`), or a built-in rule, or allowlist mode and nothing
-    /// listed it (`None`).
-    Deny { rule: Option<usize>, reason: String },
-    /// A confirm rule matched, or the risk reaches `confirm_threshold`.
-    Confirm { reason: String },
-    /// Nothing stops it.
-    Allow { reason: String },
-}
-
-/// Deny wins, then confirm (a rule, or the risk threshold: an allow never exempts a
-/// high-risk action), then allow, then `default_rule`.
-pub(crate) fn outcome(safety: &SafetyConfig, verdict: &Verdict, risk: Risk, tool: &str) -> Outcome {
-    if verdict.console {
-        return Outcome::Deny {
-            rule: None,
-            reason: format!(
-                "{tool} lands on the operator console; only a person drives it (safety.protect_console)"
-            ),
-        };
-    }
-    if let Some(i) = verdict.deny {
-        return Outcome::Deny {
-            rule: Some(i),
-            reason: format!("rule {i} denies {tool}"),
-        };
-    }
-    if safety.default_rule == Effect::Deny && verdict.allow.is_none() && verdict.confirm.is_none() {
-        return Outcome::Deny {
-            rule: None,
-            reason: format!("allowlist mode: no rule allows {tool}"),
-        };
-    }
-    if let Some(i) = verdict.confirm {
-        return Outcome::Confirm {
-            reason: format!("rule {i} requires confirmation for {tool}"),
-        };
-    }
-    if risk >= safety.confirm_threshold {
-        return Outcome::Confirm {
-            reason: format!(
-                "{tool} is {} risk (threshold {})",
-                risk.as_str(),
-                safety.confirm_threshold.as_str()
-            ),
-        };
-    }
-    Outcome::Allow {
-        reason: format!("{tool} is {} risk", risk.as_str()),
-    }
 }
 
 /// Decides, and on `Confirm` records the pending confirmation and emits its event.

@@ -5,8 +5,7 @@
 use cc_protocol::Risk;
 use serde_json::{Value, json};
 
-use super::args::validate_args;
-use super::def::{Checked, Lands, Nature, Needs, Runs, TextEntry, ToolDef};
+use super::def::{Checked, Lands, Nature, Needs, Runs, TextEntry, ToolDef, Validate};
 use super::table::find;
 use crate::spec::{Field, Issue, Ty};
 
@@ -21,7 +20,7 @@ fn items(c: &mut Checked<'_>) {
     {
         Some(items) => {
             for (i, item) in items.iter_mut().enumerate() {
-                if let Some(norm) = check_item(i, item, config, c.issues)
+                if let Some(norm) = check_item(i, item, (config, c.validate), c.issues)
                     && let Value::Object(m) = item
                 {
                     m.insert("arguments".into(), norm);
@@ -38,7 +37,7 @@ fn items(c: &mut Checked<'_>) {
                     .and_then(Value::as_str)
                     .is_some_and(|t| !t.is_empty())
                 {
-                    check_item(i, item, config, c.issues);
+                    check_item(i, item, (config, c.validate), c.issues);
                 }
             }
         }
@@ -46,7 +45,12 @@ fn items(c: &mut Checked<'_>) {
 }
 
 /// Checks one batch item against its own tool; returns its normalized arguments.
-fn check_item(i: usize, item: &Value, config: &Value, issues: &mut Vec<Issue>) -> Option<Value> {
+fn check_item(
+    i: usize,
+    item: &Value,
+    (config, validate): (&Value, Validate),
+    issues: &mut Vec<Issue>,
+) -> Option<Value> {
     let tool = item.get("tool").and_then(Value::as_str).unwrap_or_default();
     let Some(item_def) = find(tool) else {
         issues.push(Issue {
@@ -66,7 +70,7 @@ fn check_item(i: usize, item: &Value, config: &Value, issues: &mut Vec<Issue>) -
         None | Some(Value::Null) => Value::Object(Default::default()),
         Some(a) => a.clone(),
     };
-    match validate_args(item_def, &item_args, config) {
+    match validate(item_def, &item_args, config) {
         Ok(norm) => Some(norm),
         Err(sub) => {
             issues.extend(sub.into_iter().map(|s| Issue {

@@ -223,7 +223,13 @@ pub(crate) struct Checked<'a> {
     /// The session config (defaults of batch items' own arguments).
     pub config: &'a Value,
     pub issues: &'a mut Vec<Issue>,
+    /// Validates another tool's arguments (a batch item, an observation) the way the
+    /// call's own were: handed in, so a rule that nests calls imports no validator.
+    pub validate: Validate,
 }
+
+/// How arguments are validated and normalized: a tool, its arguments, the config.
+pub(crate) type Validate = fn(&ToolDef, &Value, &Value) -> Result<Value, Vec<Issue>>;
 
 impl Checked<'_> {
     /// Whether an argument was given (normalized when possible).

@@ -10,9 +10,9 @@ use serde_json::{Value, json};
 
 use super::Worker;
 use crate::approval::Approval;
-use crate::assess::{Assessment, Declared, assess, redact_result};
+use crate::assess::{Assessment, Declared, Outcome, assess, redact_result};
 use crate::config::ConfigStack;
-use crate::gate::{self, Decision, Outcome, Request};
+use crate::gate::{self, Decision, Request};
 use crate::tools::exec::Exec;
 use crate::tools::{ElementTarget, ToolCall, find};
 
