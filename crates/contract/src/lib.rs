@@ -16,6 +16,8 @@
 //!   key order, `JSON.stringify` primitives, bare `undefined`), reproduced bit for bit.
 //! * [`digest`] — SHA-256 helpers: `argsDigest`, postcondition value digests and the
 //!   session-event hash chain.
+//! * [`tools`] — the governed tools, one table: names, titles, summaries, effects,
+//!   result members.
 //! * [`timestamp`] — timestamps stay strings on the wire; this parses them strictly so an
 //!   unparseable expiry is an error, never an absent constraint.
 
@@ -25,6 +27,7 @@ pub mod args;
 pub mod canonical;
 pub mod digest;
 pub mod timestamp;
+pub mod tools;
 pub mod types;
 
 pub use canonical::{CanonValue, JsString, canonical_string};

@@ -8,14 +8,12 @@
 use std::sync::Arc;
 
 use cc_desktop::ElementHandle;
-use cc_protocol::{ErrorCode, Risk, ToolError};
+use cc_protocol::{Risk, ToolError};
 use serde_json::{Value, json};
 
-use crate::config::{ConfigStack, Effect};
-use crate::gate::{Outcome, outcome};
+use crate::config::{ConfigStack, Effect, SafetyConfig};
 use crate::rules::{Landing, Verdict};
-use crate::tools::def::typed;
-use crate::tools::{BatchArgs, ElementTarget, Nature, TextEntry, ToolDef, find};
+use crate::tools::{ElementTarget, Nature, TextEntry, ToolCall, ToolDef};
 
 /// What replaces secret text in events, logs and previews.
 pub const REDACTED: &str = "[redacted]";
@@ -81,8 +79,8 @@ pub struct Declared {
 #[derive(Debug, Clone)]
 pub struct Item {
     pub tool: &'static ToolDef,
-    /// Its normalized arguments.
-    pub args: Value,
+    /// The call itself, typed.
+    pub call: ToolCall,
     pub risk: Risk,
     /// The rules that matched it.
     pub verdict: Verdict,
@@ -159,55 +157,32 @@ impl Assessment {
     }
 }
 
-/// The calls an action consists of: itself, or each item of a batch (normalized
-/// arguments in, normalized arguments out).
-pub(crate) fn calls(
-    def: &'static ToolDef,
-    args: &Value,
-) -> Result<Vec<(&'static ToolDef, Value)>, ToolError> {
-    if !def.is_batch() {
-        return Ok(vec![(def, args.clone())]);
-    }
-    let batch: BatchArgs = typed(args)?;
-    batch
-        .items
-        .into_iter()
-        .map(|it| match find(&it.tool) {
-            Some(d) if !d.is_batch() => Ok((d, it.arguments)),
-            _ => Err(ToolError::new(
-                ErrorCode::InvalidArguments,
-                format!("no plain tool {:?} in the batch", it.tool),
-            )),
-        })
-        .collect()
-}
-
-/// Judges `def` with normalized `args` under `config`; `facts` reads the desktop for
-/// each call (the batch's items one by one).
+/// Judges `call` under `config`; `facts` reads the desktop for each call (the batch's
+/// items one by one).
 pub(crate) fn assess(
-    def: &'static ToolDef,
-    args: &Value,
+    call: &ToolCall,
     config: Arc<ConfigStack>,
     declared: Declared,
-    mut facts: impl FnMut(&'static ToolDef, &Value) -> Facts,
+    mut facts: impl FnMut(&ToolCall) -> Facts,
 ) -> Result<Assessment, ToolError> {
+    let def = call.def();
+    let args = call.args();
     let policy = config.policy();
-    let calls = calls(def, args)?;
+    let calls = call.calls();
     let mut items = Vec::with_capacity(calls.len());
     let mut focus_may_move = false;
-    for (d, a) in calls {
-        let f = facts(d, &a);
-        let pastes = d.ops().is_some_and(|o| o.pastes(&a));
+    for c in calls {
+        let (d, a) = (c.def(), c.args());
+        let f = facts(c);
+        let pastes = c.pastes();
         let writes_secret = (d.writes_text()
             && (f.secret_target == Some(true)
                 || declared.text_secret
                 || (!def.is_batch() && declared.target_secret)))
             || (pastes && f.secret_target == Some(true));
-        let escalates = d.ops().is_some_and(|o| o.escalates(&a));
+        let escalates = c.escalates();
         // What the operator's configuration vouches for is at most moderate.
-        let trusted = d
-            .ops()
-            .is_some_and(|o| o.operator_trusts(&a, config.config()));
+        let trusted = c.operator_trusts(config.config());
         let risk = if escalates || writes_secret {
             Risk::High
         } else if trusted {
@@ -215,15 +190,15 @@ pub(crate) fn assess(
         } else {
             d.risk
         };
-        let verdict = policy.evaluate(d.name, &a, &f.landing);
-        let mut shown = redact(d, &a, writes_secret);
+        let verdict = policy.evaluate(d.name, a, &f.landing);
+        let mut shown = redact(d, a, writes_secret);
         if focus_may_move {
             redact_all_text(d, &mut shown);
         }
         focus_may_move |= d.moves_focus;
         items.push(Item {
             tool: d,
-            args: a,
+            call: c.clone(),
             risk,
             verdict,
             landing: f.landing,
@@ -346,9 +321,66 @@ fn redact_all_text(def: &ToolDef, shown: &mut Value) {
     }
 }
 
+/// What the rules and the risk say about one action, before state (panic, standby,
+/// pending confirmations) is considered: the precedence of PROTOCOL §5.2 in one place,
+/// shared by the gate and by the governed kernel's previews.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Outcome {
+    /// A deny rule matched (`rule`), or a built-in rule, or allowlist mode and nothing
+    /// listed it (`None`).
+    Deny { rule: Option<usize>, reason: String },
+    /// A confirm rule matched, or the risk reaches `confirm_threshold`.
+    Confirm { reason: String },
+    /// Nothing stops it.
+    Allow { reason: String },
+}
+
+/// Deny wins, then confirm (a rule, or the risk threshold: an allow never exempts a
+/// high-risk action), then allow, then `default_rule`.
+pub(crate) fn outcome(safety: &SafetyConfig, verdict: &Verdict, risk: Risk, tool: &str) -> Outcome {
+    if verdict.console {
+        return Outcome::Deny {
+            rule: None,
+            reason: format!(
+                "{tool} lands on the operator console; only a person drives it (safety.protect_console)"
+            ),
+        };
+    }
+    if let Some(i) = verdict.deny {
+        return Outcome::Deny {
+            rule: Some(i),
+            reason: format!("rule {i} denies {tool}"),
+        };
+    }
+    if safety.default_rule == Effect::Deny && verdict.allow.is_none() && verdict.confirm.is_none() {
+        return Outcome::Deny {
+            rule: None,
+            reason: format!("allowlist mode: no rule allows {tool}"),
+        };
+    }
+    if let Some(i) = verdict.confirm {
+        return Outcome::Confirm {
+            reason: format!("rule {i} requires confirmation for {tool}"),
+        };
+    }
+    if risk >= safety.confirm_threshold {
+        return Outcome::Confirm {
+            reason: format!(
+                "{tool} is {} risk (threshold {})",
+                risk.as_str(),
+                safety.confirm_threshold.as_str()
+            ),
+        };
+    }
+    Outcome::Allow {
+        reason: format!("{tool} is {} risk", risk.as_str()),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::tools::find;
 
     fn tool(name: &str) -> &'static ToolDef {
         find(name).unwrap()
@@ -358,27 +390,11 @@ mod tests {
         let mut stack = ConfigStack::new();
         stack.apply(&config).unwrap();
         let def = tool(name);
-        let args = crate::tools::args::validate_args(def, &args, stack.value()).unwrap();
-        assess(def, &args, Arc::new(stack), Declared::default(), |_, _| {
+        let call = ToolCall::parse(def, &args, stack.value()).unwrap();
+        assess(&call, Arc::new(stack), Declared::default(), |_| {
             facts.clone()
         })
         .unwrap()
-    }
-
-    #[test]
-    fn a_batch_naming_no_plain_tool_is_refused_not_judged() {
-        let batch = tool("batch.execute");
-        for items in [
-            json!([{"tool": "nope", "arguments": {}}]),
-            json!([{"tool": "batch.execute", "arguments": {}}]),
-        ] {
-            let args = json!({"items": items, "continue_on_error": false, "gap_ms": 0});
-            let e = calls(batch, &args).unwrap_err();
-            assert_eq!(e.code, ErrorCode::InvalidArguments, "{items}");
-        }
-        // Arguments that do not fit the batch's typed form at all.
-        let e = calls(batch, &json!({"items": 3})).unwrap_err();
-        assert_eq!(e.code, ErrorCode::InvalidArguments);
     }
 
     #[test]
@@ -386,8 +402,8 @@ mod tests {
         let stack = Arc::new(ConfigStack::new());
         let judge = |name: &str, args: Value, declared: Declared| {
             let def = tool(name);
-            let args = crate::tools::args::validate_args(def, &args, stack.value()).unwrap();
-            assess(def, &args, stack.clone(), declared, |_, _| Facts::default()).unwrap()
+            let call = ToolCall::parse(def, &args, stack.value()).unwrap();
+            assess(&call, stack.clone(), declared, |_| Facts::default()).unwrap()
         };
         let text = Declared {
             target_secret: false,

@@ -11,6 +11,7 @@ use serde_json::{Value, json};
 use crate::clock::Clock;
 use crate::events::EventBus;
 use crate::gate::cancel_pending;
+use crate::latch::PanicSource;
 use crate::session::Shared;
 
 /// The engine's shared core.
@@ -29,25 +30,6 @@ pub struct Core {
     /// The server's configured `safety.visual_indicator`, followed while no session
     /// runs (the stop outlives sessions, and so does its banner).
     pub visual_indicator: bool,
-}
-
-/// Where a panic came from (`safety.panic_triggered {source}`).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum PanicSource {
-    Hotkey,
-    Protocol,
-    File,
-}
-
-impl PanicSource {
-    /// The wire name.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            PanicSource::Hotkey => "hotkey",
-            PanicSource::Protocol => "protocol",
-            PanicSource::File => "file",
-        }
-    }
 }
 
 impl Core {

@@ -15,14 +15,15 @@ use crate::assess::{self, Assessment, Declared};
 use crate::call::CallControl;
 use crate::clock::{Clock, SystemClock, rfc3339};
 use crate::config::{ConfigError, ConfigStack};
-use crate::core::{Core, PanicSource};
+use crate::core::Core;
 use crate::events::{BusStats, EventBus, Subscription};
 use crate::frames::{Shot, ShotSlot};
 use crate::gate;
+use crate::latch::PanicSource;
 use crate::session::{Queued, Reply, Session, Shared};
+use crate::spec::invalid_args;
 use crate::spec::{Field, Ty, ValidateMode, validate};
-use crate::tools::args::validate_args;
-use crate::tools::{Needs, batch, find, tools};
+use crate::tools::{Needs, ToolCall, batch, find, tools};
 use crate::worker::{Job, Worker};
 
 /// Every JSON-RPC method the engine answers (PROTOCOL §2), in one place: transports
@@ -49,20 +50,6 @@ pub struct Engine {
     lifecycle: Arc<Mutex<()>>,
     /// The latest capture's image, for an operator console.
     shots: ShotSlot,
-}
-
-fn invalid_args(issues: Vec<crate::spec::Issue>) -> ToolError {
-    let summary = issues
-        .iter()
-        .take(3)
-        .map(|i| format!("{}: {}", i.path, i.message))
-        .collect::<Vec<_>>()
-        .join("; ");
-    ToolError::with_data(
-        ErrorCode::InvalidArguments,
-        format!("invalid arguments: {summary}"),
-        json!({"issues": issues}),
-    )
 }
 
 fn invalid_config(e: ConfigError) -> ToolError {
@@ -392,14 +379,13 @@ impl Engine {
                 s.idle_reported = false;
                 self.core.bus.emit(
                     "safety.confirmation_resolved",
-                    json!({"request_id": id, "approve": approve, "tool": pending.tool}),
+                    json!({"request_id": id, "approve": approve, "tool": pending.call.name()}),
                 );
                 if approve {
                     // Queued while still holding the lock, so nothing can slip between
                     // the resolution and the approved action.
                     let _ = self.jobs.send(Job::Action {
-                        tool: pending.tool.clone(),
-                        args: pending.arguments.clone(),
+                        tool_call: Box::new(pending.call.clone()),
                         approved: Some(Approval::Confirmed(id.clone())),
                         epoch,
                         reply: None,
@@ -630,14 +616,9 @@ impl Engine {
                 }
             }
         };
-        let args = if arguments.is_null() {
-            json!({})
-        } else {
-            arguments.clone()
-        };
-        let args = match validate_args(def, &args, config.value()) {
-            Ok(a) => a,
-            Err(issues) => return self.core.err(tool, started, invalid_args(issues)),
+        let tool_call = match ToolCall::parse(def, arguments, config.value()) {
+            Ok(c) => c,
+            Err(e) => return self.core.err(tool, started, e.into()),
         };
         let (tx, rx) = channel();
         let reply = Reply::new(tx);
@@ -653,8 +634,7 @@ impl Engine {
             });
         }
         let job = Job::Action {
-            tool: def.name.to_string(),
-            args,
+            tool_call: Box::new(tool_call),
             approved,
             epoch,
             reply: Some(reply),
@@ -713,19 +693,14 @@ impl Engine {
         let def = find(tool)
             .ok_or_else(|| ToolError::new(ErrorCode::UnknownTool, format!("no tool {tool:?}")))?;
         let config = self.live_config();
-        let args = if arguments.is_null() {
-            json!({})
-        } else {
-            arguments.clone()
-        };
-        let args = validate_args(def, &args, config.value()).map_err(invalid_args)?;
-        let calls = assess::calls(def, &args)?;
+        let tool_call = ToolCall::parse(def, arguments, config.value())?;
+        let calls = tool_call.calls().to_vec();
         let policy = config.policy();
         // The desktop is asked only what the judgement depends on: a field's password
         // state for text entry, points and windows for rules that match on them.
         let ask = policy.needs_window()
             || policy.needs_points()
-            || calls.iter().any(|(d, _)| d.writes_text());
+            || calls.iter().any(|c| c.def().writes_text());
         let (tx, rx) = channel();
         let job = Job::Facts {
             calls,
@@ -740,7 +715,7 @@ impl Engine {
             Vec::new()
         }
         .into_iter();
-        assess::assess(def, &args, config, declared, |_, _| {
+        assess::assess(&tool_call, config, declared, |_| {
             facts.next().unwrap_or_default()
         })
     }
@@ -805,7 +780,7 @@ impl Engine {
         let pending = s.and_then(|s| s.pending.as_ref()).map(|p| {
             json!({
                 "request_id": p.request_id,
-                "tool": p.tool,
+                "tool": p.call.name(),
                 "arguments": p.shown_arguments,
                 "risk": p.risk,
                 "reason": p.reason,

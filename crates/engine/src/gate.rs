@@ -4,15 +4,14 @@
 use std::time::Duration;
 
 use cc_protocol::{ErrorCode, Risk, SessionState, ToolError};
-use serde_json::{Value, json};
+use serde_json::json;
 
 use crate::approval::Approval;
-use crate::assess::Assessment;
+use crate::assess::{Assessment, Outcome};
 use crate::clock::{Clock, random_hex, rfc3339};
-use crate::config::{Effect, SafetyConfig};
 use crate::events::EventBus;
-use crate::rules::Verdict;
 use crate::session::{Pending, Shared};
+use crate::tools::ToolCall;
 
 /// What the gate decided.
 #[derive(Debug)]
@@ -31,8 +30,8 @@ pub enum Decision {
 
 /// One action as the gate sees it.
 pub(crate) struct Request<'a> {
-    pub tool: &'a str,
-    pub arguments: &'a Value,
+    /// The call, typed; what runs once approved.
+    pub call: &'a ToolCall,
     /// What the rules, the risk and the desktop say about it (secrets redacted in
     /// `shown`, for events).
     pub assessment: &'a Assessment,
@@ -45,62 +44,6 @@ pub(crate) struct Request<'a> {
     /// it is refused rather than parked.
     pub batch_item: bool,
     pub epoch: u64,
-}
-
-/// What the rules and the risk say about one action, before state (panic, standby,
-/// pending confirmations) is considered: the precedence of PROTOCOL §5.2 in one place,
-/// shared by the gate and by the governed kernel's previews.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Outcome {
-    /// A deny rule matched (`rule`), or a built-in rule, or allowlist mode and nothing
-    /// listed it (`None`).
-    Deny { rule: Option<usize>, reason: String },
-    /// A confirm rule matched, or the risk reaches `confirm_threshold`.
-    Confirm { reason: String },
-    /// Nothing stops it.
-    Allow { reason: String },
-}
-
-/// Deny wins, then confirm (a rule, or the risk threshold: an allow never exempts a
-/// high-risk action), then allow, then `default_rule`.
-pub(crate) fn outcome(safety: &SafetyConfig, verdict: &Verdict, risk: Risk, tool: &str) -> Outcome {
-    if verdict.console {
-        return Outcome::Deny {
-            rule: None,
-            reason: format!(
-                "{tool} lands on the operator console; only a person drives it (safety.protect_console)"
-            ),
-        };
-    }
-    if let Some(i) = verdict.deny {
-        return Outcome::Deny {
-            rule: Some(i),
-            reason: format!("rule {i} denies {tool}"),
-        };
-    }
-    if safety.default_rule == Effect::Deny && verdict.allow.is_none() && verdict.confirm.is_none() {
-        return Outcome::Deny {
-            rule: None,
-            reason: format!("allowlist mode: no rule allows {tool}"),
-        };
-    }
-    if let Some(i) = verdict.confirm {
-        return Outcome::Confirm {
-            reason: format!("rule {i} requires confirmation for {tool}"),
-        };
-    }
-    if risk >= safety.confirm_threshold {
-        return Outcome::Confirm {
-            reason: format!(
-                "{tool} is {} risk (threshold {})",
-                risk.as_str(),
-                safety.confirm_threshold.as_str()
-            ),
-        };
-    }
-    Outcome::Allow {
-        reason: format!("{tool} is {} risk", risk.as_str()),
-    }
 }
 
 /// Decides, and on `Confirm` records the pending confirmation and emits its event.
@@ -208,7 +151,7 @@ pub(crate) fn decide(
         "safety.confirmation_requested",
         json!({
             "request_id": request_id,
-            "tool": req.tool,
+            "tool": req.call.name(),
             "arguments": crate::bounded::bounded(&assessed.shown),
             "risk": assessed.risk,
             "reason": reason,
@@ -219,8 +162,7 @@ pub(crate) fn decide(
     );
     session.pending = Some(Pending {
         request_id: request_id.clone(),
-        tool: req.tool.to_string(),
-        arguments: req.arguments.clone(),
+        call: req.call.clone(),
         shown_arguments: assessed.shown.clone(),
         risk: assessed.risk,
         reason: reason.clone(),
@@ -263,7 +205,7 @@ pub fn cancel_pending(shared: &mut Shared, bus: &EventBus, reason: &str) {
     if let Some(p) = shared.session.as_mut().and_then(|s| s.pending.take()) {
         bus.emit(
             "safety.confirmation_resolved",
-            json!({"request_id": p.request_id, "approve": false, "tool": p.tool, "reason": reason}),
+            json!({"request_id": p.request_id, "approve": false, "tool": p.call.name(), "reason": reason}),
         );
     }
 }

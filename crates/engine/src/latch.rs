@@ -7,8 +7,6 @@
 //! removing the panic file that raised the stop. The hotkey only engages the stop: a
 //! chord is input the agent can synthesize, so it releases nothing.
 
-use crate::core::PanicSource;
-
 /// The latches, kept under the engine's one lock beside the session.
 #[derive(Debug, Default, Clone, PartialEq, Eq)]
 pub struct Latches {
@@ -22,4 +20,23 @@ pub struct Latches {
     pub standby: bool,
     /// The watched panic file existed at the last look (see `Core::sync_panic_file`).
     pub panic_file_seen: bool,
+}
+
+/// Where a panic came from (`safety.panic_triggered {source}`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum PanicSource {
+    Hotkey,
+    Protocol,
+    File,
+}
+
+impl PanicSource {
+    /// The wire name.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            PanicSource::Hotkey => "hotkey",
+            PanicSource::Protocol => "protocol",
+            PanicSource::File => "file",
+        }
+    }
 }

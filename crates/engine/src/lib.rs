@@ -46,13 +46,12 @@ mod call_tests;
 #[cfg(test)]
 mod safety_tests;
 
-pub use assess::{REDACTED, redact, redact_result};
+pub use assess::{Outcome, REDACTED, redact, redact_result};
 pub use bounded::bounded;
 pub use call::{CallControl, Notice, Progress};
 pub use engine::{Engine, METHODS, tool_json};
 pub use events::{BusStats, EventBus, RING_BYTES, RING_SIZE, SharedEvent, Subscription};
 pub use frames::Shot;
-pub use gate::Outcome;
 pub use rules::{CONSOLE_TITLE, Landing, Policy, Verdict};
 pub use spec::Issue;
 pub use vendor::{Vocabulary, find_vocabulary, vocabularies, vocabulary_json};

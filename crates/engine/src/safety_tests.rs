@@ -635,7 +635,7 @@ fn a_rule_that_does_not_compile_is_invalid_config_and_changes_nothing() {
 #[test]
 fn assess_judges_like_the_gate_without_acting() {
     use crate::assess::Declared;
-    use crate::gate::Outcome;
+    use crate::assess::Outcome;
     let mut base = ConfigStack::new();
     let region = json!({"safety": {"rules": [
         {"match": {"tool": "pointer.move", "argument": {"name": "x", "matcher": "in_region",

@@ -12,6 +12,7 @@ use serde_json::Value;
 
 use crate::config::ConfigStack;
 use crate::latch::Latches;
+use crate::tools::ToolCall;
 
 /// How long an expired confirmation id is remembered (`confirmation_expired`).
 pub const EXPIRED_MEMORY_S: u64 = 300;
@@ -20,9 +21,8 @@ pub const EXPIRED_MEMORY_S: u64 = 300;
 #[derive(Debug, Clone)]
 pub struct Pending {
     pub request_id: String,
-    pub tool: String,
-    /// Normalized arguments: exactly what will run once approved.
-    pub arguments: Value,
+    /// Exactly what will run once approved.
+    pub call: ToolCall,
     /// The arguments as shown to people (secrets redacted).
     pub shown_arguments: Value,
     pub risk: Risk,

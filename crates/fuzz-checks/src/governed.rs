@@ -10,7 +10,7 @@ use cc_contract::{ContractError, format_timestamp};
 use cc_desktop::VirtualDesktop;
 use cc_engine::Engine;
 use cc_engine::config::ConfigStack;
-use cc_governance::{GOVERNED_TOOLS, Governance};
+use cc_governance::{GOVERNED_TOOLS, Governance, governed_tool};
 use serde_json::{Map, Value, json};
 
 /// How long one call may run before the watchdog engages the emergency stop (a
@@ -123,17 +123,14 @@ pub fn check(data: &[u8]) {
             Value::String(s) => s.clone(),
             Value::Number(n) => {
                 let i = n.as_u64().unwrap_or(0) as usize;
-                GOVERNED_TOOLS[i % GOVERNED_TOOLS.len()].to_string()
+                GOVERNED_TOOLS[i % GOVERNED_TOOLS.len()].name.to_string()
             }
             _ => continue,
         };
         ids.fill(&mut args);
         let outcome = guarded(&engine, || g.call(&tool, &args));
         match outcome {
-            None => assert!(
-                !GOVERNED_TOOLS.contains(&tool.as_str()),
-                "{tool} is governed"
-            ),
+            None => assert!(governed_tool(&tool).is_none(), "{tool} is governed"),
             Some(Ok(v)) => {
                 assert!(v.is_object(), "{tool} answered a non-object {v}");
                 ids.learn(&tool, &v);

@@ -15,29 +15,6 @@ use crate::error::{GovResult, db, fail, storage};
 use crate::journal_lock::JournalLock;
 use crate::store;
 
-/// The governed MCP tools, served beside the plain tools (GOVERNANCE.md Part A).
-/// Approval is deliberately absent: it is never a model tool.
-pub const GOVERNED_TOOLS: &[&str] = &[
-    "start_session",
-    "get_session",
-    "pause_session",
-    "resume_session",
-    "stop_session",
-    "get_session_events",
-    "get_execution_capabilities",
-    "preview_action",
-    "execute_action",
-    "acquire_control_lease",
-    "release_control_lease",
-    "reserve_target",
-    "release_target_reservation",
-    "emergency_stop",
-    "get_follow_ups",
-    "submit_follow_up",
-    "delete_session",
-    "prune_sessions",
-];
-
 /// The governed kernel. One per server; operations serialize on the journal
 /// connection, which also serializes governed executions (two actions can never race
 /// for one lease's budget).

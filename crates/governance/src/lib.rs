@@ -35,10 +35,11 @@ pub mod store;
 mod util;
 mod verify;
 
+pub use cc_contract::tools::{Changes, GOVERNED_TOOLS, GovernedTool, governed_tool};
 pub use error::GovResult;
 pub use execute::Executed;
 pub use failpoint::FAILPOINT_ENV;
-pub use kernel::{GOVERNED_TOOLS, Governance};
+pub use kernel::Governance;
 pub use policy::{mcp_tool_name, resolve_tool};
 pub use principals::{Caller, Kernels};
 pub use sessions::Recovery;

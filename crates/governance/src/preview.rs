@@ -99,7 +99,7 @@ impl Governance {
             requested_mode: a.mode,
             target: a.target.clone(),
             target_sensitivity: sensitivity,
-            resource: resource(own.and_then(|i| i.tool.target(&i.args)), a.target.as_ref()),
+            resource: resource(own.and_then(|i| i.call.target()), a.target.as_ref()),
             provenance: a.provenance.clone(),
             data_labels: a.data_labels.clone(),
             postcondition: a.postcondition.clone(),
@@ -235,8 +235,8 @@ mod tests {
     fn a_drag_relative_to_a_window_names_it_even_aimed_at_an_element() {
         let drag = find("pointer.drag").unwrap();
         let lands = |args: Value| {
-            let args = cc_engine::tools::validate_args(drag, &args, &json!({})).unwrap();
-            resource(drag.target(&args), None)
+            let call = cc_engine::tools::ToolCall::new(drag, &args, &json!({})).unwrap();
+            resource(call.target(), None)
         };
         let r = lands(json!({"from_element": {"ref": "e1"}, "to": {"x": 5, "y": 5}, "window": 7}));
         assert_eq!(

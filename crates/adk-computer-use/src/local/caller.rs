@@ -6,7 +6,7 @@ use std::sync::Arc;
 
 use base64::Engine as _;
 use cc_engine::tools::tools;
-use cc_governance::{GOVERNED_TOOLS, Governance, mcp_tool_name, resolve_tool};
+use cc_governance::{GOVERNED_TOOLS, Governance, governed_tool, mcp_tool_name, resolve_tool};
 use serde_json::{Map, Value, json};
 
 use crate::error::ComputerUseError;
@@ -62,7 +62,7 @@ impl ToolCaller for LocalToolClient {
 
     async fn list_tools(&self) -> RuntimeResult<ToolListing> {
         let plain = tools().iter().map(|t| mcp_tool_name(t.name));
-        let governed = GOVERNED_TOOLS.iter().map(|t| t.to_string());
+        let governed = GOVERNED_TOOLS.iter().map(|t| t.name.to_string());
         Ok(ToolListing {
             tools: plain.chain(governed).collect(),
             server: json!({
@@ -80,7 +80,7 @@ fn dispatch(
     tool: &'static str,
     arguments: Value,
 ) -> RuntimeResult<ToolReply> {
-    if GOVERNED_TOOLS.contains(&tool) {
+    if governed_tool(tool).is_some() {
         return match governance.call(tool, &arguments) {
             Some(Ok(value)) => reply(tool, value, None),
             Some(Err(e)) => Err(tool_error(

@@ -10,4 +10,5 @@ mod validate;
 
 pub use json_schema::to_json_schema;
 pub use ty::{Default, Field, Ty};
+pub(crate) use validate::invalid_args;
 pub use validate::{Issue, ValidateMode, validate};

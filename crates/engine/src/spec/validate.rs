@@ -2,16 +2,32 @@
 //! collected, not just the first, so a model can fix all of them in one retry.
 
 use serde::Serialize;
-use serde_json::{Map, Value};
+use serde_json::{Map, Value, json};
 
 use super::{Default, Field, Ty};
-use cc_protocol::Key;
+use cc_protocol::{ErrorCode, Key, ToolError};
 
 /// One problem: where (`from.x`, `keys[1]`) and what.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct Issue {
     pub path: String,
     pub message: String,
+}
+
+/// The `invalid_arguments` error for a list of problems: the first three in the
+/// message, all of them in `data.issues`.
+pub(crate) fn invalid_args(issues: Vec<Issue>) -> ToolError {
+    let summary = issues
+        .iter()
+        .take(3)
+        .map(|i| format!("{}: {}", i.path, i.message))
+        .collect::<Vec<_>>()
+        .join("; ");
+    ToolError::with_data(
+        ErrorCode::InvalidArguments,
+        format!("invalid arguments: {summary}"),
+        json!({"issues": issues}),
+    )
 }
 
 /// How absent values are treated.

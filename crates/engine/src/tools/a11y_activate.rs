@@ -7,7 +7,10 @@ use serde_json::{Value, json};
 
 use super::def::{Lands, Nature, Needs, Runs, Target, TextEntry, Tool, ToolDef};
 use super::element::{self, ElementArg};
-use super::exec::{Exec, a11y};
+use super::element::{acted, center, click_at, resolve};
+use super::exec::{Exec, drv};
+use cc_desktop::{ElementInfo, SemanticAction};
+use cc_protocol::{ErrorCode, Role};
 use crate::spec::{Field, Ty};
 
 /// How the element may be activated.
@@ -22,14 +25,14 @@ pub(crate) enum Method {
     Pointer,
 }
 
-#[derive(Debug, Deserialize)]
+#[derive(Debug, Clone, Deserialize)]
 pub(crate) struct Args {
     #[serde(flatten)]
     pub element: ElementArg,
     pub method: Method,
 }
 
-struct A11yActivate;
+pub(super) struct A11yActivate;
 
 impl Tool for A11yActivate {
     type Args = Args;
@@ -43,7 +46,7 @@ impl Tool for A11yActivate {
     }
 
     fn run(&self, a: Args, ex: &mut Exec<'_>) -> Result<Value, ToolError> {
-        a11y::activate(&a, ex)
+        activate(&a, ex)
     }
 }
 
@@ -57,7 +60,7 @@ pub(crate) fn def() -> ToolDef {
         text: TextEntry::No,
         moves_focus: true,
         lands: Lands::Element,
-        outputs: a11y::OUTPUTS,
+        outputs: element::OUTPUTS,
         params: Ty::Object({
             let mut f = element::fields();
             f.push(Field::def(
@@ -72,4 +75,57 @@ pub(crate) fn def() -> ToolDef {
         check: element::check,
         runs: Runs::Alone(&A11yActivate),
     }
+}
+
+/// The semantic action that fits a role best, if the element offers it.
+fn preferred(info: &ElementInfo) -> Option<SemanticAction> {
+    let want = match info.role {
+        Role::Checkbox | Role::Radiobutton => SemanticAction::Toggle,
+        Role::Listitem | Role::Treeitem | Role::Tabitem | Role::Row | Role::Cell => {
+            SemanticAction::Select
+        }
+        _ => SemanticAction::Invoke,
+    };
+    if info.actions.contains(&want) {
+        Some(want)
+    } else {
+        info.actions.first().copied()
+    }
+}
+
+fn action_name(a: SemanticAction) -> &'static str {
+    match a {
+        SemanticAction::Invoke => "invoke",
+        SemanticAction::Toggle => "toggle",
+        SemanticAction::Select => "select",
+    }
+}
+
+fn activate(args: &Args, ex: &mut Exec<'_>) -> Result<Value, ToolError> {
+    let node = args.element.node_id;
+    let (entry, info) = resolve(&args.element, ex)?;
+    let mut out = acted(&entry, node);
+    let label = node.map_or_else(|| entry.element_ref.clone(), |n| format!("node {n}"));
+    let method = args.method;
+    if method != Method::Pointer {
+        if let Some(a) = preferred(&info) {
+            ex.check_stop()?;
+            drv(ex.driver.a11y_perform(&entry.handle, a))?;
+            out.insert("method_used".into(), json!(action_name(a)));
+            return Ok(Value::Object(out));
+        }
+        if method == Method::Pattern {
+            return Err(ToolError::with_data(
+                ErrorCode::DriverFailed,
+                format!(
+                    "{label} offers no semantic action (invoke, toggle, select); method \"pattern\" never falls back to a click"
+                ),
+                json!({"reason": "no_semantic_action"}),
+            ));
+        }
+    }
+    let pos = click_at(ex, center(&info, &label)?)?;
+    out.insert("method_used".into(), json!("pointer"));
+    out.insert("position".into(), pos);
+    Ok(Value::Object(out))
 }

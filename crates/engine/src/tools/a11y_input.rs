@@ -7,18 +7,21 @@ use serde_json::{Value, json};
 
 use super::def::{Lands, Nature, Needs, Runs, Target, TextEntry, Tool, ToolDef};
 use super::element::{self, ElementArg};
-use super::exec::{Exec, a11y};
+use super::element::{acted, center, click_at, resolve};
+use super::exec::{Exec, drv};
+use cc_desktop::Pace;
+use cc_protocol::ErrorCode;
 use super::fields::text;
 use crate::spec::Ty;
 
-#[derive(Debug, Deserialize)]
+#[derive(Debug, Clone, Deserialize)]
 pub(crate) struct Args {
     #[serde(flatten)]
     pub element: ElementArg,
     pub text: String,
 }
 
-struct A11yInput;
+pub(super) struct A11yInput;
 
 impl Tool for A11yInput {
     type Args = Args;
@@ -32,7 +35,7 @@ impl Tool for A11yInput {
     }
 
     fn run(&self, a: Args, ex: &mut Exec<'_>) -> Result<Value, ToolError> {
-        a11y::input(&a, ex)
+        input(&a, ex)
     }
 }
 
@@ -46,7 +49,7 @@ pub(crate) fn def() -> ToolDef {
         text: TextEntry::Element,
         moves_focus: true,
         lands: Lands::Element,
-        outputs: a11y::OUTPUTS,
+        outputs: element::OUTPUTS,
         params: Ty::Object({
             let mut f = element::fields();
             f.push(text("the text"));
@@ -62,4 +65,39 @@ pub(crate) fn def() -> ToolDef {
         check: element::check,
         runs: Runs::Alone(&A11yInput),
     }
+}
+
+fn input(args: &Args, ex: &mut Exec<'_>) -> Result<Value, ToolError> {
+    let node = args.element.node_id;
+    let text = args.text.as_str();
+    let (entry, info) = resolve(&args.element, ex)?;
+    let mut out = acted(&entry, node);
+    let label = node.map_or_else(|| entry.element_ref.clone(), |n| format!("node {n}"));
+    if info.settable_text {
+        ex.check_stop()?;
+        drv(ex.driver.a11y_set_text(&entry.handle, text))?;
+        // Read back (never for passwords, whose value is not readable by design).
+        if !entry.password {
+            let after = drv(ex.driver.a11y_element(&entry.handle))?.and_then(|i| i.value);
+            if after.as_deref() != Some(text) {
+                return Err(ToolError::new(
+                    ErrorCode::DriverFailed,
+                    format!("{label} did not take the text (read-back differs)"),
+                ));
+            }
+        }
+        out.insert("method_used".into(), json!("value"));
+        return Ok(Value::Object(out));
+    }
+    click_at(ex, center(&info, &label)?)?;
+    let mut chars = 0usize;
+    drv(ex.driver.prepare_typing(text, Pace::BackToBack))?;
+    for c in text.chars() {
+        ex.check_stop()?;
+        drv(ex.driver.type_char(c))?;
+        chars += 1;
+    }
+    out.insert("method_used".into(), json!("pointer_type"));
+    out.insert("chars".into(), json!(chars));
+    Ok(Value::Object(out))
 }

@@ -1,15 +1,16 @@
 //! `a11y.snapshot`: the accessibility tree (roles, names, states, canvas rects).
 
-use cc_protocol::{Risk, ToolError};
+use cc_protocol::{ErrorCode, Risk, ToolError};
 use serde::Deserialize;
 use serde_json::{Value, json};
 
 use super::def::{Lands, Nature, Needs, Runs, Target, TextEntry, Tool, ToolDef, no_check};
-use super::exec::{Exec, a11y};
+use super::exec::{Exec, drv};
+use crate::snapshot::Caps;
 use super::fields::window_id;
 use crate::spec::{Field, Ty};
 
-#[derive(Debug, Deserialize)]
+#[derive(Debug, Clone, Deserialize)]
 pub(crate) struct Args {
     pub level: String,
     pub depth: Option<usize>,
@@ -19,7 +20,7 @@ pub(crate) struct Args {
     pub diff: bool,
 }
 
-struct A11ySnapshot;
+pub(super) struct A11ySnapshot;
 
 impl Tool for A11ySnapshot {
     type Args = Args;
@@ -33,7 +34,7 @@ impl Tool for A11ySnapshot {
     }
 
     fn run(&self, a: Args, ex: &mut Exec<'_>) -> Result<Value, ToolError> {
-        a11y::snapshot(&a, ex)
+        snapshot(&a, ex)
     }
 }
 
@@ -96,4 +97,49 @@ pub(crate) fn def() -> ToolDef {
         check: no_check,
         runs: Runs::Alone(&A11ySnapshot),
     }
+}
+
+fn snapshot(args: &Args, ex: &mut Exec<'_>) -> Result<Value, ToolError> {
+    let mut caps = Caps::for_level(&args.level, ex.config.a11y.max_name_len);
+    if let Some(d) = args.depth {
+        caps.depth = d;
+    }
+    if let Some(n) = args.max_nodes {
+        caps.max_nodes = n;
+    }
+    caps.include_rects = args.include_rects;
+    let window = args.window;
+    let cap = ex.config.a11y.hard_walk_cap;
+    ex.check_stop()?;
+    if let Some(id) = window
+        && !drv(ex.driver.windows())?.iter().any(|w| w.id == id)
+    {
+        let msg = format!("no window with id {id}; call window.list");
+        return Err(ToolError::with_data(
+            ErrorCode::InvalidArguments,
+            msg.clone(),
+            json!({"issues": [{"path": "window", "message": msg}]}),
+        ));
+    }
+    let roots = drv(ex.driver.a11y_tree(window, cap))?;
+    let walked: usize = roots.iter().map(count).sum();
+    let built = ex
+        .snapshots
+        .build(&roots, window.is_some(), caps, ex.canvas, walked >= cap);
+    let mut out = json!({
+        "snapshot_id": built.snapshot_id,
+        "node_count": built.node_count,
+        "truncated": built.truncated,
+        "generated_at": crate::clock::rfc3339(std::time::SystemTime::now()),
+    });
+    // The difference replaces the tree when asked for and there is a snapshot before.
+    match (args.diff, built.diff) {
+        (true, Some(d)) => out["diff"] = d,
+        _ => out["tree"] = json!(built.tree),
+    }
+    Ok(out)
+}
+
+fn count(n: &cc_desktop::RawNode) -> usize {
+    1 + n.children.iter().map(count).sum::<usize>()
 }

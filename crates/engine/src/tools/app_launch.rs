@@ -11,13 +11,13 @@ use super::exec::{Exec, drv};
 use crate::config::Config;
 use crate::spec::{Field, Ty};
 
-#[derive(Debug, Deserialize)]
+#[derive(Debug, Clone, Deserialize)]
 pub(crate) struct Args {
     app: String,
     args: Vec<String>,
 }
 
-struct AppLaunch;
+pub(super) struct AppLaunch;
 
 impl Tool for AppLaunch {
     type Args = Args;

@@ -19,6 +19,7 @@ pub fn validate_args(def: &ToolDef, args: &Value, config: &Value) -> Result<Valu
         raw: args,
         config,
         issues: &mut issues,
+        validate: validate_args,
     };
     (def.check)(&mut checked);
     // Every acting tool's `observe`, checked in one place.

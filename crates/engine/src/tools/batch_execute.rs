@@ -1,34 +1,13 @@
 //! `batch.execute`: several calls of other tools, in order, under one confirmation.
 //! The worker gates it whole and then item by item (`worker/batch.rs`); this file
-//! says what it accepts.
+//! says what it accepts, and `call.rs` types its items.
 
 use cc_protocol::Risk;
-use serde::Deserialize;
 use serde_json::{Value, json};
 
-use super::args::validate_args;
-use super::def::{Checked, Lands, Nature, Needs, Runs, TextEntry, ToolDef};
+use super::def::{Checked, Lands, Nature, Needs, Runs, TextEntry, ToolDef, Validate};
 use super::table::find;
 use crate::spec::{Field, Issue, Ty};
-
-/// One call of the batch.
-#[derive(Debug, Clone, Deserialize)]
-pub(crate) struct Item {
-    pub tool: String,
-    #[serde(default = "empty")]
-    pub arguments: Value,
-}
-
-fn empty() -> Value {
-    json!({})
-}
-
-#[derive(Debug, Deserialize)]
-pub(crate) struct Args {
-    pub items: Vec<Item>,
-    pub continue_on_error: bool,
-    pub gap_ms: u64,
-}
 
 /// Checks every item against its own tool and stores its normalized arguments.
 fn items(c: &mut Checked<'_>) {
@@ -41,7 +20,7 @@ fn items(c: &mut Checked<'_>) {
     {
         Some(items) => {
             for (i, item) in items.iter_mut().enumerate() {
-                if let Some(norm) = check_item(i, item, config, c.issues)
+                if let Some(norm) = check_item(i, item, (config, c.validate), c.issues)
                     && let Value::Object(m) = item
                 {
                     m.insert("arguments".into(), norm);
@@ -58,7 +37,7 @@ fn items(c: &mut Checked<'_>) {
                     .and_then(Value::as_str)
                     .is_some_and(|t| !t.is_empty())
                 {
-                    check_item(i, item, config, c.issues);
+                    check_item(i, item, (config, c.validate), c.issues);
                 }
             }
         }
@@ -66,7 +45,12 @@ fn items(c: &mut Checked<'_>) {
 }
 
 /// Checks one batch item against its own tool; returns its normalized arguments.
-fn check_item(i: usize, item: &Value, config: &Value, issues: &mut Vec<Issue>) -> Option<Value> {
+fn check_item(
+    i: usize,
+    item: &Value,
+    (config, validate): (&Value, Validate),
+    issues: &mut Vec<Issue>,
+) -> Option<Value> {
     let tool = item.get("tool").and_then(Value::as_str).unwrap_or_default();
     let Some(item_def) = find(tool) else {
         issues.push(Issue {
@@ -86,7 +70,7 @@ fn check_item(i: usize, item: &Value, config: &Value, issues: &mut Vec<Issue>) -
         None | Some(Value::Null) => Value::Object(Default::default()),
         Some(a) => a.clone(),
     };
-    match validate_args(item_def, &item_args, config) {
+    match validate(item_def, &item_args, config) {
         Ok(norm) => Some(norm),
         Err(sub) => {
             issues.extend(sub.into_iter().map(|s| Issue {

@@ -11,10 +11,10 @@ use super::exec::{Exec, drv};
 use crate::spec::Ty;
 
 /// No arguments.
-#[derive(Debug, Deserialize)]
+#[derive(Debug, Clone, Deserialize)]
 pub(crate) struct Args {}
 
-struct ClipboardRead;
+pub(super) struct ClipboardRead;
 
 impl Tool for ClipboardRead {
     type Args = Args;

@@ -11,12 +11,12 @@ use crate::spec::{Field, Ty};
 /// The most text it puts there at once.
 const MAX_CHARS: usize = 100_000;
 
-#[derive(Debug, Deserialize)]
+#[derive(Debug, Clone, Deserialize)]
 pub(crate) struct Args {
     text: String,
 }
 
-struct ClipboardWrite;
+pub(super) struct ClipboardWrite;
 
 impl Tool for ClipboardWrite {
     type Args = Args;

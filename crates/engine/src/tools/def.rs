@@ -9,6 +9,7 @@ use cc_protocol::{ErrorCode, Risk, ToolError};
 use serde::de::DeserializeOwned;
 use serde_json::Value;
 
+use super::Typed;
 use super::exec::Exec;
 use crate::config::Config;
 use crate::spec::{Issue, Ty};
@@ -137,7 +138,7 @@ pub enum ElementTarget {
 /// The behaviour of a tool over its typed arguments. Every method is required.
 pub(crate) trait Tool: Sync + 'static {
     /// The arguments after validation (defaults filled, coercions applied).
-    type Args: DeserializeOwned;
+    type Args: DeserializeOwned + Clone;
     /// Whether these arguments raise the action to high risk whatever the desktop says
     /// (a shell combo, say). Typing into a password field is judged by the engine for
     /// every [`TextEntry`] tool and needs no answer here.
@@ -165,21 +166,16 @@ pub(crate) trait Tool: Sync + 'static {
     }
 }
 
-/// [`Tool`] over validated JSON, so the table can hold every tool alike.
+/// Makes a tool's typed call from its validated JSON, so the table can hold every
+/// tool alike.
 pub(crate) trait Ops: Sync {
-    fn escalates(&self, args: &Value) -> bool;
-    fn operator_trusts(&self, args: &Value, config: &Config) -> bool;
-    fn pastes(&self, args: &Value) -> bool;
-    fn target(&self, args: &Value) -> Target;
-    fn run(&self, args: &Value, ex: &mut Exec<'_>) -> Result<Value, ToolError>;
-    /// Whether validated arguments deserialize into the typed ones (the table test).
-    #[cfg(test)]
-    fn parses(&self, args: &Value) -> bool;
+    /// Deserializes normalized arguments into the tool's typed ones: once per call.
+    fn parse(&self, args: &Value) -> Result<Typed, ToolError>;
 }
 
-/// Deserializes validated arguments into a tool's typed ones. Validation already
-/// shaped them, so a failure here is the engine's own mismatch between a spec and its
-/// struct: refused as `invalid_arguments`, never run with guessed values.
+/// Deserializes validated arguments into typed ones. Validation already shaped them,
+/// so a failure here is the engine's own mismatch between a spec and its struct:
+/// refused as `invalid_arguments`, never run with guessed values.
 pub(crate) fn typed<A: DeserializeOwned>(args: &Value) -> Result<A, ToolError> {
     A::deserialize(args).map_err(|e| {
         ToolError::new(
@@ -189,31 +185,12 @@ pub(crate) fn typed<A: DeserializeOwned>(args: &Value) -> Result<A, ToolError> {
     })
 }
 
-impl<T: Tool> Ops for T {
-    fn escalates(&self, args: &Value) -> bool {
-        // Arguments that do not fit are judged high risk rather than guessed at.
-        typed(args).map_or(true, |a| Tool::escalates(self, &a))
-    }
-
-    fn operator_trusts(&self, args: &Value, config: &Config) -> bool {
-        typed(args).is_ok_and(|a| Tool::operator_trusts(self, &a, config))
-    }
-
-    fn pastes(&self, args: &Value) -> bool {
-        typed(args).is_ok_and(|a| Tool::pastes(self, &a))
-    }
-
-    fn target(&self, args: &Value) -> Target {
-        typed(args).map_or(Target::Focused, |a| Tool::target(self, &a))
-    }
-
-    fn run(&self, args: &Value, ex: &mut Exec<'_>) -> Result<Value, ToolError> {
-        Tool::run(self, typed(args)?, ex)
-    }
-
-    #[cfg(test)]
-    fn parses(&self, args: &Value) -> bool {
-        typed::<T::Args>(args).is_ok()
+impl<T: Tool> Ops for T
+where
+    T::Args: Into<Typed>,
+{
+    fn parse(&self, args: &Value) -> Result<Typed, ToolError> {
+        typed::<T::Args>(args).map(Into::into)
     }
 }
 
@@ -246,7 +223,13 @@ pub(crate) struct Checked<'a> {
     /// The session config (defaults of batch items' own arguments).
     pub config: &'a Value,
     pub issues: &'a mut Vec<Issue>,
+    /// Validates another tool's arguments (a batch item, an observation) the way the
+    /// call's own were: handed in, so a rule that nests calls imports no validator.
+    pub validate: Validate,
 }
+
+/// How arguments are validated and normalized: a tool, its arguments, the config.
+pub(crate) type Validate = fn(&ToolDef, &Value, &Value) -> Result<Value, Vec<Issue>>;
 
 impl Checked<'_> {
     /// Whether an argument was given (normalized when possible).
@@ -332,47 +315,9 @@ impl ToolDef {
         self.text != TextEntry::No
     }
 
-    /// Where a call with these (validated) arguments lands; `None` for a batch, whose
-    /// items land each on their own.
-    pub fn target(&self, args: &Value) -> Option<Target> {
-        self.ops().map(|o| o.target(args))
-    }
-
     /// The JSON Schema of its arguments, as `tools.list`, the manifest and MCP publish
     /// it.
     pub fn schema(&self) -> Value {
         crate::spec::to_json_schema(&self.params)
-    }
-
-    pub(crate) fn ops(&self) -> Option<&'static dyn Ops> {
-        match self.runs {
-            Runs::Alone(o) => Some(o),
-            Runs::Items => None,
-        }
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::tools::find;
-    use serde_json::json;
-
-    /// Arguments that do not fit a tool's typed form (the engine's own mismatch, never
-    /// reachable after validation) are refused, judged high risk, and land nowhere in
-    /// particular: never a guessed value.
-    #[test]
-    fn arguments_that_do_not_fit_are_refused_never_guessed() {
-        let e = typed::<crate::tools::keyboard_press::Args>(&json!({"key": "nokey"})).unwrap_err();
-        assert_eq!(e.code, ErrorCode::InvalidArguments);
-        let press = find("keyboard.press").and_then(ToolDef::ops).unwrap();
-        assert!(press.escalates(&json!({"key": 5})));
-        let click = find("pointer.click").unwrap();
-        assert!(click.ops().unwrap().escalates(&json!({"button": "fourth"})));
-        assert_eq!(
-            click.target(&json!({"button": "fourth"})),
-            Some(Target::Focused)
-        );
-        assert_eq!(find("batch.execute").unwrap().target(&json!({})), None);
     }
 }

@@ -3,11 +3,15 @@
 //! (`ref`), or a selector (`selector`: role, name, text, states). Exactly one way per
 //! element.
 
+use cc_desktop::ElementInfo;
+use cc_protocol::{ErrorCode, ToolError};
 use serde::Deserialize;
-use serde_json::json;
+use serde_json::{Value, json};
 
 use super::def::{Checked, ElementTarget, Target};
+use super::exec::{Exec, drv};
 use crate::selector::{self, Selector};
+use crate::snapshot::Entry;
 use crate::spec::{Field, Ty};
 
 /// The element arguments, flattened into a tool's own.
@@ -168,4 +172,204 @@ pub(crate) fn check_nested(c: &mut Checked<'_>, key: &str) -> bool {
         c.issue(path, message);
     }
     true
+}
+
+/// What a tool acting on an element answers (`a11y.activate`, `a11y.input`).
+pub(crate) const OUTPUTS: &[(&str, &str)] = &[
+    ("node_id", "the node acted on, when named by node"),
+    (
+        "ref",
+        "the element's reference: name it again with ref while it lives",
+    ),
+    ("role", "the element's role"),
+    ("name", "the element's name"),
+    (
+        "method_used",
+        "semantic action, value, or the pointer fallback",
+    ),
+    ("position", "where the pointer fallback clicked"),
+    ("chars", "characters typed by the fallback"),
+];
+
+/// Resolves a node of the latest snapshot and re-checks that it is still the same
+/// element (role, name, owning window): a changed element is never acted on.
+fn resolve_node(
+    snap: &str,
+    node: u32,
+    ex: &mut Exec<'_>,
+) -> Result<(Entry, ElementInfo), ToolError> {
+    let entry = ex.snapshots.entry(snap, node)?.clone();
+    let info = drv(ex.driver.a11y_element(&entry.handle))?.ok_or_else(|| {
+        ToolError::new(
+            ErrorCode::StaleSnapshot,
+            format!("node {node} is gone; take a fresh a11y.snapshot first"),
+        )
+    })?;
+    if info.role != entry.role || info.name != entry.name || info.window_id != entry.window_id {
+        return Err(ToolError::with_data(
+            ErrorCode::StaleSnapshot,
+            format!("node {node} changed identity; take a fresh a11y.snapshot first"),
+            json!({"expected": {"role": entry.role, "name": entry.name, "window_id": entry.window_id},
+                   "actual": {"role": info.role, "name": info.name, "window_id": info.window_id}}),
+        ));
+    }
+    Ok((entry, info))
+}
+
+/// Resolves an element reference: the element must still exist with the same role in
+/// the same window (its name may change: a label's text is not its identity). A gone
+/// or changed element is `stale_element`, never another element.
+fn resolve_ref(r: &str, ex: &mut Exec<'_>) -> Result<(Entry, ElementInfo), ToolError> {
+    let mut entry = ex.snapshots.by_ref(r)?.clone();
+    let info = drv(ex.driver.a11y_element(&entry.handle))?.ok_or_else(|| {
+        ToolError::with_data(
+            ErrorCode::StaleElement,
+            format!(
+                "element {r} ({} {:?}) is gone; find it again (a11y.snapshot or a selector)",
+                entry.role.as_str(),
+                entry.name
+            ),
+            json!({"ref": r, "role": entry.role, "name": entry.name}),
+        )
+    })?;
+    if info.role != entry.role || info.window_id != entry.window_id {
+        return Err(ToolError::with_data(
+            ErrorCode::StaleElement,
+            format!("element {r} is no longer the element it named; find it again"),
+            json!({"ref": r,
+                   "expected": {"role": entry.role, "name": entry.name, "window_id": entry.window_id},
+                   "actual": {"role": info.role, "name": info.name, "window_id": info.window_id}}),
+        ));
+    }
+    entry.name = info.name.clone();
+    ex.snapshots.remember(&entry);
+    Ok((entry, info))
+}
+
+/// At most this many candidates are listed when a selector is ambiguous.
+const MAX_CANDIDATES: usize = 20;
+
+/// Finds the one element a selector means in the live tree, and remembers its
+/// reference. None is `element_not_found`; several are `ambiguous_element` listing
+/// them (with their refs, so the next call can name one).
+fn resolve_selector(sel: &Selector, ex: &mut Exec<'_>) -> Result<(Entry, ElementInfo), ToolError> {
+    let roots = drv(ex
+        .driver
+        .a11y_tree(sel.window, ex.config.a11y.hard_walk_cap))?;
+    let entry = match sel.pick(&roots) {
+        Ok(found) => found.entry(),
+        Err(all) if all.is_empty() => {
+            return Err(ToolError::with_data(
+                ErrorCode::ElementNotFound,
+                "no element matches the selector",
+                json!({"selector": selector_json(sel)}),
+            ));
+        }
+        Err(all) => {
+            // Each listed candidate's ref works in the next call.
+            let candidates: Vec<Value> = all
+                .iter()
+                .take(MAX_CANDIDATES)
+                .map(|f| {
+                    ex.snapshots.remember(&f.entry());
+                    selector::describe(f, ex.canvas)
+                })
+                .collect();
+            let msg = match sel.index {
+                Some(i) => format!("index {i} is past the {} matches", all.len()),
+                None => format!(
+                    "{} elements match the selector; name one by its ref, narrow the selector, or give index",
+                    all.len()
+                ),
+            };
+            return Err(ToolError::with_data(
+                ErrorCode::AmbiguousElement,
+                msg,
+                json!({"count": all.len(), "candidates": candidates}),
+            ));
+        }
+    };
+    let info = drv(ex.driver.a11y_element(&entry.handle))?.ok_or_else(|| {
+        ToolError::new(
+            ErrorCode::ElementNotFound,
+            "the element matching the selector went away before it could be used",
+        )
+    })?;
+    ex.snapshots.remember(&entry);
+    Ok((entry, info))
+}
+
+fn selector_json(sel: &Selector) -> Value {
+    json!({
+        "role": sel.role, "name": sel.name, "name_contains": sel.name_contains,
+        "text": sel.text, "states": sel.states, "not_states": sel.not_states,
+        "window": sel.window, "index": sel.index,
+    })
+}
+
+/// The element a call names, re-checked against the desktop.
+pub(crate) fn resolve(
+    el: &ElementArg,
+    ex: &mut Exec<'_>,
+) -> Result<(Entry, ElementInfo), ToolError> {
+    let named = el.element();
+    let found = match named.clone() {
+        ElementTarget::Node {
+            snapshot_id,
+            node_id,
+        } => resolve_node(&snapshot_id, node_id, ex),
+        ElementTarget::Ref(r) => resolve_ref(&r, ex),
+        ElementTarget::Select(sel) => resolve_selector(&sel, ex),
+    }?;
+    if ex.unplaced.contains(&named) {
+        // It appeared between the gate and now: the rules never saw where it is.
+        return Err(ToolError::with_data(
+            ErrorCode::StaleElement,
+            "the element was not there when the action was judged; send the action again",
+            json!({"ref": found.0.element_ref, "role": found.0.role, "name": found.0.name}),
+        ));
+    }
+    Ok(found)
+}
+
+/// Where a pointer tool aimed at an element acts: the physical centre of the element,
+/// re-checked against the desktop (stale, absent or ambiguous is refused here, before
+/// any input), and `{ref, role, name}` of the element for the tool's answer.
+pub(crate) fn locate(el: &ElementArg, ex: &mut Exec<'_>) -> Result<((i32, i32), Value), ToolError> {
+    let (entry, info) = resolve(el, ex)?;
+    let at = center(&info, &entry.element_ref)?;
+    Ok((at, Value::Object(acted(&entry, el.node_id))))
+}
+
+/// What an action on an element answers about it.
+pub(crate) fn acted(entry: &Entry, node: Option<u32>) -> serde_json::Map<String, Value> {
+    let mut m = serde_json::Map::new();
+    if let Some(n) = node {
+        m.insert("node_id".into(), json!(n));
+    }
+    m.insert("ref".into(), json!(entry.element_ref));
+    m.insert("role".into(), json!(entry.role));
+    m.insert("name".into(), json!(entry.name));
+    m
+}
+
+/// The physical centre of an element's rectangle (`label` names it in the error).
+pub(crate) fn center(info: &ElementInfo, label: &str) -> Result<(i32, i32), ToolError> {
+    let r = info.rect.ok_or_else(|| {
+        ToolError::new(
+            ErrorCode::DriverFailed,
+            format!("{label} has no on-screen rect to point at"),
+        )
+    })?;
+    Ok((r.x + r.width as i32 / 2, r.y + r.height as i32 / 2))
+}
+
+/// Clicks at a physical point: the pointer fallback of the accessibility tools.
+pub(crate) fn click_at(ex: &mut Exec<'_>, (px, py): (i32, i32)) -> Result<Value, ToolError> {
+    ex.check_stop()?;
+    drv(ex.driver.pointer_move(px, py))?;
+    drv(ex.driver.button(cc_desktop::Button::Left, true))?;
+    drv(ex.driver.button(cc_desktop::Button::Left, false))?;
+    let (x, y) = ex.canvas.to_canvas(px, py);
+    Ok(json!({"x": x, "y": y}))
 }

@@ -9,7 +9,7 @@ use cc_protocol::ToolError;
 
 use super::def::{Checked, Spot, Target};
 use super::element::{self, ElementArg};
-use super::exec::{Exec, a11y, pointer};
+use super::exec::{Exec, pointer};
 use crate::spec::{Field, Ty};
 
 /// `x` and `y`, required or optional together.
@@ -187,7 +187,7 @@ impl At {
     /// element is refused before the pointer moves.
     pub fn go(&self, ex: &mut Exec<'_>, steps: u64) -> Result<Option<Value>, ToolError> {
         if let Some(el) = &self.element {
-            let (to, element) = a11y::locate(el, ex)?;
+            let (to, element) = element::locate(el, ex)?;
             pointer::glide(ex, to, steps)?;
             return Ok(Some(element));
         }

@@ -9,7 +9,7 @@ use super::def::{Lands, Nature, Needs, Runs, Target, TextEntry, Tool, ToolDef, n
 use super::exec::{Exec, drv};
 use crate::spec::{Field, Ty};
 
-#[derive(Debug, Deserialize)]
+#[derive(Debug, Clone, Deserialize)]
 pub(crate) struct Args {
     #[serde(deserialize_with = "keys")]
     keys: Vec<Key>,
@@ -39,7 +39,7 @@ pub(crate) fn pastes(keys: &[Key]) -> bool {
         || (f.contains(&ModifierFamily::Shift) && keys.contains(&Key::Named(Named::Insert)))
 }
 
-struct KeyboardCombo;
+pub(super) struct KeyboardCombo;
 
 impl Tool for KeyboardCombo {
     type Args = Args;

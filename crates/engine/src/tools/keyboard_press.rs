@@ -10,13 +10,13 @@ use super::exec::{Exec, drv};
 use super::fields::key;
 use crate::spec::{Field, Ty};
 
-#[derive(Debug, Deserialize)]
+#[derive(Debug, Clone, Deserialize)]
 pub(crate) struct Args {
     #[serde(deserialize_with = "key")]
     key: Key,
 }
 
-struct KeyboardPress;
+pub(super) struct KeyboardPress;
 
 impl Tool for KeyboardPress {
     type Args = Args;

@@ -12,14 +12,14 @@ use super::fields::text;
 use crate::call::Progress;
 use crate::spec::{Field, Ty};
 
-#[derive(Debug, Deserialize)]
+#[derive(Debug, Clone, Deserialize)]
 pub(crate) struct Args {
     text: String,
     submit: bool,
     interval_ms: u64,
 }
 
-struct KeyboardType;
+pub(super) struct KeyboardType;
 
 impl Tool for KeyboardType {
     type Args = Args;

@@ -4,6 +4,7 @@
 //! how it runs) and one line in the table below.
 
 pub(crate) mod args;
+pub(crate) mod call;
 /// Argument validation, for the wire's fuzz checks and anyone validating before calling.
 pub use args::validate_args;
 pub(crate) mod def;
@@ -13,39 +14,114 @@ mod fields;
 pub(crate) mod observe;
 mod table;
 
-/// Declares each tool's file and lists its `def` in [`TABLE`], in order.
+use cc_protocol::{ErrorCode, ToolError};
+use serde_json::Value;
+
+use crate::config::Config;
+use def::Tool;
+use exec::Exec;
+
+/// Declares each tool's file, lists its `def` in [`TABLE`] in order, and makes the
+/// typed form of a call ([`Typed`]): one variant per tool, named after the tool's own
+/// type, so a call is dispatched by a `match` rather than looked up by name.
 macro_rules! table {
-    ($($tool:ident),* $(,)?) => {
+    ($($tool:ident :: $Tool:ident),* $(,)?; $batch:ident) => {
         $(mod $tool;)*
+        mod $batch;
         /// Every tool, in the order of the spec: one line each.
-        const TABLE: &[fn() -> ToolDef] = &[$($tool::def),*];
+        const TABLE: &[fn() -> ToolDef] = &[$($tool::def,)* $batch::def];
+
+        /// A validated call's arguments in the tool's own typed form.
+        // One per call, made once and borrowed from then on: its size costs nothing
+        // worth a box per variant.
+        #[allow(clippy::large_enum_variant)]
+        #[derive(Debug, Clone)]
+        pub(crate) enum Typed {
+            $($Tool($tool::Args),)*
+            /// `batch.execute`: other tools' calls, each typed.
+            Batch(call::Batch),
+        }
+
+        $(impl From<$tool::Args> for Typed {
+            fn from(a: $tool::Args) -> Typed {
+                Typed::$Tool(a)
+            }
+        })*
+
+        impl Typed {
+            /// See [`Tool::escalates`]; a batch's items are judged one by one.
+            pub(crate) fn escalates(&self) -> bool {
+                match self {
+                    $(Typed::$Tool(a) => Tool::escalates(&$tool::$Tool, a),)*
+                    Typed::Batch(_) => false,
+                }
+            }
+
+            /// See [`Tool::operator_trusts`].
+            pub(crate) fn operator_trusts(&self, config: &Config) -> bool {
+                match self {
+                    $(Typed::$Tool(a) => Tool::operator_trusts(&$tool::$Tool, a, config),)*
+                    Typed::Batch(_) => false,
+                }
+            }
+
+            /// See [`Tool::pastes`].
+            pub(crate) fn pastes(&self) -> bool {
+                match self {
+                    $(Typed::$Tool(a) => Tool::pastes(&$tool::$Tool, a),)*
+                    Typed::Batch(_) => false,
+                }
+            }
+
+            /// See [`Tool::target`]; `None` for a batch, whose items land each on
+            /// their own.
+            pub(crate) fn target(&self) -> Option<Target> {
+                match self {
+                    $(Typed::$Tool(a) => Some(Tool::target(&$tool::$Tool, a)),)*
+                    Typed::Batch(_) => None,
+                }
+            }
+
+            /// See [`Tool::run`]. The tool consumes its arguments, so it gets its own
+            /// copy (a struct copy: nothing is parsed again).
+            pub(crate) fn run(&self, ex: &mut Exec<'_>) -> Result<Value, ToolError> {
+                match self {
+                    $(Typed::$Tool(a) => Tool::run(&$tool::$Tool, a.clone(), ex),)*
+                    Typed::Batch(_) => Err(ToolError::new(
+                        ErrorCode::InvalidArguments,
+                        "batch.execute runs as a batch, not alone",
+                    )),
+                }
+            }
+        }
     };
 }
 
 table! {
-    screen_capture,
-    pointer_move,
-    pointer_position,
-    pointer_click,
-    pointer_drag,
-    pointer_scroll,
-    keyboard_press,
-    keyboard_combo,
-    keyboard_type,
-    wait_pause,
-    wait_for,
-    a11y_snapshot,
-    a11y_activate,
-    a11y_input,
-    window_list,
-    window_focus,
-    clipboard_read,
-    clipboard_write,
-    app_launch,
-    batch_execute,
+    screen_capture::ScreenCapture,
+    pointer_move::PointerMove,
+    pointer_position::PointerPosition,
+    pointer_click::PointerClick,
+    pointer_drag::PointerDrag,
+    pointer_scroll::PointerScroll,
+    keyboard_press::KeyboardPress,
+    keyboard_combo::KeyboardCombo,
+    keyboard_type::KeyboardType,
+    wait_pause::WaitPause,
+    wait_for::WaitFor,
+    a11y_snapshot::A11ySnapshot,
+    a11y_activate::A11yActivate,
+    a11y_input::A11yInput,
+    window_list::WindowList,
+    window_focus::WindowFocus,
+    clipboard_read::ClipboardRead,
+    clipboard_write::ClipboardWrite,
+    app_launch::AppLaunch,
+    ;
+    batch_execute
 }
 
-pub(crate) use batch_execute::Args as BatchArgs;
+pub use call::ToolCall;
 pub use def::{ElementTarget, Lands, Nature, Needs, Spot, Target, TextEntry, ToolDef};
 pub(crate) use table::index;
 pub use table::{batch, find, tools};

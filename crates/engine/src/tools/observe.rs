@@ -6,7 +6,6 @@
 use serde::Deserialize;
 use serde_json::{Value, json};
 
-use super::args::validate_args;
 use super::def::{Checked, Nature, ToolDef};
 use super::find;
 use crate::spec::{Field, Ty};
@@ -101,7 +100,7 @@ pub(crate) fn check(c: &mut Checked<'_>) {
         let (Some(raw), Some(def)) = (raw, find(tool)) else {
             continue;
         };
-        match validate_args(def, &raw, c.config) {
+        match (c.validate)(def, &raw, c.config) {
             Ok(norm) => {
                 if let Some(slot) = c.out.as_mut().and_then(|o| o.get_mut(ARG)) {
                     slot[member] = norm;

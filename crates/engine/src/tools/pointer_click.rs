@@ -16,7 +16,7 @@ use super::keyboard_combo::reaches_shell;
 use cc_protocol::Key;
 use crate::spec::{Field, Ty};
 
-#[derive(Debug, Deserialize)]
+#[derive(Debug, Clone, Deserialize)]
 pub(crate) struct Args {
     #[serde(flatten)]
     at: At,
@@ -28,7 +28,7 @@ pub(crate) struct Args {
     modifiers: Vec<Key>,
 }
 
-struct PointerClick;
+pub(super) struct PointerClick;
 
 impl Tool for PointerClick {
     type Args = Args;

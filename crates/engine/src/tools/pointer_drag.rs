@@ -7,7 +7,7 @@ use serde_json::{Value, json};
 
 use super::def::{Checked, Lands, Nature, Needs, Runs, Spot, Target, TextEntry, Tool, ToolDef};
 use super::element::{self, ElementArg};
-use super::exec::{Exec, a11y, drv, pointer};
+use super::exec::{Exec, drv, pointer};
 use super::fields::{
     ButtonArg, Point, button, frame, held_keys, hold, landing, modifiers, point, relative_to,
 };
@@ -15,7 +15,7 @@ use super::keyboard_combo::reaches_shell;
 use cc_protocol::Key;
 use crate::spec::{Field, Ty};
 
-#[derive(Debug, Deserialize)]
+#[derive(Debug, Clone, Deserialize)]
 pub(crate) struct Args {
     from: Option<Point>,
     to: Option<Point>,
@@ -59,7 +59,7 @@ fn place(
 ) -> Result<End, ToolError> {
     match (p, el) {
         (_, Some(el)) => {
-            let (physical, element) = a11y::locate(el, ex)?;
+            let (physical, element) = element::locate(el, ex)?;
             let (cx, cy) = ex.canvas.to_canvas(physical.0, physical.1);
             Ok(End {
                 physical,
@@ -82,7 +82,7 @@ fn place(
     }
 }
 
-struct PointerDrag;
+pub(super) struct PointerDrag;
 
 impl Tool for PointerDrag {
     type Args = Args;

@@ -11,7 +11,7 @@ use super::exec::{Exec, pointer};
 use super::fields::{At, aim, frame, point_fields, relative_to};
 use crate::spec::{Field, Ty};
 
-#[derive(Debug, Deserialize)]
+#[derive(Debug, Clone, Deserialize)]
 pub(crate) struct Args {
     #[serde(flatten)]
     at: At,
@@ -19,7 +19,7 @@ pub(crate) struct Args {
     frame: Option<u64>,
 }
 
-struct PointerMove;
+pub(super) struct PointerMove;
 
 impl Tool for PointerMove {
     type Args = Args;

@@ -10,10 +10,10 @@ use super::def::{Lands, Nature, Needs, Runs, Target, TextEntry, Tool, ToolDef, n
 use super::exec::{Exec, pointer};
 use crate::spec::Ty;
 
-#[derive(Debug, Deserialize)]
+#[derive(Debug, Clone, Deserialize)]
 pub(crate) struct Args {}
 
-struct PointerPosition;
+pub(super) struct PointerPosition;
 
 impl Tool for PointerPosition {
     type Args = Args;

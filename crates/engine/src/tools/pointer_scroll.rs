@@ -22,7 +22,7 @@ enum AxisArg {
     Horizontal,
 }
 
-#[derive(Debug, Deserialize)]
+#[derive(Debug, Clone, Deserialize)]
 pub(crate) struct Args {
     axis: AxisArg,
     amount: i64,
@@ -33,7 +33,7 @@ pub(crate) struct Args {
     modifiers: Vec<Key>,
 }
 
-struct PointerScroll;
+pub(super) struct PointerScroll;
 
 impl Tool for PointerScroll {
     type Args = Args;

@@ -26,7 +26,7 @@ pub(crate) enum Condition {
     Stable,
 }
 
-#[derive(Debug, Deserialize)]
+#[derive(Debug, Clone, Deserialize)]
 pub(crate) struct Args {
     condition: Condition,
     element: Option<Selector>,
@@ -38,7 +38,7 @@ pub(crate) struct Args {
     timeout_ms: u64,
 }
 
-struct WaitFor;
+pub(super) struct WaitFor;
 
 impl Args {
     fn region(&self, ex: &Exec<'_>) -> Rect {

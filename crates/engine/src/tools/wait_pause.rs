@@ -8,12 +8,12 @@ use super::def::{Lands, Nature, Needs, Runs, Target, TextEntry, Tool, ToolDef, n
 use super::exec::Exec;
 use crate::spec::{Field, Ty};
 
-#[derive(Debug, Deserialize)]
+#[derive(Debug, Clone, Deserialize)]
 pub(crate) struct Args {
     ms: u64,
 }
 
-struct WaitPause;
+pub(super) struct WaitPause;
 
 impl Tool for WaitPause {
     type Args = Args;

@@ -9,12 +9,12 @@ use super::exec::{Exec, drv};
 use super::fields::window_id;
 use crate::spec::{Field, Ty};
 
-#[derive(Debug, Deserialize)]
+#[derive(Debug, Clone, Deserialize)]
 pub(crate) struct Args {
     id: u64,
 }
 
-struct WindowFocus;
+pub(super) struct WindowFocus;
 
 impl Tool for WindowFocus {
     type Args = Args;

@@ -9,10 +9,10 @@ use super::exec::{Exec, drv};
 use crate::spec::Ty;
 
 /// No arguments.
-#[derive(Debug, Deserialize)]
+#[derive(Debug, Clone, Deserialize)]
 pub(crate) struct Args {}
 
-struct WindowList;
+pub(super) struct WindowList;
 
 impl Tool for WindowList {
     type Args = Args;

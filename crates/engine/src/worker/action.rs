@@ -10,22 +10,22 @@ use serde_json::{Value, json};
 
 use super::Worker;
 use crate::approval::Approval;
-use crate::assess::{Assessment, Declared, assess, redact_result};
+use crate::assess::{Assessment, Declared, Outcome, assess, redact_result};
 use crate::config::ConfigStack;
-use crate::gate::{self, Decision, Outcome, Request};
-use crate::tools::exec::{self, Exec};
-use crate::tools::{ElementTarget, ToolDef, find};
+use crate::gate::{self, Decision, Request};
+use crate::tools::exec::Exec;
+use crate::tools::{ElementTarget, ToolCall, find};
 
 impl Worker {
     pub(super) fn action(
         &mut self,
-        tool: &str,
-        args: &Value,
+        call: &ToolCall,
         approved: Option<&Approval>,
         epoch: u64,
         must_confirm: Option<&str>,
     ) -> Envelope {
         let started = Instant::now();
+        let tool = call.name();
         self.refresh(&[]);
         // A stop released since the last tick takes its banner with it before anything
         // runs (a capture must not show a stop that is over).
@@ -41,14 +41,7 @@ impl Worker {
                 ),
             );
         };
-        let Some(def) = find(tool) else {
-            return self.core.err(
-                tool,
-                started,
-                ToolError::new(ErrorCode::UnknownTool, format!("no tool {tool:?}")),
-            );
-        };
-        let mut assessed = match self.judge(def, args, config) {
+        let mut assessed = match self.judge(call, config) {
             Ok(a) => a,
             Err(e) => return self.rejected(tool, started, e, approved),
         };
@@ -59,12 +52,11 @@ impl Worker {
         if approved.is_none() && matches!(assessed.outcome, Outcome::Confirm { .. }) {
             self.place(&mut assessed);
         }
-        if def.is_batch() {
-            return self.batch(args, &assessed, approved, epoch, started);
+        if let Some(batch) = call.batch() {
+            return self.batch(call, batch, &assessed, approved, epoch, started);
         }
         let req = Request {
-            tool,
-            arguments: args,
+            call,
             assessment: &assessed,
             approved,
             batch_item: false,
@@ -88,8 +80,7 @@ impl Worker {
                     .flat_map(|i| i.unplaced.iter().cloned())
                     .collect();
                 self.perform(
-                    def,
-                    args,
+                    call,
                     &assessed.shown,
                     (approved, unplaced),
                     started,
@@ -103,13 +94,12 @@ impl Worker {
     /// (the session's, as it is now).
     pub(super) fn judge(
         &mut self,
-        def: &'static ToolDef,
-        args: &Value,
+        call: &ToolCall,
         config: Arc<ConfigStack>,
     ) -> Result<Assessment, ToolError> {
         let needs_window = config.policy().needs_window();
-        assess(def, args, config, Declared::default(), |d, a| {
-            self.facts(d, a, needs_window)
+        assess(call, config, Declared::default(), |c| {
+            self.facts(c, needs_window)
         })
     }
 
@@ -122,7 +112,7 @@ impl Worker {
         let d = gate::decide(&mut g, &self.core.bus, self.core.clock.as_ref(), stop, req);
         drop(g);
         tracing::debug!(
-            tool = req.tool,
+            tool = req.call.name(),
             arguments = %req.assessment.shown,
             risk = req.assessment.risk.as_str(),
             batch_item = req.batch_item,
@@ -157,13 +147,13 @@ impl Worker {
     /// names was not found when it was judged.
     pub(super) fn perform(
         &mut self,
-        def: &ToolDef,
-        args: &Value,
+        call: &ToolCall,
         shown: &Value,
         (approved, unplaced): (Option<&Approval>, Vec<ElementTarget>),
         started: Instant,
         epoch: u64,
     ) -> Envelope {
+        let def = call.def();
         let tool = def.name;
         self.core
             .bus
@@ -190,14 +180,14 @@ impl Worker {
                     snapshots: &mut self.snapshots,
                     unplaced,
                 };
-                exec::run(def, args, &mut ex)
+                call.run(&mut ex)
             }
         };
         // The acting banner goes before anything is observed after the action.
         self.indicate(false);
         // What the caller asked to see after the action, answered with it.
         let result = result.map(|mut v| {
-            if let (Some(seen), Some(m)) = (self.observe(args, epoch), v.as_object_mut()) {
+            if let (Some(seen), Some(m)) = (self.observe(call.args(), epoch), v.as_object_mut()) {
                 m.insert("observation".into(), seen);
             }
             v

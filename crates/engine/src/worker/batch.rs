@@ -15,32 +15,23 @@ use crate::approval::Approval;
 use crate::assess::Assessment;
 use crate::call::{CallControl, Progress};
 use crate::gate::{Decision, Request};
-use crate::tools::def::typed;
-use crate::tools::{BatchArgs, ToolDef};
+use crate::tools::ToolCall;
+use crate::tools::call::Batch;
 
 impl Worker {
     pub(super) fn batch(
         &mut self,
-        args: &Value,
+        call: &ToolCall,
+        batch: &Batch,
         assessed: &Assessment,
         approved: Option<&Approval>,
         epoch: u64,
         started: Instant,
     ) -> Envelope {
         let tool = assessed.tool.name;
-        let batch: BatchArgs = match typed(args) {
-            Ok(b) => b,
-            Err(e) => return self.rejected(tool, started, e, approved),
-        };
-        let items: Vec<(&'static ToolDef, Value)> = assessed
-            .items
-            .iter()
-            .map(|i| (i.tool, i.args.clone()))
-            .collect();
         let shown = &assessed.shown;
         let req = Request {
-            tool,
-            arguments: args,
+            call,
             assessment: assessed,
             approved,
             batch_item: false,
@@ -78,7 +69,7 @@ impl Worker {
                 .emit("action.started", started_payload(tool, shown, approved));
         }
         let (status, envelopes) = self.run_items(
-            &items,
+            &batch.items,
             approved,
             epoch,
             batch.gap_ms,
@@ -113,7 +104,7 @@ impl Worker {
     /// Runs the items in order, each re-gated just before it runs.
     fn run_items(
         &mut self,
-        items: &[(&'static ToolDef, Value)],
+        items: &[ToolCall],
         approved: Option<&Approval>,
         epoch: u64,
         gap: u64,
@@ -129,7 +120,7 @@ impl Worker {
 
     fn run_items_of(
         &mut self,
-        items: &[(&'static ToolDef, Value)],
+        items: &[ToolCall],
         approved: Option<&Approval>,
         epoch: u64,
         gap: u64,
@@ -138,7 +129,8 @@ impl Worker {
     ) -> (&'static str, Vec<Envelope>) {
         let total = items.len() as u64;
         let mut envelopes: Vec<Envelope> = Vec::with_capacity(items.len());
-        for (i, (t, a)) in items.iter().enumerate() {
+        for (i, a) in items.iter().enumerate() {
+            let t = a.def();
             if i > 0 && gap > 0 {
                 let stop = &self.core.stop;
                 let deadline = Instant::now() + Duration::from_millis(gap);
@@ -158,12 +150,11 @@ impl Worker {
                     item_started,
                     ToolError::new(ErrorCode::SafetyStopped, "the session ended"),
                 ),
-                Some(config) => match self.judge(t, a, config) {
+                Some(config) => match self.judge(a, config) {
                     Err(e) => self.core.err(t.name, item_started, e),
                     Ok(item) => {
                         let item_req = Request {
-                            tool: t.name,
-                            arguments: a,
+                            call: a,
                             assessment: &item,
                             approved,
                             batch_item: true,
@@ -178,14 +169,7 @@ impl Worker {
                                     .iter()
                                     .flat_map(|i| i.unplaced.iter().cloned())
                                     .collect();
-                                self.perform(
-                                    t,
-                                    a,
-                                    &item.shown,
-                                    (None, unplaced),
-                                    item_started,
-                                    epoch,
-                                )
+                                self.perform(a, &item.shown, (None, unplaced), item_started, epoch)
                             }
                             Decision::Reject(e) => self.core.err(t.name, item_started, e),
                             // Unreachable for batch items (the gate refuses instead).

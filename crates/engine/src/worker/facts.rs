@@ -4,7 +4,6 @@
 
 use cc_desktop::WindowInfo;
 use cc_protocol::{LANDING_TEXT_CHARS, Landing, LandingElement, LandingPoint, LandingWindow};
-use serde_json::Value;
 
 use super::Worker;
 use crate::assess::{Assessment, Facts, Place, WindowOf};
@@ -12,7 +11,7 @@ use crate::config::CanvasWidth;
 use crate::coords::Canvas;
 use crate::rules;
 use crate::snapshot::Entry;
-use crate::tools::{ElementTarget, Spot, Target, TextEntry, ToolDef};
+use crate::tools::{ElementTarget, Spot, Target, TextEntry, ToolCall};
 
 /// A canvas point a call touches, and the element whose centre it is.
 struct Placed {
@@ -26,9 +25,10 @@ impl Worker {
     /// Reads the desktop facts of one call. Reads only: the latest snapshot stays the
     /// latest, so the agent's next `a11y.*` action is not made stale. Windows are read
     /// only when a rule asks about them (`needs_window`).
-    pub(super) fn facts(&mut self, def: &ToolDef, args: &Value, needs_window: bool) -> Facts {
-        let target = def.target(args).unwrap_or(Target::Focused);
-        let pastes = def.ops().is_some_and(|o| o.pastes(args));
+    pub(super) fn facts(&mut self, call: &ToolCall, needs_window: bool) -> Facts {
+        let def = call.def();
+        let target = call.target().unwrap_or(Target::Focused);
+        let pastes = call.pastes();
         // The element an accessibility tool names, as the desktop shows it now.
         let entry = match &target {
             Target::Element(el) => self.element(el),
@@ -137,7 +137,7 @@ impl Worker {
     /// keeps no canvas before a session starts) and dropped after.
     pub(super) fn facts_any_time(
         &mut self,
-        calls: &[(&'static ToolDef, Value)],
+        calls: &[ToolCall],
         needs_window: bool,
         width: CanvasWidth,
     ) -> Vec<Facts> {
@@ -149,10 +149,7 @@ impl Worker {
                 .ok()
                 .map(|layout| Canvas::configured(&layout, width));
         }
-        let out = calls
-            .iter()
-            .map(|(def, args)| self.facts(def, args, needs_window))
-            .collect();
+        let out = calls.iter().map(|c| self.facts(c, needs_window)).collect();
         if borrowed {
             self.canvas = None;
         }

@@ -16,7 +16,7 @@ use std::time::Duration;
 
 use cc_desktop::{Driver, DriverEvent, Indicator};
 use cc_protocol::{Key, SessionState, Surface, ToolError};
-use serde_json::{Value, json};
+use serde_json::json;
 
 use crate::approval::Approval;
 use crate::assess::Facts;
@@ -29,7 +29,7 @@ use crate::gate;
 use crate::hotkey::HotkeyAware;
 use crate::session::Reply;
 use crate::snapshot::Snapshots;
-use crate::tools::ToolDef;
+use crate::tools::ToolCall;
 use crate::tools::exec;
 
 /// Work for the worker.
@@ -41,8 +41,8 @@ pub enum Job {
     },
     /// One action (possibly a batch), already validated.
     Action {
-        tool: String,
-        args: Value,
+        /// The call, validated and typed.
+        tool_call: Box<ToolCall>,
         approved: Option<Approval>,
         epoch: u64,
         reply: Option<Reply>,
@@ -57,7 +57,7 @@ pub enum Job {
     /// A read-only question for an assessment outside the gate ([`crate::Engine::assess`]):
     /// the desktop's facts of each call ([`Worker::facts`]). Nothing is gated or performed.
     Facts {
-        calls: Vec<(&'static ToolDef, Value)>,
+        calls: Vec<ToolCall>,
         needs_window: bool,
         /// The canvas width to read points on when no session holds a canvas.
         width: CanvasWidth,
@@ -145,8 +145,7 @@ impl Worker {
                 let _ = reply.send(r);
             }
             Job::Action {
-                tool,
-                args,
+                tool_call,
                 approved,
                 epoch,
                 reply,
@@ -162,13 +161,15 @@ impl Worker {
                 }
                 // Cancelled while queued: it never starts.
                 let env = if call.cancelled() {
-                    self.core
-                        .err(&tool, std::time::Instant::now(), crate::call::cancelled())
+                    self.core.err(
+                        tool_call.name(),
+                        std::time::Instant::now(),
+                        crate::call::cancelled(),
+                    )
                 } else {
                     self.call = call;
                     let env = self.action(
-                        &tool,
-                        &args,
+                        &tool_call,
                         approved.as_ref(),
                         epoch,
                         must_confirm.as_deref(),

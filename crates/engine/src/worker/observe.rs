@@ -13,11 +13,11 @@ use serde_json::{Value, json};
 use super::Worker;
 use crate::config::ConfigStack;
 use crate::gate::{Decision, Request};
-use crate::tools::args::validate_args;
+use crate::tools::call::CallError;
+use crate::tools::exec::Exec;
 use crate::tools::exec::watch::{self, Cond};
-use crate::tools::exec::{self, Exec};
-use crate::tools::find;
 use crate::tools::observe::{ARG, OBSERVERS, Observe};
+use crate::tools::{ToolCall, find};
 
 fn error_json(e: &ToolError) -> Value {
     json!({"error": {"code": e.code, "message": e.message, "data": e.data}})
@@ -109,17 +109,17 @@ impl Worker {
     ) -> Result<Value, ToolError> {
         let def = find(tool)
             .ok_or_else(|| ToolError::new(ErrorCode::UnknownTool, format!("no tool {tool}")))?;
-        let args = validate_args(def, sub, config.value()).map_err(|issues| {
-            ToolError::with_data(
+        let call = ToolCall::parse(def, sub, config.value()).map_err(|e| match e {
+            CallError::Invalid(issues) => ToolError::with_data(
                 ErrorCode::InvalidArguments,
                 format!("observe: arguments of {tool} do not validate"),
                 json!({"issues": issues}),
-            )
+            ),
+            CallError::Unfit(e) => e,
         })?;
-        let assessed = self.judge(def, &args, config.clone())?;
+        let assessed = self.judge(&call, config.clone())?;
         let req = Request {
-            tool,
-            arguments: &args,
+            call: &call,
             assessment: &assessed,
             approved: None,
             batch_item: true,
@@ -151,6 +151,6 @@ impl Worker {
             snapshots: &mut self.snapshots,
             unplaced: Vec::new(),
         };
-        exec::run(def, &args, &mut ex)
+        call.run(&mut ex)
     }
 }

@@ -16,15 +16,7 @@ use serde_json::{Map, Value, json};
 
 use cc_engine::Vocabulary;
 use cc_engine::tools::ToolDef;
-
-/// Governed tools that change nothing (on the desktop or in the journal's state).
-const GOVERNED_READS: &[&str] = &[
-    "get_session",
-    "get_session_events",
-    "get_execution_capabilities",
-    "preview_action",
-    "get_follow_ups",
-];
+use cc_governance::{Changes, governed_tool};
 
 /// An open object schema documenting `members`.
 fn open_object(members: &[(&str, &str)]) -> Value {
@@ -122,65 +114,20 @@ pub fn vocabulary_output_schema(v: &Vocabulary) -> Value {
     }
 }
 
-/// A governed tool's output schema (the upstream v8 result shapes).
+/// A governed tool's output schema (the upstream v8 result shapes, from its table entry).
 pub fn governed_output_schema(tool: &str) -> Value {
-    let members: &[(&str, &str)] = match tool {
-        "start_session" | "get_session" | "pause_session" | "resume_session" | "stop_session" => {
-            &[("session", "the governed session")]
-        }
-        "get_session_events" => &[
-            ("schema_uri", "the audit export's schema"),
-            ("events", "hash-chained session events"),
-        ],
-        "preview_action" => &[
-            ("envelope", "the action envelope (argsDigest)"),
-            ("capability", "what the backend can do"),
-            ("policy", "decision, policyDigest, reasons"),
-            ("executable", "whether execute_action would proceed"),
-            ("blocker", "why not"),
-        ],
-        "execute_action" => &[
-            ("receipt", "the execution receipt"),
-            (
-                "replay",
-                "whether the receipt was replayed (nothing performed now)",
-            ),
-            (
-                "output",
-                "the tool's result when performed now (images as image blocks)",
-            ),
-        ],
-        "get_follow_ups" => &[
-            (
-                "follow_ups",
-                "the session's follow-up instructions after the cursor",
-            ),
-            ("next_sequence", "the cursor for the next page"),
-        ],
-        "submit_follow_up" => &[("follow_up", "the follow-up as stored")],
-        "delete_session" => &[("deletion", "what was deleted")],
-        "prune_sessions" => &[("deletions", "one deletion per pruned session")],
-        "acquire_control_lease" | "release_control_lease" => &[("lease", "the control lease")],
-        "reserve_target" | "release_target_reservation" => {
-            &[("reservation", "the target reservation")]
-        }
-        _ => &[],
-    };
-    open_object(members)
+    open_object(governed_tool(tool).map_or(&[], |t| t.outputs))
 }
 
-/// A governed tool's annotations: reads are read-only; `execute_action` acts on the
-/// desktop; the rest change governance state only.
+/// A governed tool's annotations, from what it changes: reads are read-only;
+/// `execute_action` acts on the desktop (replaying an action id answers its receipt
+/// without acting again); deletions destroy; the rest change governance state only.
 pub fn governed_annotations(tool: &str) -> ToolAnnotations {
-    if GOVERNED_READS.contains(&tool) {
-        hints(true, false, true, false)
-    } else if tool == "execute_action" {
-        // Replaying an action id answers its receipt without acting again.
-        hints(false, true, true, true)
-    } else if matches!(tool, "delete_session" | "prune_sessions") {
-        hints(false, true, true, false)
-    } else {
-        hints(false, false, false, false)
+    match governed_tool(tool).map(|t| t.changes) {
+        Some(Changes::Nothing) => hints(true, false, true, false),
+        Some(Changes::Desktop) => hints(false, true, true, true),
+        Some(Changes::Deletes) => hints(false, true, true, false),
+        Some(Changes::Journal) | None => hints(false, false, false, false),
     }
 }
 
@@ -219,12 +166,24 @@ mod tests {
                 "clipboard.read"
             ]
         );
-        for name in GOVERNED_TOOLS {
-            assert_eq!(governed_output_schema(name)["type"], "object");
+        for t in GOVERNED_TOOLS {
+            assert_eq!(governed_output_schema(t.name)["type"], "object");
         }
-        for name in GOVERNED_READS {
-            assert!(GOVERNED_TOOLS.contains(name), "{name}");
-        }
+        let reads: Vec<&str> = GOVERNED_TOOLS
+            .iter()
+            .filter(|t| governed_annotations(t.name).read_only_hint == Some(true))
+            .map(|t| t.name)
+            .collect();
+        assert_eq!(
+            reads,
+            [
+                "get_session",
+                "get_session_events",
+                "get_execution_capabilities",
+                "preview_action",
+                "get_follow_ups"
+            ]
+        );
     }
 
     #[test]

@@ -1,5 +1,6 @@
 //! What a host shows for each tool beside its name: a title a person reads in an
-//! approval prompt, and an icon (PROTOCOL §7). One table for every MCP tool name; a
+//! approval prompt, and an icon (PROTOCOL §7). One table for every MCP tool name but the
+//! governed ones, whose titles are in their own table (`cc_contract::tools`); a
 //! test holds every listed tool to having both.
 
 use rmcp::model::Icon;
@@ -32,24 +33,6 @@ const TITLES: &[(&str, &str)] = &[
     ),
     ("openai_computer", "Computer use (OpenAI's vocabulary)"),
     ("gemini_computer", "Computer use (Gemini's vocabulary)"),
-    ("start_session", "Start a governed session"),
-    ("get_session", "Read a governed session"),
-    ("pause_session", "Pause a governed session"),
-    ("resume_session", "Resume a governed session"),
-    ("stop_session", "Stop a governed session"),
-    ("get_session_events", "Export a session's journal"),
-    ("get_execution_capabilities", "Read what a tool can do here"),
-    ("preview_action", "Preview a governed action"),
-    ("execute_action", "Execute a governed action"),
-    ("acquire_control_lease", "Acquire a control lease"),
-    ("release_control_lease", "Release a control lease"),
-    ("reserve_target", "Reserve a target"),
-    ("release_target_reservation", "Release a target reservation"),
-    ("get_follow_ups", "Read follow-up instructions"),
-    ("submit_follow_up", "Add a follow-up instruction"),
-    ("delete_session", "Delete a session's journal"),
-    ("prune_sessions", "Delete old sessions"),
-    ("emergency_stop", "Emergency stop"),
     ("check_setup", "Check this desktop's setup"),
 ];
 
@@ -58,7 +41,9 @@ pub fn title(mcp_name: &str) -> String {
     TITLES
         .iter()
         .find(|(n, _)| *n == mcp_name)
-        .map_or(mcp_name, |(_, t)| t)
+        .map(|(_, t)| *t)
+        .or_else(|| cc_governance::governed_tool(mcp_name).map(|t| t.title))
+        .unwrap_or(mcp_name)
         .to_string()
 }
 

@@ -8,6 +8,8 @@ use schemars::JsonSchema;
 use schemars::generate::SchemaSettings;
 use serde_json::{Value, json};
 
+use cc_governance::governed_tool;
+
 use cc_contract::args::{
     AcquireLease, ActionArgs, DeleteSession, EmergencyStop, GetCapabilities, GetEvents,
     GetFollowUps, PruneSessions, ReleaseLease, ReleaseReservation, ReserveTarget, SessionRef,
@@ -43,93 +45,50 @@ fn requiring<T: JsonSchema>(members: &[&str]) -> Value {
     v
 }
 
-/// `(name, description, input schema)` of every governed tool.
+/// `(name, description, input schema)` of every governed tool, the description from
+/// its table entry (`cc_contract::tools`).
 pub fn governed_tools() -> Vec<(&'static str, &'static str, Value)> {
+    inputs()
+        .into_iter()
+        .map(|(name, schema)| {
+            let summary = governed_tool(name).map_or("", |t| t.summary);
+            (name, summary, schema)
+        })
+        .collect()
+}
+
+/// `(name, input schema)` of every governed tool.
+fn inputs() -> Vec<(&'static str, Value)> {
     vec![
-        (
-            "start_session",
-            "Start a governed session for the host's principal.",
-            schema_of::<StartSession>(),
-        ),
-        ("get_session", "Read a session.", session_only()),
-        (
-            "pause_session",
-            "Pause a running session; the reason is journaled.",
-            schema_of::<SessionRef>(),
-        ),
-        ("resume_session", "Resume a paused session.", session_only()),
-        (
-            "stop_session",
-            "Stop a session; its leases are revoked, its reservations cancelled.",
-            schema_of::<SessionRef>(),
-        ),
-        (
-            "get_session_events",
-            "Export the session's hash-chained journal.",
-            schema_of::<GetEvents>(),
-        ),
-        (
-            "get_execution_capabilities",
-            "What a plain tool can do on this backend.",
-            schema_of::<GetCapabilities>(),
-        ),
-        (
-            "preview_action",
-            "Preview a governed action: envelope, capability, policy, blocker.",
-            schema_of::<ActionArgs>(),
-        ),
+        ("start_session", schema_of::<StartSession>()),
+        ("get_session", session_only()),
+        ("pause_session", schema_of::<SessionRef>()),
+        ("resume_session", session_only()),
+        ("stop_session", schema_of::<SessionRef>()),
+        ("get_session_events", schema_of::<GetEvents>()),
+        ("get_execution_capabilities", schema_of::<GetCapabilities>()),
+        ("preview_action", schema_of::<ActionArgs>()),
         (
             "execute_action",
-            "Execute a governed action under a control lease; answers its receipt.",
             // `lease_id` is required too unless the mode is `shadow`: the server says so.
             requiring::<ActionArgs>(&["action_id"]),
         ),
-        (
-            "acquire_control_lease",
-            "Acquire a control lease (budget, TTL, boundaries).",
-            schema_of::<AcquireLease>(),
-        ),
-        (
-            "release_control_lease",
-            "Release a control lease.",
-            schema_of::<ReleaseLease>(),
-        ),
-        (
-            "reserve_target",
-            "Reserve a target (advisory; never authorizes a mutation).",
-            schema_of::<ReserveTarget>(),
-        ),
+        ("acquire_control_lease", schema_of::<AcquireLease>()),
+        ("release_control_lease", schema_of::<ReleaseLease>()),
+        ("reserve_target", schema_of::<ReserveTarget>()),
         (
             "release_target_reservation",
-            "Release a target reservation.",
             schema_of::<ReleaseReservation>(),
         ),
-        (
-            "get_follow_ups",
-            "Read the session's follow-up instructions after a cursor.",
-            schema_of::<GetFollowUps>(),
-        ),
-        (
-            "submit_follow_up",
-            "Add a follow-up instruction to a live session.",
-            schema_of::<SubmitFollowUp>(),
-        ),
+        ("get_follow_ups", schema_of::<GetFollowUps>()),
+        ("submit_follow_up", schema_of::<SubmitFollowUp>()),
         (
             "delete_session",
-            "Delete a terminal session's journal (confirm must be true).",
             // `confirm` defaults to false, which the server refuses: required here.
             requiring::<DeleteSession>(&["confirm"]),
         ),
-        (
-            "prune_sessions",
-            "Delete the caller's terminal sessions last updated before a time (confirm must be true).",
-            requiring::<PruneSessions>(&["confirm"]),
-        ),
-        (
-            "emergency_stop",
-            "Engage the panic and revoke every active lease.",
-            schema_of::<EmergencyStop>(),
-        ),
+        ("prune_sessions", requiring::<PruneSessions>(&["confirm"])),
+        ("emergency_stop", schema_of::<EmergencyStop>()),
     ]
 }
 

@@ -23,7 +23,7 @@ use serde_json::{Value, json};
 
 use cc_engine::tools::tools;
 use cc_engine::{CallControl, Engine, Progress, vocabularies};
-use cc_governance::{GOVERNED_TOOLS, mcp_tool_name, resolve_tool};
+use cc_governance::{governed_tool, mcp_tool_name, resolve_tool};
 use cc_protocol::{Envelope, ErrorCode};
 
 use super::progress::Notifier;
@@ -125,7 +125,7 @@ impl McpServer {
         if name == crate::check::TOOL {
             return Some(check_tool::call(&self.engine));
         }
-        if GOVERNED_TOOLS.contains(&name) {
+        if governed_tool(name).is_some() {
             let out = self
                 .kernels
                 .for_caller(caller)
@@ -375,7 +375,7 @@ mod tests {
         let list = McpServer::tool_list();
         assert_eq!(
             list.len(),
-            tools().len() + vocabularies().len() + GOVERNED_TOOLS.len() + 1
+            tools().len() + vocabularies().len() + cc_governance::GOVERNED_TOOLS.len() + 1
         );
         for t in &list {
             let name = t.name.as_ref();

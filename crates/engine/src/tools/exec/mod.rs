@@ -1,10 +1,10 @@
-//! Running one validated tool call on the driver, in small pre-emptible steps.
+//! What running a tool on the driver needs, shared by several tools: [`Exec`], the
+//! pre-emptible steps, the pointer's moves and the wait for a condition. A tool's own
+//! body lives in its file; nothing here imports a tool.
 //!
 //! Architecture invariant: nothing here decides *whether* an action may run; the gate
 //! did that before `run` was called. This module only decides *how*.
 
-pub(crate) mod a11y;
-pub(crate) mod capture;
 pub(crate) mod pointer;
 pub(crate) mod watch;
 
@@ -13,9 +13,7 @@ use std::time::Duration;
 
 use cc_desktop::{Driver, DriverError};
 use cc_protocol::{ErrorCode, ToolError};
-use serde_json::Value;
 
-use super::def::ToolDef;
 use crate::config::Config;
 use crate::coords::Canvas;
 use crate::frames::Frames;
@@ -89,20 +87,4 @@ impl Exec<'_> {
 /// Lifts a driver result.
 pub fn drv<T>(r: Result<T, DriverError>) -> Result<T, ToolError> {
     r.map_err(driver_error)
-}
-
-/// Runs one (non-batch) tool with normalized arguments. On any failure, every key and
-/// button the driver holds is released before returning.
-pub fn run(def: &ToolDef, args: &Value, ex: &mut Exec<'_>) -> Result<Value, ToolError> {
-    let out = match def.ops() {
-        Some(ops) => ops.run(args, ex),
-        None => Err(ToolError::new(
-            ErrorCode::InvalidArguments,
-            format!("{} runs as a batch, not alone", def.name),
-        )),
-    };
-    if out.is_err() {
-        let _ = ex.driver.release_all();
-    }
-    out
 }
