@@ -16,6 +16,7 @@
 //!   key order, `JSON.stringify` primitives, bare `undefined`), reproduced bit for bit.
 //! * [`digest`] — SHA-256 helpers: `argsDigest`, postcondition value digests and the
 //!   session-event hash chain.
+//! * [`limits`] — the governed tools' numeric limits (lifetimes, budgets, pages).
 //! * [`timestamp`] — timestamps stay strings on the wire; this parses them strictly so an
 //!   unparseable expiry is an error, never an absent constraint.
 
@@ -24,6 +25,7 @@
 pub mod args;
 pub mod canonical;
 pub mod digest;
+pub mod limits;
 pub mod timestamp;
 pub mod types;
 
