@@ -14,8 +14,6 @@ use serde::de::{DeserializeOwned, Error as _};
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 use serde_json::{Map, Value};
 
-#[cfg(feature = "schema")]
-use crate::limits::{MAX_ACTION_BUDGET, MAX_INSTRUCTION_CHARS, MAX_PAGE, MAX_TTL_MS};
 use crate::timestamp::{format_timestamp, parse_timestamp};
 use crate::types::{
     ActionPostcondition, ActionProvenance, DataLabel, ExecutionMode, LeaseKind, TargetEvidence,
@@ -59,7 +57,7 @@ pub struct GetEvents {
     pub after_sequence: u64,
     /// Largest page, 1..=[`MAX_PAGE`](crate::limits::MAX_PAGE).
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    #[cfg_attr(feature = "schema", schemars(range(min = 1, max = MAX_PAGE)))]
+    #[cfg_attr(feature = "schema", schemars(range(min = 1, max = crate::limits::MAX_PAGE)))]
     pub limit: Option<u32>,
 }
 
@@ -90,10 +88,10 @@ pub struct AcquireLease {
     /// The mode the lease authorizes.
     pub mode: ExecutionMode,
     /// Lifetime, 1..=[`MAX_TTL_MS`](crate::limits::MAX_TTL_MS) ms.
-    #[cfg_attr(feature = "schema", schemars(range(min = 1, max = MAX_TTL_MS)))]
+    #[cfg_attr(feature = "schema", schemars(range(min = 1, max = crate::limits::MAX_TTL_MS)))]
     pub ttl_ms: u64,
     /// Actions it covers, 1..=[`MAX_ACTION_BUDGET`](crate::limits::MAX_ACTION_BUDGET); the lease is revoked once they are spent.
-    #[cfg_attr(feature = "schema", schemars(range(min = 1, max = MAX_ACTION_BUDGET)))]
+    #[cfg_attr(feature = "schema", schemars(range(min = 1, max = crate::limits::MAX_ACTION_BUDGET)))]
     pub action_budget: u32,
     /// Applications it is bounded to (empty: any).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
@@ -138,7 +136,7 @@ pub struct ReserveTarget {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub window_id: Option<WindowId>,
     /// Lifetime, 1..=[`MAX_TTL_MS`](crate::limits::MAX_TTL_MS) ms.
-    #[cfg_attr(feature = "schema", schemars(range(min = 1, max = MAX_TTL_MS)))]
+    #[cfg_attr(feature = "schema", schemars(range(min = 1, max = crate::limits::MAX_TTL_MS)))]
     pub ttl_ms: u64,
 }
 
@@ -175,7 +173,7 @@ pub struct GetFollowUps {
     pub after_sequence: u64,
     /// Largest page, 1..=[`MAX_PAGE`](crate::limits::MAX_PAGE).
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    #[cfg_attr(feature = "schema", schemars(range(min = 1, max = MAX_PAGE)))]
+    #[cfg_attr(feature = "schema", schemars(range(min = 1, max = crate::limits::MAX_PAGE)))]
     pub limit: Option<u32>,
 }
 
@@ -187,7 +185,7 @@ pub struct SubmitFollowUp {
     /// The session.
     pub session_id: String,
     /// The instruction, 1..=[`MAX_INSTRUCTION_CHARS`](crate::limits::MAX_INSTRUCTION_CHARS) characters.
-    #[cfg_attr(feature = "schema", schemars(length(min = 1, max = MAX_INSTRUCTION_CHARS)))]
+    #[cfg_attr(feature = "schema", schemars(length(min = 1, max = crate::limits::MAX_INSTRUCTION_CHARS)))]
     pub instruction: String,
 }
 
@@ -214,7 +212,7 @@ pub struct PruneSessions {
     pub older_than: String,
     /// At most this many, 1..=[`MAX_PAGE`](crate::limits::MAX_PAGE) (default [`DEFAULT_PAGE`](crate::limits::DEFAULT_PAGE)).
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    #[cfg_attr(feature = "schema", schemars(range(min = 1, max = MAX_PAGE)))]
+    #[cfg_attr(feature = "schema", schemars(range(min = 1, max = crate::limits::MAX_PAGE)))]
     pub limit: Option<u32>,
     /// Must be `true`: deletion cannot be undone.
     #[serde(default)]
@@ -286,7 +284,7 @@ pub struct ActionArgs {
     /// Envelope lifetime, 1..=[`MAX_TTL_MS`](crate::limits::MAX_TTL_MS) ms (default
     /// [`DEFAULT_TTL_MS`](crate::limits::DEFAULT_TTL_MS)).
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    #[cfg_attr(feature = "schema", schemars(range(min = 1, max = MAX_TTL_MS)))]
+    #[cfg_attr(feature = "schema", schemars(range(min = 1, max = crate::limits::MAX_TTL_MS)))]
     pub expires_in_ms: Option<u64>,
     /// The operator's grant for a `confirm` decision (found by digest when absent).
     #[serde(default, skip_serializing_if = "Option::is_none")]

@@ -36,7 +36,7 @@ impl Governance {
     /// `preview_action`.
     /// The preview is remembered in the journal: previewing the same action again with
     /// the same arguments while it is valid answers the same envelope, and execute
-    /// refuses it once expired ([`crate::previews`]); a `confirm` one also waits for
+    /// refuses it once expired (`previews.rs`); a `confirm` one also waits for
     /// the operator's approval ([`crate::approvals`]).
     pub fn preview_action(&self, a: &ActionArgs) -> GovResult<ActionPreview> {
         let mut conn = self.conn();

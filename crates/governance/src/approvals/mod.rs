@@ -4,10 +4,10 @@
 //! any later preview of the same action) is recorded here by `(sessionId, actionId)`
 //! with what an operator needs to decide — tool, class, target summary, arguments with
 //! secrets redacted, digests, reasons, expiry — and never the raw arguments; the
-//! envelope of every preview is kept apart ([`crate::previews`]). A `confirm` preview
+//! envelope of every preview is kept apart (`previews.rs`). A `confirm` preview
 //! without a usable grant is *pending*; the operator channel (console, operator HTTP) lists the pending ones
-//! ([`Governance::pending_approvals`]) and approves one, which issues an `exact_action`
-//! grant with a TTL, or denies it ([`Governance::decide_approval`]). A decision covers
+//! ([`Governance::pending_approvals`](crate::Governance::pending_approvals)) and approves one, which issues an `exact_action`
+//! grant with a TTL, or denies it ([`Governance::decide_approval`](crate::Governance::decide_approval)). A decision covers
 //! every pending preview of the same session and `argsDigest` (the grant is bound to
 //! the digest, not to one preview). The kernel announces requests and decisions on the
 //! engine's event bus (`governance.approval_requested` / `_resolved`), so a console
