@@ -56,10 +56,10 @@ struct ServeArgs {
     #[arg(long, value_enum, default_value = "stdio")]
     transport: Transport,
     /// HTTP bind address.
-    #[arg(long, default_value = "127.0.0.1")]
+    #[arg(long, default_value = DEFAULT_HOST)]
     host: String,
     /// HTTP port.
-    #[arg(long, default_value_t = 8765)]
+    #[arg(long, default_value_t = DEFAULT_PORT)]
     port: u16,
     #[command(flatten)]
     common: CommonArgs,
@@ -212,14 +212,20 @@ fn serve(a: ServeArgs) -> anyhow::Result<ExitCode> {
     Ok(ExitCode::SUCCESS)
 }
 
+/// Where the HTTP transports listen unless told otherwise (`--host`): this machine only,
+/// so nothing on the network reaches the desktop before an operator opens it up.
+pub const DEFAULT_HOST: &str = "127.0.0.1";
+/// The HTTP transports' port unless told otherwise (`--port`).
+pub const DEFAULT_PORT: u16 = 8765;
+
 /// Runs the chosen command.
 pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
     match cli.command {
         Command::Serve(a) => serve(a),
         Command::Mcp(common) => serve(ServeArgs {
             transport: Transport::Mcp,
-            host: "127.0.0.1".into(),
-            port: 8765,
+            host: DEFAULT_HOST.into(),
+            port: DEFAULT_PORT,
             common,
         }),
         Command::Check(a) => {

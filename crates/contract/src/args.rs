@@ -55,9 +55,9 @@ pub struct GetEvents {
     /// Only events after this sequence (0: from the start).
     #[serde(default)]
     pub after_sequence: u64,
-    /// Largest page, 1..=1000.
+    /// Largest page, 1..=[`MAX_PAGE`](crate::limits::MAX_PAGE).
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    #[cfg_attr(feature = "schema", schemars(range(min = 1, max = 1000)))]
+    #[cfg_attr(feature = "schema", schemars(range(min = 1, max = crate::limits::MAX_PAGE)))]
     pub limit: Option<u32>,
 }
 
@@ -87,11 +87,11 @@ pub struct AcquireLease {
     pub kind: LeaseKind,
     /// The mode the lease authorizes.
     pub mode: ExecutionMode,
-    /// Lifetime, 1..=300000 ms.
-    #[cfg_attr(feature = "schema", schemars(range(min = 1, max = 300_000)))]
+    /// Lifetime, 1..=[`MAX_TTL_MS`](crate::limits::MAX_TTL_MS) ms.
+    #[cfg_attr(feature = "schema", schemars(range(min = 1, max = crate::limits::MAX_TTL_MS)))]
     pub ttl_ms: u64,
-    /// Actions it covers, 1..=10000; the lease is revoked once they are spent.
-    #[cfg_attr(feature = "schema", schemars(range(min = 1, max = 10_000)))]
+    /// Actions it covers, 1..=[`MAX_ACTION_BUDGET`](crate::limits::MAX_ACTION_BUDGET); the lease is revoked once they are spent.
+    #[cfg_attr(feature = "schema", schemars(range(min = 1, max = crate::limits::MAX_ACTION_BUDGET)))]
     pub action_budget: u32,
     /// Applications it is bounded to (empty: any).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
@@ -135,8 +135,8 @@ pub struct ReserveTarget {
     /// The window reserved.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub window_id: Option<WindowId>,
-    /// Lifetime, 1..=300000 ms.
-    #[cfg_attr(feature = "schema", schemars(range(min = 1, max = 300_000)))]
+    /// Lifetime, 1..=[`MAX_TTL_MS`](crate::limits::MAX_TTL_MS) ms.
+    #[cfg_attr(feature = "schema", schemars(range(min = 1, max = crate::limits::MAX_TTL_MS)))]
     pub ttl_ms: u64,
 }
 
@@ -171,9 +171,9 @@ pub struct GetFollowUps {
     /// Only follow-ups after this sequence (0: from the start).
     #[serde(default)]
     pub after_sequence: u64,
-    /// Largest page, 1..=1000.
+    /// Largest page, 1..=[`MAX_PAGE`](crate::limits::MAX_PAGE).
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    #[cfg_attr(feature = "schema", schemars(range(min = 1, max = 1000)))]
+    #[cfg_attr(feature = "schema", schemars(range(min = 1, max = crate::limits::MAX_PAGE)))]
     pub limit: Option<u32>,
 }
 
@@ -184,8 +184,8 @@ pub struct GetFollowUps {
 pub struct SubmitFollowUp {
     /// The session.
     pub session_id: String,
-    /// The instruction, 1..=10000 characters.
-    #[cfg_attr(feature = "schema", schemars(length(min = 1, max = 10_000)))]
+    /// The instruction, 1..=[`MAX_INSTRUCTION_CHARS`](crate::limits::MAX_INSTRUCTION_CHARS) characters.
+    #[cfg_attr(feature = "schema", schemars(length(min = 1, max = crate::limits::MAX_INSTRUCTION_CHARS)))]
     pub instruction: String,
 }
 
@@ -210,9 +210,9 @@ pub struct PruneSessions {
     /// RFC 3339 time: sessions last updated before it are deleted.
     #[cfg_attr(feature = "schema", schemars(extend("format" = "date-time")))]
     pub older_than: String,
-    /// At most this many, 1..=1000 (default 100).
+    /// At most this many, 1..=[`MAX_PAGE`](crate::limits::MAX_PAGE) (default [`DEFAULT_PAGE`](crate::limits::DEFAULT_PAGE)).
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    #[cfg_attr(feature = "schema", schemars(range(min = 1, max = 1000)))]
+    #[cfg_attr(feature = "schema", schemars(range(min = 1, max = crate::limits::MAX_PAGE)))]
     pub limit: Option<u32>,
     /// Must be `true`: deletion cannot be undone.
     #[serde(default)]
@@ -281,9 +281,10 @@ pub struct ActionArgs {
     )]
     #[cfg_attr(feature = "schema", schemars(with = "Option<Map<String, Value>>"))]
     pub provenance: Option<ActionProvenance>,
-    /// Envelope lifetime, 1..=300000 ms (default 60000).
+    /// Envelope lifetime, 1..=[`MAX_TTL_MS`](crate::limits::MAX_TTL_MS) ms (default
+    /// [`DEFAULT_TTL_MS`](crate::limits::DEFAULT_TTL_MS)).
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    #[cfg_attr(feature = "schema", schemars(range(min = 1, max = 300_000)))]
+    #[cfg_attr(feature = "schema", schemars(range(min = 1, max = crate::limits::MAX_TTL_MS)))]
     pub expires_in_ms: Option<u64>,
     /// The operator's grant for a `confirm` decision (found by digest when absent).
     #[serde(default, skip_serializing_if = "Option::is_none")]

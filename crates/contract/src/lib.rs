@@ -18,6 +18,7 @@
 //!   session-event hash chain.
 //! * [`tools`] — the governed tools, one table: names, titles, summaries, effects,
 //!   result members.
+//! * [`limits`] — the governed tools' numeric limits (lifetimes, budgets, pages).
 //! * [`timestamp`] — timestamps stay strings on the wire; this parses them strictly so an
 //!   unparseable expiry is an error, never an absent constraint.
 
@@ -26,6 +27,7 @@
 pub mod args;
 pub mod canonical;
 pub mod digest;
+pub mod limits;
 pub mod timestamp;
 pub mod tools;
 pub mod types;

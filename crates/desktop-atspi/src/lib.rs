@@ -13,6 +13,8 @@
 //! accessible top-levels of each application are matched to them, which gives every
 //! node its `window_id`.
 
+#![warn(missing_docs)]
+
 mod actions;
 mod bus;
 mod events;

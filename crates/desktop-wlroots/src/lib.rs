@@ -13,6 +13,8 @@
 //! binding that creates the panic file (`safety.panic_file`), e.g. in sway's config
 //! `bindsym Ctrl+Alt+F12 exec touch $XDG_RUNTIME_DIR/computer-control.panic`.
 
+#![warn(missing_docs)]
+
 mod capture;
 mod client;
 mod clipboard;
@@ -79,10 +81,13 @@ fn detect_env() -> Result<Box<dyn Driver>, String> {
 /// its absence disables.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ProtocolStatus {
+    /// The Wayland interface name (`zwlr_screencopy_manager_v1`).
     pub name: &'static str,
+    /// The compositor offers it.
     pub present: bool,
     /// Without it `--platform auto` does not pick this driver.
     pub required: bool,
+    /// What does not work without it, for `check`.
     pub without: &'static str,
 }
 
@@ -91,6 +96,7 @@ pub struct ProtocolStatus {
 pub struct WlrootsReport {
     /// The display socket connected to.
     pub display: String,
+    /// Every protocol the driver uses, offered or not.
     pub protocols: Vec<ProtocolStatus>,
     /// Outputs in the layout now.
     pub outputs: usize,

@@ -4,6 +4,8 @@
 //! Everything is pure Rust (x11rb, zbus): no Xlib, no helper processes. Coordinates
 //! are root-window pixels, which is what the engine calls physical pixels.
 
+#![warn(missing_docs)]
+
 mod capture;
 mod changes;
 mod clipboard;
@@ -98,7 +100,9 @@ pub struct X11Report {
 /// `$DBUS_SESSION_BUS_ADDRESS`).
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct X11Options {
+    /// The X display (`:1`); `None`: `$DISPLAY`.
     pub display: Option<String>,
+    /// The session bus address; `None`: `$DBUS_SESSION_BUS_ADDRESS`.
     pub session_bus: Option<String>,
     /// Capture through core `GetImage` only (what a remote display gets anyway).
     pub disable_shm: bool,

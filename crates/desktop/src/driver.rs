@@ -20,9 +20,13 @@ pub enum DriverError {
 /// `tools.list`'s `available` flags.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Capabilities {
+    /// Pixels can be read ([`Driver::capture`]).
     pub capture: bool,
+    /// Pointer and keyboard input can be injected.
     pub input: bool,
+    /// The accessibility tree can be read and acted on.
     pub accessibility: bool,
+    /// Top-level windows can be listed and focused.
     pub windows: bool,
     /// The emergency hotkey is grabbed and will reach the engine.
     pub hotkey: bool,
@@ -35,9 +39,13 @@ pub struct Capabilities {
 /// One monitor in physical pixels.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct PhysicalDisplay {
+    /// Stable for the monitor while it stays connected: what `display` arguments name.
     pub id: String,
+    /// The platform's output name (`HDMI-1`), for people.
     pub name: String,
+    /// Where it is in the physical desktop.
     pub rect: PhysicalRect,
+    /// The platform's primary monitor.
     pub primary: bool,
 }
 
@@ -45,22 +53,29 @@ pub struct PhysicalDisplay {
 /// tell a frame taken before a change from one taken after.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Layout {
+    /// Every monitor, primary or not.
     pub displays: Vec<PhysicalDisplay>,
+    /// Changes with every layout change; compared, never interpreted.
     pub generation: u64,
 }
 
 /// Pointer buttons.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum Button {
+    /// The primary button.
     Left,
+    /// The middle button (often the wheel).
     Middle,
+    /// The secondary button (context menus).
     Right,
 }
 
 /// Scroll axes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum Axis {
+    /// Up and down.
     Vertical,
+    /// Left and right.
     Horizontal,
 }
 
@@ -70,15 +85,20 @@ pub enum Axis {
 /// which overflows it); spaced ones must each arrive before the wait that follows.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum Pace {
+    /// Typed without pauses: may be batched.
     BackToBack,
+    /// Typed with pauses between: each must arrive before the pause.
     Spaced,
 }
 
 /// Semantic actions an element may offer (AT-SPI Action, UIA patterns).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum SemanticAction {
+    /// Press, click or activate.
     Invoke,
+    /// Flip a check box or toggle button.
     Toggle,
+    /// Select an item of a list, tree, tab list or menu.
     Select,
 }
 
@@ -91,28 +111,40 @@ pub struct ElementHandle(pub String);
 /// canvas mapping. A password field's `value` is always `None`: drivers never read it.
 #[derive(Debug, Clone, PartialEq)]
 pub struct RawNode {
+    /// How to reach the element again.
     pub handle: ElementHandle,
+    /// Its role, mapped to the platform-neutral set.
     pub role: Role,
+    /// Its accessible name.
     pub name: String,
+    /// Its value; `None` for a password field.
     pub value: Option<String>,
+    /// Its states.
     pub states: Vec<StateFlag>,
+    /// Where it is, in physical pixels, when the platform says.
     pub rect: Option<PhysicalRect>,
     /// Set on top-level windows: the id `windows()` reports for them.
     pub window_id: Option<u64>,
+    /// Its children, in the platform's order.
     pub children: Vec<RawNode>,
 }
 
 /// The current facts about one element, re-read before acting on it.
 #[derive(Debug, Clone, PartialEq)]
 pub struct ElementInfo {
+    /// Its role now.
     pub role: Role,
+    /// Its accessible name now.
     pub name: String,
     /// The top-level window that owns the element.
     pub window_id: Option<u64>,
+    /// Where it is now, in physical pixels.
     pub rect: Option<PhysicalRect>,
+    /// Its states now (a disabled element is not acted on).
     pub states: Vec<StateFlag>,
     /// `None` for password fields and elements without a value.
     pub value: Option<String>,
+    /// The semantic actions it offers.
     pub actions: Vec<SemanticAction>,
     /// The element takes text through a value interface (EditableText / Value).
     pub settable_text: bool,
@@ -121,11 +153,17 @@ pub struct ElementInfo {
 /// A top-level window.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct WindowInfo {
+    /// The backend's window id: what `window` arguments name.
     pub id: u64,
+    /// The application (X11 `WM_CLASS`, Wayland `app_id`): what rules match.
     pub app_id: String,
+    /// The owning process, when the platform tells.
     pub pid: Option<u32>,
+    /// Its title.
     pub title: String,
+    /// Its frame in physical pixels.
     pub rect: PhysicalRect,
+    /// It has the keyboard focus.
     pub focused: bool,
 }
 
@@ -133,7 +171,9 @@ pub struct WindowInfo {
 /// not released). After any action, and always after a panic, both are empty.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct HeldInputs {
+    /// Held keys, by their canonical names.
     pub keys: Vec<String>,
+    /// Held pointer buttons.
     pub buttons: Vec<Button>,
 }
 
@@ -152,9 +192,12 @@ pub enum DriverEvent {
 /// could take input meant for the desktop.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub enum Indicator {
+    /// No agent is acting.
     #[default]
     Off,
+    /// An agent's input is being injected now.
     Acting,
+    /// The emergency stop is on; only the operator can release it.
     Stopped,
 }
 
@@ -220,14 +263,20 @@ impl std::fmt::Debug for ClipboardContent {
 pub enum Launched {
     /// It runs (or its window was opened or raised): its process id, and its window
     /// where the backend knows it at once.
-    Started { pid: u32, window: Option<u64> },
+    Started {
+        /// Its process id.
+        pid: u32,
+        /// Its window, when the backend knows it without waiting.
+        window: Option<u64>,
+    },
     /// There is no such application here, or it cannot be started as asked: why.
     Refused(String),
 }
 
 /// A desktop backend. Blocking; owned by one worker thread, so `&mut self` everywhere.
 pub trait Driver: Send {
-    /// `"virtual"` or `"x11"`.
+    /// The backend's `--platform` name (its [`Platform::name`](crate::Platform::name)):
+    /// what `system.status`, events and `check` call it.
     fn platform(&self) -> &'static str;
     /// What works on this backend.
     fn capabilities(&self) -> Capabilities;

@@ -3,7 +3,9 @@
 /// Packed 8-bit RGB, row-major, no padding: what every encoder downstream takes.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct RgbImage {
+    /// Columns.
     pub width: u32,
+    /// Rows.
     pub height: u32,
     /// `width * height * 3` bytes.
     pub pixels: Vec<u8>,

@@ -11,6 +11,8 @@
 //! platform dependency; each real desktop is its own crate (`cc-desktop-x11`, …) that
 //! exports a [`Platform`] for the binary to select.
 
+#![warn(missing_docs)]
+
 pub mod driver;
 pub mod image;
 #[cfg(unix)]

@@ -121,7 +121,7 @@ impl Engine {
         self.core.bus.subscribe(capacity, replay_after)
     }
 
-    /// `"virtual"` or `"x11"`.
+    /// The driver's `--platform` name (`virtual`, `x11`, `wlroots`, …).
     pub fn platform(&self) -> &'static str {
         self.core.platform
     }

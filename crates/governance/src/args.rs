@@ -1,6 +1,7 @@
 //! Arguments of the governed tools: the types live in [`cc_contract::args`] (one
 //! definition for the server's parsing and the library's requests); this module adds
-//! their decoding into `invalid_arguments` and the server's limits.
+//! their decoding into `invalid_arguments` and the checks of the limits
+//! ([`cc_contract::limits`]).
 
 pub use cc_contract::args::*;
 use serde::de::DeserializeOwned;
@@ -8,12 +9,7 @@ use serde_json::{Map, Value};
 
 use crate::error::{GovResult, invalid};
 
-/// Longest lease, reservation or envelope lifetime (GOVERNANCE.md Part A).
-pub const MAX_TTL_MS: u64 = 300_000;
-/// Largest lease budget.
-pub const MAX_BUDGET: u32 = 10_000;
-/// Default envelope lifetime when `expires_in_ms` is absent.
-pub const DEFAULT_EXPIRES_MS: u64 = 60_000;
+pub use cc_contract::limits::{DEFAULT_TTL_MS, MAX_ACTION_BUDGET, MAX_TTL_MS};
 
 /// Decodes tool arguments, mapping serde's message to `invalid_arguments`.
 pub fn parse<T: DeserializeOwned>(args: &Value) -> GovResult<T> {

@@ -27,7 +27,7 @@ pub fn audit_schema() -> Value {
             "next_sequence": {"type": "integer", "minimum": 0},
             "events": {
                 "type": "array",
-                "maxItems": 1000,
+                "maxItems": cc_contract::limits::MAX_PAGE,
                 "items": {
                     "type": "object",
                     "additionalProperties": false,

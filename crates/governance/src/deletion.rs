@@ -4,6 +4,7 @@
 //! approval requests and follow-ups. A live session is refused (`session_not_terminal`):
 //! stop it first, so nothing it holds can still act.
 
+use cc_contract::limits::{DEFAULT_PAGE, MAX_PAGE};
 use cc_contract::{ErrorCode, Session, SessionDeletion, parse_timestamp};
 use rusqlite::{Transaction, params};
 use serde_json::{Value, json};
@@ -13,10 +14,6 @@ use crate::error::{GovResult, db, fail_with, invalid};
 use crate::kernel::Governance;
 use crate::sessions::load_owned;
 use crate::store::get_all;
-
-/// Largest `prune_sessions` batch, and the default one.
-const MAX_PRUNE: u32 = 1000;
-const DEFAULT_PRUNE: u32 = 100;
 
 fn confirmed(confirm: bool, tool: &str) -> GovResult<()> {
     if confirm {
@@ -98,9 +95,9 @@ impl Governance {
         confirmed(a.confirm, "prune_sessions")?;
         let before =
             parse_timestamp(&a.older_than).map_err(|e| invalid(format!("older_than: {e}")))?;
-        let limit = a.limit.unwrap_or(DEFAULT_PRUNE);
-        if limit == 0 || limit > MAX_PRUNE {
-            return Err(invalid(format!("limit must be in 1..={MAX_PRUNE}")));
+        let limit = a.limit.unwrap_or(DEFAULT_PAGE);
+        if limit == 0 || limit > MAX_PAGE {
+            return Err(invalid(format!("limit must be in 1..={MAX_PAGE}")));
         }
         let deletions = self.with_tx(|tx| {
             let sessions: Vec<Session> = get_all(

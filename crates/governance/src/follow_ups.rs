@@ -2,6 +2,7 @@
 //! with a monotonic cursor (`submit_follow_up`, `get_follow_ups`). Each belongs to the
 //! session's principal; the instruction text stays out of the event journal.
 
+use cc_contract::limits::{DEFAULT_PAGE, MAX_INSTRUCTION_CHARS, MAX_PAGE};
 use cc_contract::{ErrorCode, SessionFollowUp};
 use rusqlite::params;
 use serde_json::{Value, json};
@@ -12,12 +13,6 @@ use crate::kernel::Governance;
 use crate::sessions::load_owned;
 use crate::store::{append_event, get_all, to_json};
 use crate::util::{new_id, ts};
-
-/// Longest instruction, in characters.
-const MAX_INSTRUCTION_CHARS: usize = 10_000;
-/// Largest page, and the default one.
-const MAX_PAGE: u32 = 1000;
-const DEFAULT_PAGE: u32 = 100;
 
 impl Governance {
     /// `submit_follow_up`: appends one instruction to a session that is not terminal.

@@ -7,7 +7,7 @@ use cc_contract::{
 use rusqlite::{Connection, Transaction, params};
 use serde_json::{Value, json};
 
-use crate::args::{AcquireLease, EmergencyStop, MAX_BUDGET, ReleaseLease, check_ttl};
+use crate::args::{AcquireLease, EmergencyStop, MAX_ACTION_BUDGET, ReleaseLease, check_ttl};
 use crate::error::{GovResult, db, fail, fail_with, invalid};
 use crate::kernel::{Governance, in_tx, in_tx_keep};
 use crate::sessions::{load_owned, require_running};
@@ -216,9 +216,9 @@ impl Governance {
     /// `acquire_control_lease`.
     pub fn acquire_lease(&self, a: &AcquireLease) -> GovResult<ControlLease> {
         check_ttl("ttl_ms", a.ttl_ms)?;
-        if a.action_budget == 0 || a.action_budget > MAX_BUDGET {
+        if a.action_budget == 0 || a.action_budget > MAX_ACTION_BUDGET {
             return Err(invalid(format!(
-                "action_budget must be in 1..={MAX_BUDGET}"
+                "action_budget must be in 1..={MAX_ACTION_BUDGET}"
             )));
         }
         if a.kind == LeaseKind::Exclusive && a.mode != ExecutionMode::Foreground {

@@ -11,6 +11,8 @@
 //! Entry point: [`Governance`]; [`Governance::call`] dispatches the governed MCP tools
 //! by name with their JSON arguments.
 
+#![warn(missing_docs)]
+
 pub mod aliases;
 pub mod approvals;
 pub mod args;

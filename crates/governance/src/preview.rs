@@ -12,7 +12,7 @@ use rusqlite::Connection;
 use serde_json::{Map, Value, json};
 
 use crate::aliases::{Resolved, resolve};
-use crate::args::{ActionArgs, DEFAULT_EXPIRES_MS, GetCapabilities, MAX_TTL_MS};
+use crate::args::{ActionArgs, DEFAULT_TTL_MS, GetCapabilities, MAX_TTL_MS};
 use crate::error::{GovResult, fail_with, invalid};
 use crate::grants;
 use crate::kernel::Governance;
@@ -36,7 +36,7 @@ impl Governance {
     /// `preview_action`.
     /// The preview is remembered in the journal: previewing the same action again with
     /// the same arguments while it is valid answers the same envelope, and execute
-    /// refuses it once expired ([`crate::previews`]); a `confirm` one also waits for
+    /// refuses it once expired (`previews.rs`); a `confirm` one also waits for
     /// the operator's approval ([`crate::approvals`]).
     pub fn preview_action(&self, a: &ActionArgs) -> GovResult<ActionPreview> {
         let mut conn = self.conn();
@@ -56,7 +56,7 @@ impl Governance {
         let resolved = resolve(&a.tool, &a.arguments)?;
         let def = resolved.def;
         let arguments = resolved.arguments.clone();
-        let expires_in = a.expires_in_ms.unwrap_or(DEFAULT_EXPIRES_MS);
+        let expires_in = a.expires_in_ms.unwrap_or(DEFAULT_TTL_MS);
         if expires_in == 0 || expires_in > MAX_TTL_MS {
             return Err(invalid(format!(
                 "expires_in_ms must be in 1..={MAX_TTL_MS}"

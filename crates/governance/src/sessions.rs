@@ -1,5 +1,6 @@
 //! Session lifecycle: start, get, pause, resume, stop, and the event export.
 
+use cc_contract::limits::MAX_PAGE;
 use cc_contract::{
     ErrorCode, ExecutionReceipt, ReceiptError, ReceiptStatus, ReservationState, Session,
     SessionState,
@@ -12,9 +13,6 @@ use crate::error::{GovResult, db, fail, fail_with, invalid};
 use crate::kernel::Governance;
 use crate::store::{self, append_event, get_one, to_json};
 use crate::util::{new_id, ts};
-
-/// Largest page of `get_session_events`.
-const MAX_EVENTS: u32 = 1000;
 
 /// Loads a session and checks it belongs to `principal` (`session_not_found`,
 /// `principal_mismatch`). Every governed operation starts here.
@@ -202,9 +200,9 @@ impl Governance {
     /// envelope. Events keep their `previousHash`/`hash` links, so the client verifies
     /// the chain itself ([`crate::verify_chain`] from sequence 1).
     pub fn get_session_events(&self, a: &GetEvents) -> GovResult<Value> {
-        let limit = a.limit.unwrap_or(MAX_EVENTS);
-        if limit == 0 || limit > MAX_EVENTS {
-            return Err(invalid(format!("limit must be in 1..={MAX_EVENTS}")));
+        let limit = a.limit.unwrap_or(MAX_PAGE);
+        if limit == 0 || limit > MAX_PAGE {
+            return Err(invalid(format!("limit must be in 1..={MAX_PAGE}")));
         }
         let conn = self.conn();
         load_owned(&conn, &a.session_id, &self.principal)?;

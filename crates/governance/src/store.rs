@@ -94,7 +94,7 @@ CREATE INDEX IF NOT EXISTS grants_by_action ON grants (session_id, action_digest
 
 /// Opens (creating if needed) the journal at `path`, in WAL mode with full sync, so
 /// an acknowledged write survives a crash of the process or the machine. The journal
-/// and its side files are readable by their owner only ([`make_private`]).
+/// and its side files are readable by their owner only (`make_private`).
 pub fn open(path: &Path) -> GovResult<Connection> {
     make_private(path)?;
     let conn = Connection::open(path).map_err(db)?;

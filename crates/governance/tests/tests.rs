@@ -7,6 +7,7 @@ mod approvals;
 mod envelope;
 mod error_codes;
 mod governed;
+mod limits_in_docs;
 mod preview_expiry;
 mod principals;
 mod schedules;

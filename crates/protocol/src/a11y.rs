@@ -7,39 +7,73 @@ use serde::{Deserialize, Serialize};
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum Role {
+    /// A top-level window.
     Window,
+    /// A dialog or alert.
     Dialog,
+    /// A panel, frame or other plain container.
     Pane,
+    /// A labelled grouping (a group box, a fieldset).
     Group,
+    /// A push or toggle button.
     Button,
+    /// A check box (`checked` in its states).
     Checkbox,
+    /// A radio button.
     Radiobutton,
+    /// A text field or text area.
     Edit,
+    /// A drop-down or combo box.
     Combobox,
+    /// A list or list box.
     List,
+    /// An item of a list.
     Listitem,
+    /// A menu or pop-up menu.
     Menu,
+    /// A menu bar.
     Menubar,
+    /// A menu item (check and radio items too).
     Menuitem,
+    /// A tab list (the strip of tabs).
     Tab,
+    /// One tab.
     Tabitem,
+    /// Static text or a label.
     Text,
+    /// An image or icon.
     Image,
+    /// A link.
     Hyperlink,
+    /// A slider.
     Slider,
+    /// A scroll bar.
     Scrollbar,
+    /// A spin button.
     Spinner,
+    /// A progress bar.
     Progressbar,
+    /// A tool bar.
     Toolbar,
+    /// A status bar.
     Statusbar,
+    /// A tree view.
     Tree,
+    /// A node of a tree view.
     Treeitem,
+    /// A table or grid.
     Table,
+    /// A row of a table.
     Row,
+    /// A cell of a table.
     Cell,
+    /// A column or row header.
     Header,
+    /// A document or web page.
     Document,
+    /// A separator.
     Separator,
+    /// Any role the platform has that this list does not: kept, not guessed.
     Custom,
 }
 
@@ -128,35 +162,51 @@ impl Role {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum StateFlag {
+    /// Has the keyboard focus.
     Focused,
+    /// Can take the keyboard focus.
     Focusable,
+    /// Accepts input (absent: greyed out).
     Enabled,
+    /// Checked or pressed.
     Checked,
+    /// Selected in its list, tree or table.
     Selected,
+    /// Expanded (a tree node, a combo box).
     Expanded,
+    /// Its text can be edited.
     Editable,
+    /// A password field: its value is never read, and typing into it is redacted.
     Password,
+    /// On screen now.
     Visible,
 }
 
 /// One node of a snapshot. `rect` is `[left, top, right, bottom]` on the canvas.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct A11yNode {
+    /// The node's number in this snapshot: what `snapshot_id` + `id` name, valid until the next snapshot.
     pub id: u32,
     /// A reference to the element that stays valid across snapshots while the element
     /// lives (absent on the synthetic desktop root).
     #[serde(rename = "ref", default, skip_serializing_if = "Option::is_none")]
     pub element_ref: Option<String>,
+    /// What kind of element it is.
     pub role: Role,
+    /// Its accessible name (a button's label, a field's label).
     pub name: String,
+    /// Its current value (a field's text, a slider's position); never set for a password field.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub value: Option<String>,
+    /// Its states; what is absent is false.
     pub states: Vec<StateFlag>,
+    /// `[left, top, right, bottom]` on the canvas; absent when the platform gives none.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub rect: Option<[i32; 4]>,
     /// Set on top-level window nodes: the `id` of `window.list`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub window_id: Option<u64>,
+    /// Its child elements, in the platform's order.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub children: Vec<A11yNode>,
 }

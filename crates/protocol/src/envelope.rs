@@ -9,17 +9,24 @@ use crate::{ErrorCode, SessionState};
 /// `ok` only, so the two halves are never both set.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Envelope {
+    /// The one member a harness branches on.
     pub ok: bool,
+    /// The tool's result; set exactly when `ok`.
     pub result: Option<Value>,
+    /// Why the call failed; set exactly when not `ok`.
     pub error: Option<ToolError>,
+    /// Context of the answer.
     pub meta: Meta,
 }
 
 /// Why a call failed, in a form a program can branch on (`code`) and a person can read.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct ToolError {
+    /// What a program branches on.
     pub code: ErrorCode,
+    /// What a person reads.
     pub message: String,
+    /// Code-specific detail (`invalid_arguments` lists its issues here).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub data: Option<Value>,
 }
@@ -28,9 +35,13 @@ pub struct ToolError {
 /// latest frame number so a model knows which capture its coordinates refer to.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Meta {
+    /// The tool or method answered.
     pub tool: String,
+    /// How long the call took, in milliseconds.
     pub duration_ms: u64,
+    /// The session state after the call.
     pub state: SessionState,
+    /// The latest frame number: coordinates in a later call cite it.
     pub frame: u64,
 }
 

@@ -7,17 +7,29 @@ use serde::{Deserialize, Serialize};
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum ErrorCode {
+    /// A call that needs a session came before `session.start`.
     NotStarted,
+    /// A second `session.start`.
     AlreadyStarted,
+    /// An unknown key, a wrong type or range, or a key that cannot change at runtime.
     InvalidConfig,
+    /// No tool of that name.
     UnknownTool,
+    /// The arguments failed validation; `data.issues` lists every problem.
     InvalidArguments,
+    /// A deny rule matched, or the default rule denies.
     PolicyDenied,
+    /// The emergency stop is engaged, or `session.stop` cancelled the queued action.
     SafetyStopped,
+    /// The session is in idle standby.
     SafetyStandby,
+    /// A confirmation is pending: one decision at a time.
     Busy,
+    /// The confirmation id is unknown or already answered.
     ConfirmationNotFound,
+    /// The confirmation timed out before a person answered.
     ConfirmationExpired,
+    /// The snapshot is not the latest, or its element changed.
     StaleSnapshot,
     /// An element reference whose element is gone or became another element.
     StaleElement,
@@ -25,9 +37,13 @@ pub enum ErrorCode {
     ElementNotFound,
     /// A selector that matched more than one element (the candidates are listed).
     AmbiguousElement,
+    /// A coordinate action cited a frame older than the current screen layout.
     StaleFrame,
+    /// This platform has no driver, capture or accessibility for the call.
     BackendUnavailable,
+    /// The platform call failed; the message says which.
     DriverFailed,
+    /// The caller stopped waiting; the action may still have run.
     Timeout,
 }
 

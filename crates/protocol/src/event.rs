@@ -7,8 +7,10 @@ use serde_json::Value;
 /// SSE puts it in `data:` with `id: seq`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Event {
+    /// The event type (`action.started`, …; see [`EVENT_TYPES`]).
     #[serde(rename = "type")]
     pub kind: String,
+    /// The type's own members.
     pub payload: Value,
     /// Per-server monotonic number: gaps tell a subscriber it lost events.
     pub seq: u64,

@@ -5,16 +5,22 @@ use serde::{Deserialize, Serialize};
 /// A point on the canvas (integers: the model's pixel grid).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Point {
+    /// Canvas pixels from the left.
     pub x: i32,
+    /// Canvas pixels from the top.
     pub y: i32,
 }
 
 /// A rectangle on the canvas.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Rect {
+    /// Left edge.
     pub x: i32,
+    /// Top edge.
     pub y: i32,
+    /// Width (signed: the arithmetic of canvas points and offsets stays in `i32`).
     pub width: i32,
+    /// Height, as `width`.
     pub height: i32,
 }
 
@@ -28,9 +34,13 @@ impl Rect {
 /// A rectangle in physical pixels of the virtual screen (may have a negative origin).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 pub struct PhysicalRect {
+    /// Left edge; negative left of the primary monitor.
     pub x: i32,
+    /// Top edge; negative above the primary monitor.
     pub y: i32,
+    /// Width in physical pixels.
     pub width: u32,
+    /// Height in physical pixels.
     pub height: u32,
 }
 
@@ -61,9 +71,13 @@ impl PhysicalRect {
 /// One monitor as the model sees it: its place on the canvas.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct DisplayInfo {
+    /// The monitor's id, as `display` arguments name it.
     pub id: String,
+    /// The platform's output name (`HDMI-1`).
     pub name: String,
+    /// Where the monitor is on the canvas.
     pub canvas: Rect,
+    /// The primary monitor.
     pub primary: bool,
 }
 
@@ -71,9 +85,14 @@ pub struct DisplayInfo {
 /// factor between them (`physical = physical_origin + canvas × scale`).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Surface {
+    /// Canvas width: the image a model receives.
     pub display_width_px: u32,
+    /// Canvas height.
     pub display_height_px: u32,
+    /// The physical desktop the canvas covers.
     pub physical: PhysicalRect,
+    /// Physical pixels per canvas pixel.
     pub scale: f64,
+    /// Each monitor's place on the canvas.
     pub displays: Vec<DisplayInfo>,
 }

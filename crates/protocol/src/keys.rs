@@ -8,28 +8,46 @@ use std::fmt;
 /// Modifier keys. The unsided names (`Ctrl`, `Alt`, `Shift`, `Win`) press the left key.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum Modifier {
+    /// Control (presses the left one).
     Ctrl,
+    /// Left control.
     LCtrl,
+    /// Right control.
     RCtrl,
+    /// Alt (presses the left one).
     Alt,
+    /// Left alt.
     LAlt,
+    /// Right alt (AltGr on many layouts).
     RAlt,
+    /// Shift (presses the left one).
     Shift,
+    /// Left shift.
     LShift,
+    /// Right shift.
     RShift,
+    /// The Windows/super key (presses the left one).
     Win,
+    /// Left Windows/super key.
     LWin,
+    /// Right Windows/super key.
     RWin,
+    /// Another name of `Win`.
     Super,
+    /// Another name of `Win`.
     Meta,
+    /// Another name of `Win` (macOS habits).
     Cmd,
 }
 
 /// The families a modifier belongs to, for risk escalation and rule matching.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum ModifierFamily {
+    /// Any control key.
     Ctrl,
+    /// Any alt key.
     Alt,
+    /// Any shift key.
     Shift,
     /// win, lwin, rwin, super, meta, cmd: the keys that reach the OS shell.
     Win,
@@ -38,38 +56,66 @@ pub enum ModifierFamily {
 /// Named non-character keys.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum Named {
+    /// Arrow up.
     Up,
+    /// Arrow down.
     Down,
+    /// Arrow left.
     Left,
+    /// Arrow right.
     Right,
+    /// Home.
     Home,
+    /// End.
     End,
+    /// Page up.
     PgUp,
+    /// Page down.
     PgDn,
+    /// Insert.
     Insert,
+    /// Delete (forward).
     Delete,
+    /// Enter/Return.
     Enter,
+    /// Escape.
     Esc,
+    /// Tab.
     Tab,
+    /// The space bar.
     Space,
+    /// Backspace.
     Backspace,
+    /// The context-menu key.
     Apps,
+    /// Caps lock.
     CapsLock,
+    /// Num lock.
     NumLock,
+    /// Scroll lock.
     ScrollLock,
+    /// Print screen.
     PrintScreen,
+    /// Pause/break.
     Pause,
 }
 
 /// Keys of the numeric keypad.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum Numpad {
+    /// A digit key, 0–9.
     Digit(u8),
+    /// The keypad's enter.
     Enter,
+    /// `*`.
     Multiply,
+    /// `+`.
     Add,
+    /// `-`.
     Subtract,
+    /// `/`.
     Divide,
+    /// The decimal separator.
     Decimal,
 }
 
@@ -80,14 +126,18 @@ pub enum Key {
     Char(char),
     /// F1–F24.
     Function(u8),
+    /// A named non-character key.
     Named(Named),
+    /// A modifier.
     Modifier(Modifier),
+    /// A keypad key (distinct from the main block's: applications tell them apart).
     Numpad(Numpad),
 }
 
 /// A name that is not a key of the vocabulary.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct KeyParseError {
+    /// The name as given, for the error message.
     pub name: String,
 }
 

@@ -30,7 +30,9 @@ pub struct Landing {
 /// One canvas point an action touches.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct LandingPoint {
+    /// Canvas x.
     pub x: i32,
+    /// Canvas y.
     pub y: i32,
     /// Where the pointer is now: the call gave no point.
     #[serde(default, skip_serializing_if = "is_false")]
@@ -46,6 +48,7 @@ pub struct LandingPoint {
 /// An element, as a person recognises it.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct LandingElement {
+    /// Its role, so a person knows what kind of thing is hit.
     pub role: Role,
     /// Its accessible name, cut to [`LANDING_TEXT_CHARS`].
     pub name: String,
@@ -57,9 +60,11 @@ pub struct LandingElement {
 /// A top-level window, as `window.list` names it.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct LandingWindow {
+    /// The `id` of `window.list`.
     pub id: u64,
     /// Its title, cut to [`LANDING_TEXT_CHARS`].
     pub title: String,
+    /// The application it belongs to, as rules match it.
     pub app_id: String,
 }
 

@@ -4,6 +4,8 @@
 //! parsing and printing, so a transport, the engine and a driver can never disagree on
 //! what a word means.
 
+#![warn(missing_docs)]
+
 pub mod a11y;
 pub mod envelope;
 pub mod error_code;

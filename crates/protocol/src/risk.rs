@@ -6,8 +6,11 @@ use serde::{Deserialize, Serialize};
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Risk {
+    /// Reads or moves nothing a person would mind.
     Benign,
+    /// Changes something that can be undone.
     Moderate,
+    /// Can do lasting harm: asks a person by default.
     High,
 }
 

@@ -7,10 +7,15 @@ use serde::{Deserialize, Serialize};
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum SessionState {
+    /// No session: only `session.start` and status calls work.
     Idle,
+    /// Accepting actions.
     Ready,
+    /// An action waits for a person's decision.
     Confirming,
+    /// The emergency stop is engaged: nothing acts until `session.resume`.
     Stopped,
+    /// Idle too long: nothing acts until `session.resume`.
     Standby,
 }
 

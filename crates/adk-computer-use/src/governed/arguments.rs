@@ -17,28 +17,7 @@ use crate::runtime::{ProposedAction, RuntimeResult};
 
 /// `preview_action` arguments: the proposal, field for field.
 pub fn action(operation: &'static str, p: &ProposedAction) -> RuntimeResult<Map<String, Value>> {
-    object(operation, &proposal(p))
-}
-
-fn proposal(p: &ProposedAction) -> ActionArgs {
-    ActionArgs {
-        session_id: p.session_id.clone(),
-        action_id: Some(p.action_id.clone()),
-        attempt: p.attempt,
-        execution_group_id: p.execution_group_id.clone(),
-        agent_id: p.agent_id.clone(),
-        tool: p.tool.clone(),
-        operation: p.operation.clone(),
-        arguments: p.arguments.clone(),
-        mode: p.mode,
-        target: p.target.clone(),
-        postcondition: p.postcondition.clone(),
-        data_labels: p.data_labels.clone().unwrap_or_default(),
-        provenance: p.provenance.clone(),
-        expires_in_ms: p.expires_in_ms,
-        approval_grant_id: None,
-        lease_id: None,
-    }
+    object(operation, p)
 }
 
 /// `execute_action` arguments: exactly the previewed proposal plus the lease and, when the
@@ -51,7 +30,7 @@ pub fn execute(
     let args = ActionArgs {
         lease_id: Some(lease_id.to_string()),
         approval_grant_id: approval_grant_id.map(str::to_string),
-        ..proposal(p)
+        ..p.clone()
     };
     object("execute_action", &args)
 }
@@ -158,11 +137,11 @@ mod tests {
 
     fn proposal() -> ProposedAction {
         serde_json::from_value(json!({
-            "sessionId": "ses-1", "actionId": "act-1", "tool": "pointer_click",
-            "arguments": {"x": 3, "y": 4}, "mode": "foreground", "agentId": "agent-a",
+            "session_id": "ses-1", "action_id": "act-1", "tool": "pointer_click",
+            "arguments": {"x": 3, "y": 4}, "mode": "foreground", "agent_id": "agent-a",
             "target": {"platform": "virtual", "appId": "cc-form", "windowId": 7,
                        "observationId": "obs-1", "confidence": 1, "capturedAt": "2026-11-29T10:00:00.000Z"},
-            "expiresInMs": 30000
+            "expires_in_ms": 30000
         }))
         .expect("a proposal")
     }

@@ -72,7 +72,7 @@ impl KeptPreviews {
 fn key(record: &PreviewRecord) -> (String, String) {
     (
         record.proposal.session_id.clone(),
-        record.proposal.action_id.clone(),
+        record.proposal.action_id.clone().unwrap_or_default(),
     )
 }
 
@@ -83,7 +83,7 @@ mod tests {
 
     fn record(action: &str, sha: &str) -> PreviewRecord {
         let proposal: ProposedAction = serde_json::from_value(serde_json::json!({
-            "sessionId": "ses-1", "actionId": action, "tool": "pointer.click",
+            "session_id": "ses-1", "action_id": action, "tool": "pointer.click",
             "mode": "foreground"
         }))
         .expect("a proposal");

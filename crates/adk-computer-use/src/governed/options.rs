@@ -2,6 +2,8 @@
 
 use std::sync::Arc;
 
+use cc_contract::limits::DEFAULT_TTL_MS;
+
 use crate::runtime::{Clock, SystemClock};
 
 /// How a governed runtime requests leases and reservations, reads the screen, and tells
@@ -13,11 +15,12 @@ use crate::runtime::{Clock, SystemClock};
 pub struct RuntimeOptions {
     /// The clock of every freshness and expiry check at the call boundary.
     pub clock: Arc<dyn Clock>,
-    /// `ttl_ms` of a lease (≤ 300 000).
+    /// `ttl_ms` of a lease, at most [`MAX_TTL_MS`](cc_contract::limits::MAX_TTL_MS).
     pub lease_ttl_ms: u64,
-    /// `action_budget` of a lease (1..=10 000).
+    /// `action_budget` of a lease, 1..=[`MAX_ACTION_BUDGET`](cc_contract::limits::MAX_ACTION_BUDGET).
     pub lease_budget: u32,
-    /// `ttl_ms` of a target reservation (≤ 300 000).
+    /// `ttl_ms` of a target reservation, at most
+    /// [`MAX_TTL_MS`](cc_contract::limits::MAX_TTL_MS).
     pub reservation_ttl_ms: u64,
     /// The tool that takes a screenshot (`screen_capture` on computer-control).
     pub screenshot_tool: &'static str,
@@ -29,9 +32,9 @@ impl Default for RuntimeOptions {
     fn default() -> Self {
         Self {
             clock: Arc::new(SystemClock),
-            lease_ttl_ms: 60_000,
+            lease_ttl_ms: DEFAULT_TTL_MS,
             lease_budget: 1,
-            reservation_ttl_ms: 60_000,
+            reservation_ttl_ms: DEFAULT_TTL_MS,
             screenshot_tool: "screen_capture",
             snapshot_tool: "a11y_snapshot",
         }

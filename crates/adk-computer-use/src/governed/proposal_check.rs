@@ -22,7 +22,11 @@ pub fn require_envelope_answers(
     envelope: &ActionEnvelope,
 ) -> RuntimeResult<()> {
     same("sessionId", &envelope.session_id, &proposal.session_id)?;
-    same("actionId", &envelope.action_id, &proposal.action_id)?;
+    same(
+        "actionId",
+        &envelope.action_id,
+        proposal.action_id.as_deref().unwrap_or_default(),
+    )?;
     same(
         "tool",
         &envelope.tool.replace('.', "_"),
@@ -54,8 +58,7 @@ pub fn require_envelope_answers(
         &proposal.postcondition,
     )?;
     same_json("provenance", &envelope.provenance, &proposal.provenance)?;
-    let labels = proposal.data_labels.clone().unwrap_or_default();
-    same_json("dataLabels", &envelope.data_labels, &labels)?;
+    same_json("dataLabels", &envelope.data_labels, &proposal.data_labels)?;
     let digest = args_digest(&ArgsDigestInput::from_envelope(
         envelope,
         &proposal.arguments,
@@ -113,7 +116,7 @@ mod tests {
 
     fn proposal() -> ProposedAction {
         serde_json::from_value(json!({
-            "sessionId": "ses-1", "actionId": "act-1", "tool": "pointer_click",
+            "session_id": "ses-1", "action_id": "act-1", "tool": "pointer_click",
             "arguments": {"x": 3, "y": 4}, "mode": "foreground"
         }))
         .expect("a proposal")
@@ -155,7 +158,7 @@ mod tests {
         type Alter = Box<dyn Fn(&mut ProposedAction)>;
         let cases: Vec<(&str, Alter)> = vec![
             ("sessionId", Box::new(|p| p.session_id = "ses-2".into())),
-            ("actionId", Box::new(|p| p.action_id = "act-2".into())),
+            ("actionId", Box::new(|p| p.action_id = Some("act-2".into()))),
             ("tool", Box::new(|p| p.tool = "keyboard_type".into())),
             (
                 "operation",
@@ -172,7 +175,7 @@ mod tests {
             ),
             (
                 "dataLabels",
-                Box::new(|p| p.data_labels = Some(vec![cc_contract::DataLabel::Private])),
+                Box::new(|p| p.data_labels = vec![cc_contract::DataLabel::Private]),
             ),
         ];
         for (field, alter) in cases {

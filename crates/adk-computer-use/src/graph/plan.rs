@@ -100,7 +100,8 @@ pub struct PlannedAction {
     pub agent_id: Option<String>,
     /// Groups actions of one plan.
     pub execution_group_id: Option<String>,
-    /// Lifetime of the envelope in milliseconds (≤ 300 000).
+    /// Lifetime of the envelope in milliseconds, at most
+    /// [`MAX_TTL_MS`](cc_contract::limits::MAX_TTL_MS).
     pub expires_in_ms: Option<u64>,
 }
 
@@ -212,7 +213,7 @@ pub(super) fn proposal(
 ) -> ProposedAction {
     ProposedAction {
         session_id: session_id.to_owned(),
-        action_id: action_id_for(thread_id, Node::Execute),
+        action_id: Some(action_id_for(thread_id, Node::Execute)),
         attempt: Some(1),
         execution_group_id: planned.execution_group_id,
         agent_id: planned.agent_id,
@@ -222,9 +223,11 @@ pub(super) fn proposal(
         mode: planned.mode,
         target: planned.target,
         postcondition: planned.postcondition,
-        data_labels: planned.data_labels,
+        data_labels: planned.data_labels.unwrap_or_default(),
         provenance: planned.provenance,
         expires_in_ms: planned.expires_in_ms,
+        approval_grant_id: None,
+        lease_id: None,
     }
 }
 

@@ -57,7 +57,11 @@ fn bind_preview(
 ) -> Result<(), ComputerUseError> {
     let env = &preview.envelope;
     eq("sessionId", &proposal.session_id, &env.session_id)?;
-    eq("actionId", &proposal.action_id, &env.action_id)?;
+    eq(
+        "actionId",
+        proposal.action_id.as_deref().unwrap_or_default(),
+        &env.action_id,
+    )?;
     eq(
         "requestedMode",
         proposal.mode.as_str(),

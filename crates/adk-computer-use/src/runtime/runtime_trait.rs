@@ -103,7 +103,7 @@ pub trait ComputerUseRuntime: Send + Sync {
             code: Some("replay_unavailable".into()),
             message: format!(
                 "this runtime cannot replay the receipt of action {} (lease {lease_id})",
-                preview.proposal.action_id
+                preview.proposal.action_id.as_deref().unwrap_or_default()
             ),
         };
         async move { Err(refused) }

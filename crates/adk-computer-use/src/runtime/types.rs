@@ -2,60 +2,20 @@
 //! contract's own types: the proposed action, observations kept as digests, and the
 //! preview kept byte for byte.
 
-use cc_contract::{
-    ActionPostcondition, ActionPreview, ActionProvenance, DataLabel, ExecutionMode, TargetEvidence,
-    sha256_hex,
-};
+use cc_contract::{ActionPreview, sha256_hex};
 use serde::{Deserialize, Serialize};
-use serde_json::{Map, Value};
+use serde_json::Value;
 
 use crate::error::{ComputerUseError, ResponseObject};
 
-/// An action as the planner proposes it: the arguments of `preview_action` (GOVERNANCE.md
-/// Part A, "Action arguments"). Kept in checkpointed state because the envelope does not
-/// carry the plain tool's `arguments`, and execute must send exactly what was previewed.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase")]
-pub struct ProposedAction {
-    /// The runtime session.
-    pub session_id: String,
-    /// Deterministic per thread and node, so a retried execute replays its receipt.
-    pub action_id: String,
-    /// Retry counter of this action id (1 first).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub attempt: Option<u32>,
-    /// Groups actions of one plan.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub execution_group_id: Option<String>,
-    /// The agent acting within the session.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub agent_id: Option<String>,
-    /// The plain tool (`pointer.click`, `a11y.activate`, ...).
-    pub tool: String,
-    /// The tool's operation, when it has several.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub operation: Option<String>,
-    /// The plain tool's arguments.
-    #[serde(default)]
-    pub arguments: Map<String, Value>,
-    /// Requested execution mode.
-    pub mode: ExecutionMode,
-    /// Evidence of the target observed when planning.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub target: Option<TargetEvidence>,
-    /// What must hold after the effect.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub postcondition: Option<ActionPostcondition>,
-    /// Labels of the data the action touches.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub data_labels: Option<Vec<DataLabel>>,
-    /// Where the instruction came from.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub provenance: Option<ActionProvenance>,
-    /// Lifetime of the envelope (≤ 300 000).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub expires_in_ms: Option<u64>,
-}
+/// An action as the graph proposes it: the arguments of `preview_action`, in the
+/// contract's own type, so what is previewed, checkpointed and executed can never
+/// differ from what the server decodes by a member. The graph always sets `action_id`
+/// (deterministic per thread and node, so a retried execute replays its receipt) and
+/// leaves `lease_id` and `approval_grant_id` to execute. Kept in checkpointed state
+/// because the envelope does not carry the plain tool's `arguments`, and execute must
+/// send exactly what was previewed.
+pub type ProposedAction = cc_contract::args::ActionArgs;
 
 /// A preview exactly as the runtime returned it: the raw JSON text, its SHA-256 and the
 /// decoded value. The graph's append-only preview channel stores these, and approval and

@@ -88,8 +88,8 @@ pub fn find<'a>(n: &'a Value, role: &str, name: &str) -> Option<&'a Value> {
 pub fn click_submit(form: &Form, session_id: &str, action_id: &str) -> ProposedAction {
     let w = &form.window;
     serde_json::from_value(json!({
-        "sessionId": session_id,
-        "actionId": action_id,
+        "session_id": session_id,
+        "action_id": action_id,
         "tool": "pointer_click",
         "arguments": {"x": form.submit.0, "y": form.submit.1},
         "mode": ExecutionMode::Foreground.as_str(),
@@ -100,7 +100,7 @@ pub fn click_submit(form: &Form, session_id: &str, action_id: &str) -> ProposedA
         },
         "postcondition": {"kind": "ui_element", "role": "statusbar", "label": "Status",
                           "exists": true, "valueDigest": value_digest("Submitted: ")},
-        "expiresInMs": 120000,
+        "expires_in_ms": 120000,
     }))
     .expect("a proposal")
 }

@@ -368,7 +368,7 @@ impl ComputerUseRuntime for FaultRuntime {
         let now = self.now();
         let knobs = self.knobs();
         let mut envelope = ActionEnvelope {
-            action_id: proposed.action_id.clone(),
+            action_id: proposed.action_id.clone().unwrap_or_default(),
             session_id: proposed.session_id.clone(),
             execution_group_id: proposed.execution_group_id.clone(),
             principal_id: PRINCIPAL.into(),
@@ -384,10 +384,11 @@ impl ComputerUseRuntime for FaultRuntime {
             target_sensitivity: None,
             resource: None,
             provenance: proposed.provenance.clone(),
-            data_labels: proposed
-                .data_labels
-                .clone()
-                .unwrap_or_else(|| vec![DataLabel::Unknown]),
+            data_labels: if proposed.data_labels.is_empty() {
+                vec![DataLabel::Unknown]
+            } else {
+                proposed.data_labels.clone()
+            },
             postcondition: proposed.postcondition.clone(),
             reversible: true,
             external_side_effect: false,

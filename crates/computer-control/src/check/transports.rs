@@ -6,25 +6,25 @@ use std::net::TcpListener;
 use serde_json::json;
 
 use super::{Finding, Status};
+use crate::cli::{DEFAULT_HOST, DEFAULT_PORT};
 
-/// Where `serve --transport http|mcp-http` listens unless told otherwise.
-pub const DEFAULT_HTTP: &str = "127.0.0.1:8765";
-
+/// Whether the HTTP transports' default address is free, and which transports exist.
 pub fn finding() -> Finding {
     let available = json!(["stdio", "mcp", "http", "mcp-http"]);
-    match TcpListener::bind(DEFAULT_HTTP) {
+    let default_http = format!("{DEFAULT_HOST}:{DEFAULT_PORT}");
+    match TcpListener::bind((DEFAULT_HOST, DEFAULT_PORT)) {
         Ok(_) => Finding::ok(format!(
-            "stdio JSON-RPC and MCP over stdio; HTTP and MCP over HTTP on {DEFAULT_HTTP} (free)"
+            "stdio JSON-RPC and MCP over stdio; HTTP and MCP over HTTP on {default_http} (free)"
         )),
         Err(e) => Finding::problem(
             Status::Degraded,
             format!(
-                "stdio JSON-RPC and MCP over stdio work; {DEFAULT_HTTP}, the HTTP transports' \
+                "stdio JSON-RPC and MCP over stdio work; {default_http}, the HTTP transports' \
                  default, is taken: {e}"
             ),
             "serve HTTP on another port: serve --transport http --port PORT",
         ),
     }
     .with("available", available)
-    .with("http_default", json!(DEFAULT_HTTP))
+    .with("http_default", json!(default_http))
 }

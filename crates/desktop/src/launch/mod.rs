@@ -15,7 +15,9 @@ use crate::DriverError;
 /// A program and its arguments, ready to start.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Resolved {
+    /// The executable, as found.
     pub program: PathBuf,
+    /// Its arguments, passed as they are (never through a shell).
     pub args: Vec<String>,
 }
 

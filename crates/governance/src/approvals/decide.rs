@@ -17,20 +17,23 @@ use crate::store::{append_event, get_all, get_one};
 use crate::util::{is_past, ts};
 
 /// Grant lifetime when the operator names none.
-pub const DEFAULT_GRANT_TTL_MS: u64 = 60_000;
+pub const DEFAULT_GRANT_TTL_MS: u64 = cc_contract::limits::DEFAULT_TTL_MS;
 
 /// Which request, and how: what the operator channel submits.
 #[derive(Debug, Clone, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct ApprovalDecision {
+    /// The governed session.
     pub session_id: String,
+    /// The action previewed in it.
     pub action_id: String,
     /// The `argsDigest` the operator was shown: when given, a request whose digest
     /// differs (the agent re-previewed other arguments under the same action id) is
     /// refused instead of approving what the operator never saw.
     #[serde(default)]
     pub args_digest: Option<String>,
-    /// Grant lifetime, 1..=300000 ms (default 60000). Approvals only.
+    /// Grant lifetime, 1..=[`MAX_TTL_MS`] ms (default [`DEFAULT_GRANT_TTL_MS`]). Approvals
+    /// only.
     #[serde(default)]
     pub ttl_ms: Option<u64>,
     /// Why it was denied (recorded). Denials only.
@@ -41,21 +44,37 @@ pub struct ApprovalDecision {
 /// Why a decision was refused. Each variant is one answer of the operator endpoint.
 #[derive(Debug, Clone, PartialEq)]
 pub enum ApprovalError {
-    /// `ttl_ms` outside 1..=300000, or a field that does not apply.
+    /// `ttl_ms` outside 1..=[`MAX_TTL_MS`], or a field that does not apply.
     InvalidRequest(String),
     /// No preview of this action in that session.
     NotFound {
+        /// The session named.
         session_id: String,
+        /// The action named.
         action_id: String,
     },
     /// The request's digest is not the one the operator saw.
-    Changed { expected: String, actual: String },
+    Changed {
+        /// The digest the operator was shown.
+        expected: String,
+        /// The digest of what the agent previewed last.
+        actual: String,
+    },
     /// The preview was not a `confirm` decision: there is nothing to approve.
-    NotConfirm { decision: PolicyVerdict },
+    NotConfirm {
+        /// What the preview decided instead.
+        decision: PolicyVerdict,
+    },
     /// Already approved or denied.
-    AlreadyDecided { status: RequestStatus },
+    AlreadyDecided {
+        /// How it was decided.
+        status: RequestStatus,
+    },
     /// The preview envelope expired.
-    Expired { expires_at: String },
+    Expired {
+        /// When it expired (wire timestamp).
+        expires_at: String,
+    },
     /// The kernel refused (the session is not running) or the journal failed.
     Kernel(ContractError),
 }

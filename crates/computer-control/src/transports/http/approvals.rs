@@ -6,7 +6,8 @@
 //!   policy reasons, expiry), newest first.
 //! * `POST /approvals/approve {session_id, action_id, args_digest?, ttl_ms?}` →
 //!   `200 {status:"approved", grant}`: a single-use `exact_action` grant, valid `ttl_ms`
-//!   (default 60000, at most 300000).
+//!   (default [`DEFAULT_GRANT_TTL_MS`](cc_governance::approvals::DEFAULT_GRANT_TTL_MS), at
+//!   most [`MAX_TTL_MS`](cc_contract::limits::MAX_TTL_MS)).
 //! * `POST /approvals/deny {session_id, action_id, args_digest?, reason?}` →
 //!   `200 {status:"denied", approval}`.
 //!

@@ -105,6 +105,7 @@ fn session_only() -> Value {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use cc_contract::limits;
     use cc_contract::{ExecutionMode, LeaseKind, WindowId};
     use serde::Serialize;
 
@@ -145,8 +146,11 @@ mod tests {
         }
         let lease = schema("acquire_control_lease");
         assert_eq!(lease["properties"]["ttl_ms"]["minimum"], 1);
-        assert_eq!(lease["properties"]["ttl_ms"]["maximum"], 300_000);
-        assert_eq!(lease["properties"]["action_budget"]["maximum"], 10_000);
+        assert_eq!(lease["properties"]["ttl_ms"]["maximum"], limits::MAX_TTL_MS);
+        assert_eq!(
+            lease["properties"]["action_budget"]["maximum"],
+            limits::MAX_ACTION_BUDGET
+        );
         let kinds = lease["properties"]["kind"].to_string();
         assert!(
             kinds.contains("cooperative") && kinds.contains("exclusive"),
@@ -158,11 +162,14 @@ mod tests {
         }
         assert_eq!(
             schema("get_session_events")["properties"]["limit"]["maximum"],
-            1000
+            limits::MAX_PAGE
         );
         let follow = schema("submit_follow_up");
         assert_eq!(follow["properties"]["instruction"]["minLength"], 1);
-        assert_eq!(follow["properties"]["instruction"]["maxLength"], 10_000);
+        assert_eq!(
+            follow["properties"]["instruction"]["maxLength"],
+            limits::MAX_INSTRUCTION_CHARS
+        );
         for tool in ["delete_session", "prune_sessions"] {
             let s = schema(tool);
             assert_eq!(s["properties"]["confirm"]["const"], true, "{tool}");
