@@ -281,6 +281,33 @@ mod tests {
     use std::io::Cursor;
 
     #[test]
+    fn event_lines_frame_the_bus_json_as_notifications() {
+        let bus = cc_engine::EventBus::new(std::sync::Arc::new(cc_engine::clock::SystemClock));
+        let (_, sub) = bus.subscribe(8, None);
+        bus.emit(
+            "action.started",
+            serde_json::json!({"tool": "wait.pause", "text": "a\nb"}),
+        );
+        bus.emit("action.finished", serde_json::json!({"ok": true}));
+        let mut lines = Vec::new();
+        for ev in sub.rx.try_iter() {
+            event_line(&mut lines, &ev);
+        }
+        let text = String::from_utf8(lines).unwrap();
+        let parsed: Vec<Value> = text
+            .lines()
+            .map(|l| serde_json::from_str(l).unwrap())
+            .collect();
+        assert_eq!(parsed.len(), 2, "{text}");
+        assert_eq!(parsed[0]["jsonrpc"], "2.0");
+        assert_eq!(parsed[0]["method"], "event");
+        assert_eq!(parsed[0]["params"]["type"], "action.started");
+        assert_eq!(parsed[0]["params"]["payload"]["text"], "a\nb");
+        assert_eq!(parsed[1]["params"]["type"], "action.finished");
+        assert_eq!(parsed[1]["params"]["seq"], 2);
+    }
+
+    #[test]
     fn reads_lines_and_bounds_long_ones() {
         let mut r = BufReader::with_capacity(4, Cursor::new(b"ab\n0123456789\nxyz".to_vec()));
         assert_eq!(read_line(&mut r, 5).unwrap(), Line::Text(b"ab".to_vec()));
