@@ -2,6 +2,7 @@
 //! (`main.rs`) only parses arguments and sets up logging, so the transports can also be
 //! linked by tests and the fuzz checks (`crates/fuzz-checks`).
 
+pub mod allocator;
 pub mod check;
 pub mod cli;
 pub mod compose;

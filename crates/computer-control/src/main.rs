@@ -4,9 +4,10 @@
 use std::process::ExitCode;
 
 use clap::Parser;
-use computer_control::cli;
+use computer_control::{allocator, cli};
 
 fn main() -> ExitCode {
+    allocator::keep_small();
     let args = cli::Cli::parse();
     init_logging();
     match cli::run(args) {

@@ -195,3 +195,55 @@ fn turned_off_in_the_config_nothing_is_drawn() {
     let released = s.call("control.panic", json!({"on": false}));
     assert_eq!(released["result"]["state"], "ready", "{released}");
 }
+
+/// Whether an RGB pixel is the acting banner's amber.
+fn amber(px: &[u8]) -> bool {
+    px[0] > 0xe0 && (0x90..0xc0).contains(&px[1]) && px[2] < 0x40
+}
+
+#[test]
+fn a_capture_right_after_an_action_shows_the_desktop_not_the_acting_banner() {
+    let desk = Desk::start();
+    let mut s = serve(&desk);
+    // The whole screen at full size, so the capture's top rows are the banner's place.
+    let started = s.call("session.start", json!({"capture": {"default_width": 1920}}));
+    assert_eq!(started["ok"], true, "{started}");
+    // Three seconds of typing: the banner is up, and the screen shows it.
+    let id = s.send(
+        "tools.call",
+        json!({"tool": "keyboard.type", "arguments": {"text": "x".repeat(100), "interval_ms": 30}}),
+    );
+    desk.wait_until("the acting banner", Duration::from_secs(10), || {
+        banners(&desk)
+            .iter()
+            .any(|b| b.name.contains("an agent is acting"))
+    });
+    let b = banners(&desk).remove(0);
+    let (bx, by) = (b.x + 4, b.y + 2);
+    desk.wait_until("the banner's pixels", Duration::from_secs(10), || {
+        let (r, g, bl) = pixel(&desk, bx, by);
+        amber(&[r, g, bl])
+    });
+    let typed = s.response(id)["result"].clone();
+    assert_eq!(typed["ok"], true, "{typed}");
+    // Actions in a burst, each followed at once by a capture: none shows the banner.
+    for i in 0..5 {
+        s.ok("pointer.click", json!({"x": 900 + i, "y": 600}));
+        let shot = s.ok(
+            "screen.capture",
+            json!({"size": "canvas", "format": "png", "if_changed": false}),
+        );
+        let url = shot["data_url"].as_str().expect("an image").to_string();
+        let (w, _, _, px) = common::decode_png(&common::data_url_bytes(&url));
+        assert_eq!(w, 1920, "the full-size screen");
+        let at = (usize::try_from(by).unwrap() * 1920 + usize::try_from(bx).unwrap()) * 3;
+        assert!(
+            !amber(&px[at..at + 3]),
+            "capture {i} shows the acting banner at ({bx}, {by})"
+        );
+    }
+    // And the banner does not stay once the actions are over.
+    desk.wait_until("the acting banner to go", Duration::from_secs(10), || {
+        banners(&desk).is_empty()
+    });
+}

@@ -8,6 +8,8 @@
 //! click nor be clicked by the person. Its text is drawn once into the window's
 //! background pixmap, so the server repaints it on exposure without our help.
 
+use std::time::{Duration, Instant};
+
 use x11rb::connection::Connection;
 use x11rb::protocol::shape::{self, ConnectionExt as _};
 use x11rb::protocol::xproto::{
@@ -59,69 +61,162 @@ fn look(state: Indicator) -> Option<Look> {
     }
 }
 
-/// The banners shown now, one per monitor.
+/// The banners: made once per state and monitor layout, then mapped and unmapped.
+///
+/// Showing a banner made before is two requests (map, raise) and hiding it one
+/// (unmap); neither waits for a reply, so an action pays no round trip for its banner.
+/// Only the first banner of a state on a layout is made with round trips (its colours,
+/// font and text extents). An acting banner stays up for [`LINGER`] after the action
+/// that raised it, so a burst of actions keeps one banner on the screen instead of
+/// flashing one per action (a person sees that input is being driven; a banner up for
+/// the 0.1 ms of a click would be invisible), and is taken down at once before a
+/// capture ([`Banners::before_capture`]) or when the stop shows instead.
 #[derive(Default)]
 pub(super) struct Banners {
-    windows: Vec<Window>,
+    /// Banners made for the layout in `made_for`, by state; mapped only if shown.
+    made: Vec<(Indicator, Vec<Window>)>,
+    /// The monitors the banners in `made` were placed on.
+    made_for: Vec<PhysicalRect>,
+    /// What was asked for last.
     state: Indicator,
+    /// What is mapped now: `state`, or an acting banner until `hide_at`.
+    shown: Indicator,
+    /// When a lingering acting banner goes.
+    hide_at: Option<Instant>,
     /// When they were last raised.
-    raised: Option<std::time::Instant>,
+    raised: Option<Instant>,
 }
 
 /// How often the banners are raised above windows stacked since.
-const RAISE_EVERY: std::time::Duration = std::time::Duration::from_millis(250);
+const RAISE_EVERY: Duration = Duration::from_millis(250);
+
+/// How long an acting banner stays up after the action that raised it.
+pub const LINGER: Duration = Duration::from_millis(500);
 
 impl Banners {
-    /// Shows `state` on every monitor of `monitors` (replacing what was shown).
+    /// Shows `state` on every monitor of `monitors` (replacing what was shown; an
+    /// acting banner asked off lingers, see [`Banners`]).
     pub fn show(
         &mut self,
         conn: &Conn,
         monitors: &[PhysicalRect],
         state: Indicator,
     ) -> Result<(), DriverError> {
-        self.clear(conn);
-        if let Some(look) = look(state) {
-            if !conn.ext.shape {
-                return Err(DriverError::Unavailable(
-                    "no Shape extension: a banner would take clicks meant for the desktop".into(),
-                ));
-            }
-            for m in monitors {
-                let w = banner(conn, m, &look)?;
-                self.windows.push(w);
-            }
+        if self.made_for != monitors {
+            self.clear(conn);
+            self.made_for = monitors.to_vec();
         }
         self.state = state;
+        if state == Indicator::Off {
+            match self.shown {
+                Indicator::Acting => self.hide_at = Some(Instant::now() + LINGER),
+                Indicator::Stopped => self.unmap_shown(conn),
+                Indicator::Off => {}
+            }
+            return conn.conn.flush().map_err(cerr("flush"));
+        }
+        self.hide_at = None;
+        if self.shown == state {
+            return Ok(());
+        }
+        let Some(look) = look(state) else {
+            return Ok(());
+        };
+        if !conn.ext.shape {
+            return Err(DriverError::Unavailable(
+                "no Shape extension: a banner would take clicks meant for the desktop".into(),
+            ));
+        }
+        if !self.made.iter().any(|(s, _)| *s == state) {
+            let mut windows = Vec::with_capacity(monitors.len());
+            for m in monitors {
+                match banner(conn, m, &look) {
+                    Ok(w) => windows.push(w),
+                    Err(e) => {
+                        for w in windows {
+                            let _ = conn.conn.destroy_window(w);
+                        }
+                        return Err(e);
+                    }
+                }
+            }
+            self.made.push((state, windows));
+        }
+        self.unmap_shown(conn);
+        for &w in self.windows(state) {
+            conn.conn.map_window(w).map_err(cerr("MapWindow"))?;
+            conn.conn
+                .configure_window(w, &ConfigureWindowAux::new().stack_mode(StackMode::ABOVE))
+                .map_err(cerr("ConfigureWindow"))?;
+        }
+        self.shown = state;
+        self.raised = Some(Instant::now());
         conn.conn.flush().map_err(cerr("flush"))
     }
 
-    /// Keeps the banners above windows raised since (one request each, a few times a
-    /// second at most).
-    pub fn raise(&mut self, conn: &Conn) {
-        if self.windows.is_empty() || self.raised.is_some_and(|t| t.elapsed() < RAISE_EVERY) {
+    /// Called from `poll_events`: takes a lingering acting banner down once its time
+    /// is up, and keeps the banners above windows raised since (one request each, a
+    /// few times a second at most).
+    pub fn tick(&mut self, conn: &Conn) {
+        if self.hide_at.is_some_and(|t| Instant::now() >= t) {
+            self.unmap_shown(conn);
+            let _ = conn.conn.flush();
+        }
+        if self.shown == Indicator::Off || self.raised.is_some_and(|t| t.elapsed() < RAISE_EVERY) {
             return;
         }
-        for &w in &self.windows {
+        for &w in self.windows(self.shown) {
             let _ = conn
                 .conn
                 .configure_window(w, &ConfigureWindowAux::new().stack_mode(StackMode::ABOVE));
         }
         let _ = conn.conn.flush();
-        self.raised = Some(std::time::Instant::now());
+        self.raised = Some(Instant::now());
     }
 
-    /// What is shown now.
+    /// Takes a lingering acting banner down before the screen is read, so a capture
+    /// shows the desktop, not the banner of an action that is over. The unmap goes
+    /// out ahead of the capture's requests on the same connection, so the server
+    /// handles it first: no round trip.
+    pub fn before_capture(&mut self, conn: &Conn) {
+        if self.shown != self.state {
+            self.unmap_shown(conn);
+        }
+    }
+
+    /// What was asked for last.
     pub fn state(&self) -> Indicator {
         self.state
     }
 
-    /// Removes every banner.
+    /// Removes every banner (made ones too): the layout changed or the driver ends.
     pub fn clear(&mut self, conn: &Conn) {
-        for w in self.windows.drain(..) {
-            let _ = conn.conn.destroy_window(w);
+        for (_, windows) in self.made.drain(..) {
+            for w in windows {
+                let _ = conn.conn.destroy_window(w);
+            }
         }
         let _ = conn.conn.flush();
+        self.made_for.clear();
         self.state = Indicator::Off;
+        self.shown = Indicator::Off;
+        self.hide_at = None;
+    }
+
+    fn windows(&self, state: Indicator) -> &[Window] {
+        self.made
+            .iter()
+            .find(|(s, _)| *s == state)
+            .map_or(&[], |(_, w)| w.as_slice())
+    }
+
+    /// Unmaps what is shown (queued, not flushed).
+    fn unmap_shown(&mut self, conn: &Conn) {
+        for &w in self.windows(self.shown) {
+            let _ = conn.conn.unmap_window(w);
+        }
+        self.shown = Indicator::Off;
+        self.hide_at = None;
     }
 }
 
@@ -142,7 +237,7 @@ fn open_font(conn: &Conn) -> Result<u32, DriverError> {
     ))
 }
 
-/// Creates and maps one banner at the top centre of `monitor`.
+/// Creates one banner at the top centre of `monitor`, unmapped.
 fn banner(conn: &Conn, monitor: &PhysicalRect, look: &Look) -> Result<Window, DriverError> {
     let c = &conn.conn;
     let screen = c
@@ -270,8 +365,5 @@ fn banner(conn: &Conn, monitor: &PhysicalRect, look: &Look) -> Result<Window, Dr
         &[],
     )
     .map_err(cerr("ShapeRectangles"))?;
-    c.map_window(w).map_err(cerr("MapWindow"))?;
-    c.configure_window(w, &ConfigureWindowAux::new().stack_mode(StackMode::ABOVE))
-        .map_err(cerr("ConfigureWindow"))?;
     Ok(w)
 }

@@ -242,6 +242,23 @@ impl X11Desktop {
         self.capture.last_method
     }
 
+    /// Shows `state`'s banners on the monitors as last read (no round trip: the
+    /// layout is re-read by `poll_events`, which shows them anew when it changed).
+    fn show_banners(&mut self, state: Indicator) -> Result<(), DriverError> {
+        let monitors: Vec<PhysicalRect> = self
+            .monitors
+            .layout()
+            .displays
+            .iter()
+            .map(|d| d.rect)
+            .collect();
+        let shown = self.banners.show(&self.conn, &monitors, state);
+        if shown.is_err() {
+            self.banners.clear(&self.conn);
+        }
+        shown
+    }
+
     fn need_input(&self) -> Result<(), DriverError> {
         if self.conn.ext.xtest {
             Ok(())
@@ -312,6 +329,7 @@ impl Driver for X11Desktop {
     }
 
     fn capture(&mut self, rect: PhysicalRect) -> Result<RgbImage, DriverError> {
+        self.banners.before_capture(&self.conn);
         self.capture.capture(&self.conn, rect)
     }
 
@@ -419,18 +437,7 @@ impl Driver for X11Desktop {
         if state == self.banners.state() {
             return Ok(());
         }
-        let monitors: Vec<PhysicalRect> = self
-            .monitors
-            .refresh(&self.conn)?
-            .displays
-            .iter()
-            .map(|d| d.rect)
-            .collect();
-        let shown = self.banners.show(&self.conn, &monitors, state);
-        if shown.is_err() {
-            self.banners.clear(&self.conn);
-        }
-        shown
+        self.show_banners(state)
     }
 
     fn clipboard_read(&mut self) -> Result<ClipboardContent, DriverError> {
@@ -464,15 +471,13 @@ impl Driver for X11Desktop {
         let mut out = std::mem::take(&mut self.queued);
         if self.monitors.poll(&self.conn, layout_event) {
             out.push(DriverEvent::LayoutChanged);
-            // Banners follow the monitors.
+            // Banners follow the monitors (made anew for the new layout).
             let state = self.banners.state();
-            if state != Indicator::Off {
-                self.banners.clear(&self.conn);
-                let _ = self.set_indicator(state);
-            }
+            let _ = self.show_banners(state);
         }
-        // A window raised since must not cover a banner.
-        self.banners.raise(&self.conn);
+        // A lingering acting banner goes when its time is up; a window raised since
+        // must not cover a banner.
+        self.banners.tick(&self.conn);
         // Spare keycodes bound while typing go back once nothing uses them.
         let _ = self.keymap.restore(&self.conn, false);
         out

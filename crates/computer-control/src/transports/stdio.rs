@@ -7,9 +7,10 @@ use std::sync::mpsc::RecvTimeoutError;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use serde_json::{Value, json};
+use serde_json::Value;
 
 use cc_engine::Engine;
+use cc_engine::SharedEvent;
 
 use super::fifo::{self, Fifo};
 use super::jsonrpc::{self, INVALID_REQUEST, PARSE_ERROR};
@@ -46,11 +47,27 @@ impl LineWriter {
             }
         };
         line.push(b'\n');
+        self.write_lines(&line);
+    }
+
+    /// Writes whole lines already serialized (each ending in `\n`), in one write.
+    pub fn write_lines(&self, lines: &[u8]) {
         let mut g = self.out.lock().unwrap_or_else(|p| p.into_inner());
-        if let Err(e) = g.write_all(&line).and_then(|_| g.flush()) {
+        if let Err(e) = g.write_all(lines).and_then(|_| g.flush()) {
             tracing::warn!("stdout write failed: {e}");
         }
     }
+}
+
+/// How many queued events one write carries at most.
+const EVENTS_PER_WRITE: usize = 64;
+
+/// Appends an event's notification line: the event's JSON as the bus wrote it, inside
+/// the JSON-RPC frame, without parsing or serializing it again.
+fn event_line(out: &mut Vec<u8>, ev: &SharedEvent) {
+    out.extend_from_slice(br#"{"jsonrpc":"2.0","method":"event","params":"#);
+    out.extend_from_slice(ev.json().as_bytes());
+    out.extend_from_slice(b"}\n");
 }
 
 /// One line read from the input.
@@ -129,10 +146,17 @@ pub fn serve_io(
     let events = std::thread::Builder::new()
         .name("cc-events".into())
         .spawn(move || {
+            let mut lines = Vec::new();
             loop {
                 match sub.rx.recv_timeout(EVENT_POLL) {
                     Ok(ev) => {
-                        ew.send(&json!({"jsonrpc": "2.0", "method": "event", "params": ev}));
+                        // What else is queued goes out in the same write.
+                        lines.clear();
+                        event_line(&mut lines, &ev);
+                        for ev in sub.rx.try_iter().take(EVENTS_PER_WRITE - 1) {
+                            event_line(&mut lines, &ev);
+                        }
+                        ew.write_lines(&lines);
                     }
                     Err(RecvTimeoutError::Timeout) if done.load(Ordering::SeqCst) => break,
                     Err(RecvTimeoutError::Timeout) => {}
@@ -255,6 +279,33 @@ pub fn serve_io(
 mod tests {
     use super::*;
     use std::io::Cursor;
+
+    #[test]
+    fn event_lines_frame_the_bus_json_as_notifications() {
+        let bus = cc_engine::EventBus::new(std::sync::Arc::new(cc_engine::clock::SystemClock));
+        let (_, sub) = bus.subscribe(8, None);
+        bus.emit(
+            "action.started",
+            serde_json::json!({"tool": "wait.pause", "text": "a\nb"}),
+        );
+        bus.emit("action.finished", serde_json::json!({"ok": true}));
+        let mut lines = Vec::new();
+        for ev in sub.rx.try_iter() {
+            event_line(&mut lines, &ev);
+        }
+        let text = String::from_utf8(lines).unwrap();
+        let parsed: Vec<Value> = text
+            .lines()
+            .map(|l| serde_json::from_str(l).unwrap())
+            .collect();
+        assert_eq!(parsed.len(), 2, "{text}");
+        assert_eq!(parsed[0]["jsonrpc"], "2.0");
+        assert_eq!(parsed[0]["method"], "event");
+        assert_eq!(parsed[0]["params"]["type"], "action.started");
+        assert_eq!(parsed[0]["params"]["payload"]["text"], "a\nb");
+        assert_eq!(parsed[1]["params"]["type"], "action.finished");
+        assert_eq!(parsed[1]["params"]["seq"], 2);
+    }
 
     #[test]
     fn reads_lines_and_bounds_long_ones() {
