@@ -15,6 +15,7 @@ mod check;
 mod cli;
 mod faults;
 mod fleet;
+mod fleet_plane;
 mod governance_config;
 mod hosts;
 mod http_approvals;
