@@ -2,6 +2,7 @@
 //! the crate and its dependencies are linked once.
 
 mod common;
+mod fleet_support;
 mod governed_http_support;
 mod hosts_support;
 mod http_support;
