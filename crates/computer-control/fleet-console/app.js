@@ -7,7 +7,7 @@
 (() => {
   const KEY_KEY = 'cc-fleet-key';
   const $ = (id) => document.getElementById(id);
-  const app = {key: sessionStorage.getItem(KEY_KEY), timer: null, frames: {}};
+  const app = {key: sessionStorage.getItem(KEY_KEY), timer: null, frames: {}, frameAt: {}};
 
   function auth(extra) {
     return Object.assign({'X-Console-Key': app.key || ''}, extra || {});
@@ -164,9 +164,16 @@
     const img = el('img', 'desk-frame');
     img.alt = 'latest capture of ' + d.name;
     img.hidden = true;
-    img.style.maxWidth = '100%';
     card.append(img);
-    loadFrame(d.name, img);
+    if (app.frames[d.name]) {
+      img.src = app.frames[d.name];
+      img.hidden = false;
+    }
+    // A capture is fetched at most every 3 s per desk; the card shows the last one.
+    if (d.reachable && !(Date.now() - (app.frameAt[d.name] || 0) < 3000)) {
+      app.frameAt[d.name] = Date.now();
+      loadFrame(d.name, img);
+    }
     return card;
   }
 

@@ -632,3 +632,43 @@ fn a_plane_that_cannot_start_says_why() {
         assert!(err.contains(why), "{args:?}: {err}");
     }
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn a_desk_that_refuses_the_planes_token_is_shown_and_not_mistaken_for_a_sign_out() {
+    let other = Server::start_with(
+        Some(
+            json!({"http": {"token": agent_token(9), "operator_token": "another-operator-token-0123456789abcdef"}}),
+        ),
+        &[],
+        &[],
+    );
+    let plane = Plane::start(std::slice::from_ref(&other.base));
+    let f = plane
+        .until("the desk's refusal", |f| {
+            desk(f, &other.base)["error"].is_string() && desk(f, &other.base)["reachable"] == true
+        })
+        .await;
+    let v = desk(&f, &other.base);
+    assert!(
+        v["error"].as_str().unwrap().contains("refused (401)"),
+        "{v}"
+    );
+    let name = other.base.trim_start_matches("http://");
+    for path in ["/fleet/approve", "/fleet/resume"] {
+        let (status, out) = plane
+            .send(
+                OPERATOR,
+                "POST",
+                path,
+                Some(json!({"desk": name, "session_id": "s", "action_id": "a", "request_id": "r"})),
+            )
+            .await;
+        assert_eq!(status, 502, "{path}: {out}");
+    }
+    let (_, out) = plane.send(OPERATOR, "POST", "/fleet/stop-all", None).await;
+    assert_eq!(out["all_stopped"], false, "{out}");
+    assert!(
+        out["desks"][0]["error"].as_str().unwrap().contains("401"),
+        "{out}"
+    );
+}

@@ -31,6 +31,27 @@ const CSP: &str = "default-src 'none'; script-src 'self'; style-src 'self'; \
 img-src 'self' data: blob:; connect-src 'self'; base-uri 'none'; form-action 'none'; \
 frame-ancestors 'none'";
 
+/// The status the plane answers for a desk's: the same, but a desk refusing the plane's
+/// token (401) is the plane's misconfiguration, 502, never a sign that the person's
+/// console session ended.
+fn from_desk(status: u16) -> StatusCode {
+    match status {
+        401 => StatusCode::BAD_GATEWAY,
+        s => StatusCode::from_u16(s).unwrap_or(StatusCode::BAD_GATEWAY),
+    }
+}
+
+/// A failed call to a desk as the plane answers it: the desk's own refusal keeps its
+/// status ([`from_desk`]; 409 when it came inside a JSON-RPC answer), no answer is 502.
+fn desk_failed(e: &super::desk::DeskError) -> Response {
+    let status = match (e.kind, e.status) {
+        ("refused", Some(s)) if s >= 400 => from_desk(s),
+        ("refused", _) => StatusCode::CONFLICT,
+        _ => StatusCode::BAD_GATEWAY,
+    };
+    refuse(status, e.kind, e.to_string())
+}
+
 /// What every handler shares.
 #[derive(Clone)]
 pub struct Plane {
@@ -284,7 +305,7 @@ async fn decide(p: Plane, body: Bytes, approve: bool) -> Response {
             .await
         {
             Ok(r) => json_response(StatusCode::OK, &json!({"desk": name, "result": r})),
-            Err(e) => refuse(StatusCode::BAD_GATEWAY, e.kind, e.to_string()),
+            Err(e) => desk_failed(&e),
         };
     }
     let path = if approve {
@@ -293,11 +314,10 @@ async fn decide(p: Plane, body: Bytes, approve: bool) -> Response {
         "/approvals/deny"
     };
     match desk.post(path, &Value::Object(b)).await {
-        Ok((status, body)) => json_response(
-            StatusCode::from_u16(status).unwrap_or(StatusCode::BAD_GATEWAY),
-            &json!({"desk": name, "answer": body}),
-        ),
-        Err(e) => refuse(StatusCode::BAD_GATEWAY, e.kind, e.to_string()),
+        Ok((status, body)) => {
+            json_response(from_desk(status), &json!({"desk": name, "answer": body}))
+        }
+        Err(e) => desk_failed(&e),
     }
 }
 
@@ -330,7 +350,7 @@ async fn resume(State(p): State<Plane>, body: Bytes) -> Response {
     };
     match desk.rpc("control.panic", json!({"on": false})).await {
         Ok(r) => json_response(StatusCode::OK, &json!({"desk": name, "result": r})),
-        Err(e) => refuse(StatusCode::BAD_GATEWAY, e.kind, e.to_string()),
+        Err(e) => desk_failed(&e),
     }
 }
 
@@ -365,6 +385,37 @@ async fn frame(State(p): State<Plane>, Path(name): Path<String>) -> Response {
                 .insert(header::CACHE_CONTROL, HeaderValue::from_static("no-store"));
             r
         }
-        Err(e) => refuse(StatusCode::BAD_GATEWAY, e.kind, e.to_string()),
+        Err(e) => desk_failed(&e),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The built-in rules keep agents off a console's window by this title: the fleet's
+    /// page carries it too.
+    #[test]
+    fn the_page_title_is_the_one_the_rules_protect() {
+        let title = INDEX_HTML
+            .split_once("<title>")
+            .and_then(|(_, rest)| rest.split_once("</title>"))
+            .map(|(t, _)| t)
+            .expect("a title");
+        assert!(title.contains(cc_engine::CONSOLE_TITLE), "{title}");
+    }
+
+    #[test]
+    fn a_desks_refusal_keeps_its_status() {
+        let e = |kind, status| super::super::desk::DeskError {
+            kind,
+            status,
+            message: "m".into(),
+        };
+        assert_eq!(desk_failed(&e("refused", Some(410))).status(), 410);
+        assert_eq!(desk_failed(&e("refused", Some(401))).status(), 502);
+        assert_eq!(desk_failed(&e("refused", Some(200))).status(), 409);
+        assert_eq!(desk_failed(&e("unreachable", None)).status(), 502);
+        assert_eq!(desk_failed(&e("bad_answer", Some(200))).status(), 502);
     }
 }
