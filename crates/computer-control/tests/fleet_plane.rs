@@ -574,7 +574,15 @@ async fn approvals_from_the_fleet_console_in_a_browser() {
         status.success() && result["ok"] == true,
         "browser: {result:#}\n{out}\n{err}"
     );
-    // The page's approvals let both agents' clicks commit.
+    let steps = result["steps"].to_string();
+    for want in [
+        "the agent token is refused",
+        "stop-all: every desk stopped with nothing held",
+        "resumed each desk",
+    ] {
+        assert!(steps.contains(want), "{want}: {steps}");
+    }
+    // The page's approvals let both agents' clicks commit (the desks were resumed).
     for (a, gov) in &waiting {
         let r = ok(a, "execute_action", gov.clone()).await;
         assert_eq!(r["receipt"]["status"], "committed", "{r}");

@@ -1,6 +1,7 @@
 // Drives the fleet console in Debian's chromium, as an operator would: an agent's token
 // is refused at the sign-in, the operator signs in through the form, sees every desk,
-// and approves the governed action waiting on each desk named in CC_DESKS.
+// approves the governed action waiting on each desk named in CC_DESKS, presses Stop all
+// (every desk then shows `stopped`), and resumes those desks one by one.
 // Run by tests/fleet_plane.rs against a live plane; prints one JSON result line last.
 //
 // Env: CC_BASE (the plane, http://127.0.0.1:PORT), CC_OPERATOR_TOKEN, CC_AGENT_TOKEN
@@ -55,6 +56,21 @@ async function main() {
     const summary = await page.textContent('#summary');
     if (!/0 waiting for you/.test(summary)) fail('still waiting: ' + summary);
     steps.push(summary);
+
+    await page.click('#stop-all');
+    await page.waitForFunction(() => /Every desk is stopped with nothing held/.test(document.getElementById('banner').textContent), null, {timeout: T});
+    for (const desk of DESKS) {
+      await page.waitForSelector(`article.desk[data-desk="${desk}"][data-state="stopped"]`, {timeout: T});
+    }
+    steps.push('stop-all: every desk stopped with nothing held');
+    for (const desk of DESKS) {
+      await page.locator(`button[aria-label="Resume ${desk}"]`).click({timeout: T});
+      await page.waitForFunction((sel) => {
+        const c = document.querySelector(sel);
+        return c && c.dataset.state !== 'stopped';
+      }, `article.desk[data-desk="${desk}"]`, {timeout: T});
+    }
+    steps.push('resumed each desk');
     result.ok = true;
   } catch (e) {
     result.error = String(e && e.stack || e);
