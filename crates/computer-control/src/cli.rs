@@ -48,6 +48,9 @@ enum Command {
     },
     /// Print the JSON Schema of the configuration.
     ConfigSchema,
+    /// One operator plane over many desks: one console, every approval, one stop-all,
+    /// every journal verified (docs/FLEET.md).
+    Fleet(crate::fleet::FleetArgs),
 }
 
 #[derive(Debug, clap::Args)]
@@ -282,6 +285,10 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         }
         Command::ConfigSchema => {
             print_json(&config_json_schema())?;
+            Ok(ExitCode::SUCCESS)
+        }
+        Command::Fleet(a) => {
+            crate::fleet::run(a)?;
             Ok(ExitCode::SUCCESS)
         }
     }

@@ -8,6 +8,7 @@ pub mod cli;
 pub mod compose;
 #[cfg(feature = "fault-injection")]
 mod fault_driver;
+pub mod fleet;
 pub mod manifest;
 pub mod platform;
 pub mod session;

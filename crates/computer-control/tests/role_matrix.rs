@@ -224,6 +224,7 @@ fn route_rows() -> Vec<(L, &'static str, &'static str, [Out; 4])> {
             (l, "GET", "/approvals", operator),
             (l, "POST", "/approvals/approve", operator),
             (l, "POST", "/approvals/deny", operator),
+            (l, "GET", "/journal", operator),
         ]);
     }
     rows.push((L::Http, "ANY", "/mcp", TOKEN));
@@ -243,6 +244,7 @@ fn route_rows() -> Vec<(L, &'static str, &'static str, [Out; 4])> {
         "/approvals",
         "/approvals/approve",
         "/approvals/deny",
+        "/journal",
     ] {
         let method = if matches!(
             path,

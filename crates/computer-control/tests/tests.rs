@@ -3,6 +3,7 @@
 
 mod common;
 mod conformance;
+mod fleet_support;
 mod governed_http_support;
 mod hosts_support;
 mod http_support;
@@ -16,6 +17,7 @@ mod check;
 mod cli;
 mod faults;
 mod fleet;
+mod fleet_plane;
 mod governance_config;
 mod hosts;
 mod http_approvals;

@@ -75,6 +75,34 @@ pub fn export(events: &[SessionEvent], after: u64) -> Value {
     })
 }
 
+/// Every session of a journal, of every principal, with its whole chain of events:
+/// what the operator channel's `GET /journal` hands an auditor (the fleet plane), who
+/// verifies each chain with [`crate::verify_chain`] without trusting the desk's word.
+#[derive(Debug, Clone, serde::Serialize, serde::Deserialize)]
+pub struct SessionJournal {
+    /// The session as stored (its state, principal, budgets).
+    pub session: cc_contract::Session,
+    /// Its events from sequence 1, in order.
+    pub events: Vec<SessionEvent>,
+}
+
+impl crate::Governance {
+    /// The whole journal, oldest session first: the operator's view spans every
+    /// principal, like [`crate::Governance::pending_approvals`].
+    pub fn export_journal(&self) -> crate::GovResult<Vec<SessionJournal>> {
+        let conn = self.conn();
+        let sessions: Vec<cc_contract::Session> =
+            crate::store::get_all(&conn, "SELECT data FROM sessions ORDER BY rowid", [])?;
+        sessions
+            .into_iter()
+            .map(|session| {
+                let events = crate::store::events(&conn, &session.session_id, 0, u32::MAX)?;
+                Ok(SessionJournal { session, events })
+            })
+            .collect()
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

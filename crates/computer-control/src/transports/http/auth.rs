@@ -193,7 +193,7 @@ pub(super) fn generate() -> anyhow::Result<String> {
 }
 
 /// Equality whose time depends only on the lengths (a token's length is no secret).
-pub(super) fn ct_eq(a: &[u8], b: &[u8]) -> bool {
+pub(crate) fn ct_eq(a: &[u8], b: &[u8]) -> bool {
     if a.len() != b.len() {
         return false;
     }

@@ -74,7 +74,7 @@ impl Logins {
     }
 
     /// A new sign-in: `(session id, per-tab key)`.
-    fn create(&self, now: Instant) -> anyhow::Result<(String, String)> {
+    pub fn create(&self, now: Instant) -> anyhow::Result<(String, String)> {
         let (id, key) = (super::auth::generate()?, super::auth::generate()?);
         let mut open = self.lock();
         open.retain(|l| alive(l, now));
@@ -113,7 +113,7 @@ impl Logins {
     }
 
     /// Ends the sign-in whose session id is `id`.
-    fn remove(&self, id: &str) {
+    pub fn remove(&self, id: &str) {
         self.lock()
             .retain(|l| !super::auth::ct_eq(id.as_bytes(), l.id.as_bytes()));
     }

@@ -17,6 +17,7 @@ mod approvals;
 pub mod auth;
 mod console;
 mod health;
+mod journal;
 pub mod limits;
 pub mod login;
 pub mod operator;
@@ -138,6 +139,7 @@ fn handler(path: &str) -> Option<MethodRouter<AppState>> {
         "/approvals" => get(approvals::list),
         "/approvals/approve" => post(approvals::approve),
         "/approvals/deny" => post(approvals::deny),
+        "/journal" => get(journal::journal),
         _ => return None,
     })
 }

@@ -70,6 +70,7 @@ pub const ROUTES: &[Route] = &[
     route("GET", "/approvals", false, CONSOLE),
     route("POST", "/approvals/approve", false, CONSOLE),
     route("POST", "/approvals/deny", false, CONSOLE),
+    route("GET", "/journal", false, CONSOLE),
     route("ANY", "/mcp", false, MCP),
 ];
 
