@@ -7,6 +7,7 @@ pub mod cli;
 pub mod compose;
 #[cfg(feature = "fault-injection")]
 mod fault_driver;
+mod gnome_extension;
 pub mod manifest;
 pub mod platform;
 pub mod session;

@@ -15,6 +15,8 @@ mod check;
 mod cli;
 mod faults;
 mod fleet;
+#[cfg(feature = "gnome")]
+mod gnome_serve;
 mod governance_config;
 mod hosts;
 mod http_approvals;

@@ -5,6 +5,7 @@
 'use strict';
 
 const { Gio, Meta } = imports.gi;
+const Main = imports.ui.main;
 
 const VERSION = 1;
 
@@ -12,6 +13,7 @@ const IFACE = `<node>
   <interface name="org.computercontrol.Shell">
     <method name="Version"><arg type="u" direction="out" name="version"/></method>
     <method name="Windows"><arg type="s" direction="out" name="json"/></method>
+    <method name="OverviewVisible"><arg type="b" direction="out" name="visible"/></method>
     <method name="Activate">
       <arg type="t" direction="in" name="id"/>
       <arg type="b" direction="out" name="found"/>
@@ -23,8 +25,10 @@ function rect(r) {
     return [r.x, r.y, r.width, r.height];
 }
 
-// Every window, topmost first (the reverse of the actors' stacking order).
+// Every window, topmost first (the reverse of the actors' stacking order). While the
+// Overview covers the screen no window is shown: a click there reaches the shell.
 function windows() {
+    const covered = Main.overview.visible;
     const ws = global.workspace_manager.get_active_workspace();
     const out = [];
     for (const actor of global.get_window_actors().slice().reverse()) {
@@ -40,7 +44,7 @@ function windows() {
             frame: rect(w.get_frame_rect()),
             buffer: rect(w.get_buffer_rect()),
             focused: w.has_focus(),
-            shown: !w.minimized && onWs && actor.visible,
+            shown: !covered && !w.minimized && onWs && actor.visible,
             x11: w.get_client_type() === Meta.WindowClientType.X11,
         });
     }
@@ -54,6 +58,10 @@ class Service {
 
     Windows() {
         return windows();
+    }
+
+    OverviewVisible() {
+        return Main.overview.visible;
     }
 
     Activate(id) {

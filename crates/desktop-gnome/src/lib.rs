@@ -50,6 +50,8 @@ const WARM_UP: Duration = Duration::from_millis(200);
 /// clipboard is offered again.
 const PASTE_TAKEN: Duration = Duration::from_secs(2);
 
+/// How long an application is given to read pasted text before the next key.
+const PASTE_SETTLE: Duration = Duration::from_millis(80);
 /// How long Mutter's clipboard manager may take to copy a new selection.
 const MANAGER_COPY: Duration = Duration::from_millis(300);
 
@@ -170,6 +172,9 @@ pub struct GnomeDesktop {
     remake_due: bool,
     /// The shell extension answered last time it was asked.
     extension: bool,
+    /// The session's pointer has moved once: the seat drops the first motion of a new
+    /// session (a click right after would land where the pointer was).
+    pointer_warm: bool,
 }
 
 impl GnomeDesktop {
@@ -201,6 +206,7 @@ impl GnomeDesktop {
             layout_event_due: false,
             remake_due: false,
             extension,
+            pointer_warm: false,
         };
         d.make_session()?;
         Ok(d)
@@ -260,6 +266,7 @@ impl GnomeDesktop {
             .collect();
         self.clipboard = self.rt.block_on(paste::Clipboard::enable(&session.rd)).ok();
         self.session = Some(session);
+        self.pointer_warm = false;
         self.frames = Some(frames::Frames::open(&recorded, self.pipewire.as_deref())?);
         // The seat drops the first key after Start.
         self.keysym(keysyms::SHIFT_L, true)?;
@@ -363,6 +370,9 @@ impl GnomeDesktop {
             return Ok(());
         };
         let taken = self.rt.block_on(clip.wait_served(before, PASTE_TAKEN));
+        // The application reads the text from a pipe after the transfer ends: a key
+        // sent at once could overtake it.
+        std::thread::sleep(PASTE_SETTLE);
         if let Some(s) = saved {
             self.rt.block_on(clip.offer(&s))?;
         }
@@ -432,6 +442,13 @@ impl Driver for GnomeDesktop {
             .map(|r| r.stream.clone())
             .ok_or_else(|| DriverError::Failed(format!("monitor {} has no stream", d.id)))?;
         let (sx, sy) = (f64::from(x - d.rect.x), f64::from(y - d.rect.y));
+        if !self.pointer_warm {
+            // Absolute motion is idempotent: the first goes twice, with the warm-up
+            // between.
+            self.rd_call("NotifyPointerMotionAbsolute", &(stream.as_str(), sx, sy))?;
+            std::thread::sleep(WARM_UP);
+            self.pointer_warm = true;
+        }
         self.rd_call("NotifyPointerMotionAbsolute", &(stream.as_str(), sx, sy))?;
         self.pointer = (x, y);
         Ok(())

@@ -1,5 +1,5 @@
 //! Windows with their rectangles, from the project's GNOME Shell extension
-//! (`extension/`, installed by `computer-control setup gnome`). The shell keeps its own
+//! (`extension/`, installed by `computer-control setup --gnome-extension`). The shell keeps its own
 //! window list (`Introspect`, `Eval`) to allow-listed callers, and that list carries no
 //! positions; the extension exports exactly what the driver needs on the shell's own
 //! bus name: every window in stacking order (topmost first) with its frame and buffer
@@ -23,7 +23,7 @@ pub const FILES: &[(&str, &str)] = &[
 
 /// Why windows are unavailable without the extension, and what to do.
 pub const MISSING: &str = "the computer-control GNOME Shell extension is not running: \
-run `computer-control setup gnome`, then log out and in (GNOME on Wayland loads new \
+run `computer-control setup --gnome-extension`, then log out and in (GNOME on Wayland loads new \
 extensions at login). Without it there are no window rectangles: no window list, no \
 window-scoped capture or coordinates, accessibility rectangles unplaced";
 

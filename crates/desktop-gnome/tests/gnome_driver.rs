@@ -87,7 +87,9 @@ fn without_the_extension_there_are_no_windows_but_input_and_capture_work() {
     let caps = d.capabilities();
     assert!(caps.input && caps.capture && !caps.windows, "{caps:?}");
     match d.windows() {
-        Err(DriverError::Unavailable(m)) => assert!(m.contains("computer-control setup gnome")),
+        Err(DriverError::Unavailable(m)) => {
+            assert!(m.contains("computer-control setup --gnome-extension"))
+        }
         other => panic!("{other:?}"),
     }
     assert!(d.capture(full()).is_ok());

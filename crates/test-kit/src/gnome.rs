@@ -31,6 +31,7 @@ const TOOLS: &[&str] = &[
     "dbus-run-session",
     "dbus-daemon",
     "gsettings",
+    "gdbus",
     "setpriv",
     "foot",
     "gtk3-demo",
@@ -237,8 +238,14 @@ impl GnomeDesk {
         driver.key(esc, true).expect("press Escape");
         driver.key(esc, false).expect("release Escape");
         drop(driver);
-        // Let the Overview's closing finish before a test looks.
-        std::thread::sleep(Duration::from_millis(500));
+        // Input is held back until the Overview has closed.
+        if opts.extension {
+            desk.wait_until("the Overview to close", Duration::from_secs(20), || {
+                desk.overview_visible() == Some(false)
+            });
+        } else {
+            std::thread::sleep(Duration::from_millis(1500));
+        }
         desk
     }
 
@@ -254,6 +261,33 @@ impl GnomeDesk {
             session_bus: Some(self.bus.clone()),
             pipewire: Some(self.runtime_dir.join("pipewire-0")),
         })
+    }
+
+    /// Whether the Overview covers the screen, as the extension says (`None`: no
+    /// answer).
+    pub fn overview_visible(&self) -> Option<bool> {
+        let out = self
+            .command("gdbus")
+            .args([
+                "call",
+                "--session",
+                "--dest",
+                "org.gnome.Shell",
+                "--object-path",
+                "/org/computercontrol/Shell",
+                "--method",
+                "org.computercontrol.Shell.OverviewVisible",
+            ])
+            .output()
+            .ok()?;
+        let text = String::from_utf8_lossy(&out.stdout);
+        if text.contains("true") {
+            Some(true)
+        } else if text.contains("false") {
+            Some(false)
+        } else {
+            None
+        }
     }
 
     /// The shell's log so far.
