@@ -3,7 +3,8 @@
 //! wlroots suites hold hold here: a click at a checkbox's accessibility rectangle
 //! toggles it, Unicode typed into a terminal arrives exactly (through the session
 //! clipboard where no key types it), a panic pre-empts a long type and leaves nothing
-//! held, and a password's text leaks nowhere. The server runs as the desk's user.
+//! held, a password's text leaks nowhere, and a monitor added while serving
+//! reconfigures the session and stales older frames. The server runs as the desk's user.
 
 use crate::common;
 
@@ -302,4 +303,31 @@ fn a_password_never_leaks() {
         assert!(!e.contains(SECRET), "an event leaked it: {e}");
     }
     assert!(!s.stderr_text().contains(SECRET), "the logs leaked it");
+}
+
+/// A monitor added while serving: `session.configured` with both displays, and a frame
+/// from before is stale.
+#[test]
+fn a_second_monitor_reconfigures_and_stales_frames() {
+    let desk = GnomeDesk::start();
+    let mut s = serve(&desk, "info");
+    let f1 = s.ok("screen.capture", json!({"scale": 0.1}))["frame"]
+        .as_u64()
+        .unwrap();
+    s.ok("pointer.move", json!({"x": 100, "y": 100, "frame": f1}));
+    let _monitor =
+        cc_test_kit::gnome_monitor::VirtualMonitor::add(&desk.bus, &desk.path("pipewire-0"))
+            .unwrap();
+    event(&mut s, "session.configured", |p| {
+        p["surface"]["displays"].as_array().map(Vec::len) == Some(2)
+    });
+    let stale = s.call(
+        "tools.call",
+        json!({"tool": "pointer.move", "arguments": {"x": 500, "y": 500, "frame": f1}}),
+    );
+    assert_eq!(stale["error"]["code"], "stale_frame", "{stale}");
+    let cap = s.ok("screen.capture", json!({"scale": 0.1}));
+    let f2 = cap["frame"].as_u64().unwrap();
+    assert!(f2 > f1);
+    s.ok("pointer.move", json!({"x": 500, "y": 500, "frame": f2}));
 }

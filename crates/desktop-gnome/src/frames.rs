@@ -237,7 +237,9 @@ fn run(
 }
 
 impl Frames {
-    /// Opens a stream per recorded monitor (connector, node).
+    /// Opens a stream per recorded monitor (connector, node), at PipeWire's `socket`
+    /// (else the environment's). Public for tests that consume a stream of their own (a
+    /// virtual monitor exists only while its stream is read).
     pub fn open(
         recorded: &[(String, u32)],
         socket: Option<&std::path::Path>,

@@ -13,7 +13,7 @@
 //! the user's clipboard text is offered again right after. There is no global key grab:
 //! the emergency stop is a GNOME keyboard shortcut that creates the panic file.
 
-mod frames;
+pub mod frames;
 mod keysyms;
 mod monitors;
 mod mutter;

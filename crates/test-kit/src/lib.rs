@@ -10,6 +10,8 @@
 
 #[cfg(feature = "gnome")]
 pub mod gnome;
+#[cfg(feature = "gnome")]
+pub mod gnome_monitor;
 pub mod sway;
 pub mod temp;
 #[cfg(feature = "x11")]
