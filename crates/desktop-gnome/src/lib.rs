@@ -236,6 +236,11 @@ impl GnomeDesktop {
             })
         })
         .map(|mut r| {
+            // Not GNOME: no accessibility bus is joined (`auto` asks on every desktop).
+            if !r.remote_desktop && !r.screen_cast {
+                r.accessibility = Err("not a GNOME session".into());
+                return r;
+            }
             let a = A11y::new(opts.session_bus.clone(), None, false);
             if !a.available() {
                 r.accessibility = Err(a.error.unwrap_or_else(|| "no accessibility bus".into()));

@@ -103,4 +103,3 @@ fn without_the_extension_there_are_no_windows_but_input_and_capture_work() {
     assert_eq!(report.outputs, 1);
     assert!(report.extension.is_err(), "{report:?}");
 }
-
