@@ -38,6 +38,25 @@ if [ ${#wl[@]} -gt 0 ]; then
     sway swaybg foot grim wtype wl-clipboard xwayland util-linux >/dev/null
 fi
 
+# The headless GNOME desk (cc_test_kit::gnome, the GNOME driver's tests): gnome-shell on a
+# virtual monitor with PipeWire for the screen cast, and the PipeWire headers and libclang
+# the driver's `pipewire` crate builds against.
+gn=()
+for cmd in gnome-shell mutter pipewire wireplumber; do
+  command -v "$cmd" >/dev/null 2>&1 || gn+=("$cmd")
+done
+[ -f /usr/include/pipewire-0.3/pipewire/pipewire.h ] || gn+=(libpipewire-0.3-dev)
+ls /usr/lib/llvm-*/lib/libclang.so* >/dev/null 2>&1 || gn+=(libclang-dev)
+if [ ${#gn[@]} -gt 0 ]; then
+  echo "installing the GNOME test desk (missing: ${gn[*]})"
+  if [ "$(id -u)" = 0 ]; then SUDO=""; else SUDO="sudo"; fi
+  export DEBIAN_FRONTEND=noninteractive
+  $SUDO apt-get update -qq
+  $SUDO apt-get install -y -qq --no-install-recommends \
+    mutter gnome-shell pipewire wireplumber xdg-desktop-portal xdg-desktop-portal-gnome \
+    libpipewire-0.3-dev libclang-dev clang >/dev/null
+fi
+
 # The operator console's browser test (tests/http_browser.rs): Debian's chromium and
 # playwright-core (no browser download: playwright-core drives the system chromium).
 pkgs=()

@@ -6,6 +6,8 @@
 //! the same document is the MCP tool [`TOOL`].
 
 mod desktop;
+#[cfg(all(feature = "gnome", target_os = "linux"))]
+mod gnome;
 mod journal;
 mod transports;
 #[cfg(all(feature = "wlroots", target_os = "linux"))]
@@ -143,7 +145,7 @@ pub struct ServerView {
 
 /// What to check.
 pub struct Options {
-    /// `auto`, `virtual` or a built-in driver's name (`x11`, `wlroots`).
+    /// `auto`, `virtual` or a built-in driver's name (`x11`, `wlroots`, `gnome`).
     pub platform: String,
     /// `governance.journal` as configured (empty: the default place).
     pub journal: String,

@@ -9,6 +9,7 @@ pub mod compose;
 #[cfg(feature = "fault-injection")]
 mod fault_driver;
 pub mod fleet;
+mod gnome_extension;
 pub mod manifest;
 pub mod platform;
 pub mod session;

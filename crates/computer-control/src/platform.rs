@@ -14,6 +14,10 @@ use cc_protocol::PhysicalRect;
 pub const DRIVERS: &[Platform] = &[
     #[cfg(all(feature = "wlroots", target_os = "linux"))]
     cc_desktop_wlroots::PLATFORM,
+    // Before X11: a GNOME session on Wayland also sets DISPLAY (Xwayland), where XTest
+    // input would reach X11 windows only.
+    #[cfg(all(feature = "gnome", target_os = "linux"))]
+    cc_desktop_gnome::PLATFORM,
     #[cfg(all(feature = "x11", unix))]
     cc_desktop_x11::PLATFORM,
 ];

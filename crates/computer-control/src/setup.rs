@@ -42,8 +42,17 @@ pub enum Host {
 #[derive(Debug, clap::Args)]
 pub struct SetupArgs {
     /// Print the snippet for this host.
-    #[arg(long, value_enum, value_name = "HOST")]
-    print: Host,
+    #[arg(
+        long,
+        value_enum,
+        value_name = "HOST",
+        required_unless_present = "gnome_extension"
+    )]
+    print: Option<Host>,
+    /// Install and enable the GNOME Shell extension through which the GNOME driver
+    /// learns where windows are (`crates/desktop-gnome/extension`), for this user.
+    #[arg(long, conflicts_with_all = ["print", "portable"])]
+    gnome_extension: bool,
     /// The form for any machine (README.md): `npx` of the published package, and no
     /// environment (the server finds the desktop session itself).
     #[arg(long)]
@@ -228,19 +237,22 @@ pub fn write_plugin(dir: &Path, l: &Launch) -> anyhow::Result<PathBuf> {
 /// Prints the snippet for `args.print` (for `dsh`, writes the plugin directory and
 /// says where).
 pub fn run(args: &SetupArgs, session: &Session) -> anyhow::Result<()> {
+    let Some(host) = args.print else {
+        return crate::gnome_extension::install();
+    };
     let launch = if args.portable {
         Launch::portable()
     } else {
         Launch::here(session)
     };
-    if args.print == Host::Dsh {
+    if host == Host::Dsh {
         let path = write_plugin(&args.dir, &launch)?;
         let shown = path.canonicalize().unwrap_or(path);
         println!("wrote {}", shown.display());
         println!("entry: {}", plugin_command(&launch).join(" "));
         return Ok(());
     }
-    print!("{}", snippet(args.print, &launch));
+    print!("{}", snippet(host, &launch));
     Ok(())
 }
 

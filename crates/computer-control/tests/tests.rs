@@ -18,6 +18,8 @@ mod cli;
 mod faults;
 mod fleet;
 mod fleet_plane;
+#[cfg(feature = "gnome")]
+mod gnome_serve;
 mod governance_config;
 mod hosts;
 mod http_approvals;

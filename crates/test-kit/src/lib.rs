@@ -2,12 +2,16 @@
 //! a private X11 desk (`x11`, feature `x11`: Xvfb, a session bus, openbox and the
 //! applications a test starts; `x11_windows`: windows arranged on it through the
 //! window manager, and windows no window manager manages), a private headless sway
-//! desk (`sway`), and private temporary directories (`temp`). Each desk is private to
+//! desk (`sway`), a private headless GNOME desk (`gnome`, feature `gnome`), and private temporary directories (`temp`). Each desk is private to
 //! the test that starts it, so tests run in parallel in one process.
 //!
 //! What needs a crate's own binary (`CARGO_BIN_EXE_*` exists only in that crate's
 //! tests) stays in that crate's `tests/`.
 
+#[cfg(feature = "gnome")]
+pub mod gnome;
+#[cfg(feature = "gnome")]
+pub mod gnome_monitor;
 pub mod sway;
 pub mod temp;
 #[cfg(feature = "x11")]

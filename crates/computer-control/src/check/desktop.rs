@@ -1,7 +1,7 @@
 //! The desktop areas of `check` (platform, display, input, capture, accessibility,
 //! hotkey): the compositor's or the X server's report, or the built-in virtual desktop.
 //! `auto` looks where `serve --platform auto` would: a wlroots compositor first, then
-//! X11, else the virtual desktop.
+//! GNOME, then X11, else the virtual desktop.
 
 use serde_json::json;
 
@@ -9,7 +9,8 @@ use super::{Finding, ServerView, Status};
 
 #[cfg(any(
     all(feature = "x11", unix),
-    all(feature = "wlroots", target_os = "linux")
+    all(feature = "wlroots", target_os = "linux"),
+    all(feature = "gnome", target_os = "linux")
 ))]
 pub(super) const START_SESSION_BUS: &str = "give the server the desktop's session bus: set \
 DBUS_SESSION_BUS_ADDRESS=unix:path=$XDG_RUNTIME_DIR/bus in the host's `env`, or start one \
@@ -17,7 +18,8 @@ in the session with `eval $(dbus-launch --sh-syntax)` and start the server from 
 
 #[cfg(any(
     all(feature = "x11", unix),
-    all(feature = "wlroots", target_os = "linux")
+    all(feature = "wlroots", target_os = "linux"),
+    all(feature = "gnome", target_os = "linux")
 ))]
 pub(super) const START_A11Y_BUS: &str = "start the accessibility bus in the desktop session: \
 `/usr/libexec/at-spi-bus-launcher --launch-immediately &` (Debian/Ubuntu package \
@@ -41,6 +43,12 @@ pub fn findings(platform: &str, server: Option<&ServerView>) -> Vec<(&'static st
     };
     #[cfg(not(all(feature = "wlroots", target_os = "linux")))]
     let passed_over: Option<String> = None;
+    #[cfg(all(feature = "gnome", target_os = "linux"))]
+    let passed_over = match super::gnome::look(platform, server) {
+        super::gnome::Look::Found(found) => return found,
+        super::gnome::Look::PassedOver(why) => Some(why),
+        super::gnome::Look::Nothing => passed_over,
+    };
     #[cfg(all(feature = "x11", unix))]
     let mut found = super::x11::findings(platform, server);
     #[cfg(not(all(feature = "x11", unix)))]

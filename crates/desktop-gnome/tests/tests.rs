@@ -1,0 +1,1 @@
+mod gnome_driver;
