@@ -166,6 +166,17 @@ COMPUTER_CONTROL_DESK_IMAGE="$(scripts/image.sh "$DIST/bin/x86_64/computer-contr
 export COMPUTER_CONTROL_DESK_IMAGE
 echo "desk image $COMPUTER_CONTROL_DESK_IMAGE ready in $(( $(date +%s) - fleet_start )) s"
 
+# Windows (docs/TESTING.md "Windows under Wine"): the Wine prefix with the
+# bcryptprimitives stand-in (made once per target directory), the driver and the server
+# built for x86_64-pc-windows-gnu once, linted there, the driver's tests run under Wine
+# on a private Xvfb; the server's Wine test (windows_serve) runs in the test build below.
+scripts/wine/prefix.sh >/dev/null
+cargo clippy -p computer-control-desktop-windows --target x86_64-pc-windows-gnu --all-targets -- -D warnings
+cargo clippy -p computer-control --target x86_64-pc-windows-gnu --no-default-features --features windows -- -D warnings
+CARGO_TARGET_X86_64_PC_WINDOWS_GNU_RUNNER="$PWD/scripts/wine/runner.sh" \
+  cargo test -p computer-control-desktop-windows --target x86_64-pc-windows-gnu
+cargo build -p computer-control --target x86_64-pc-windows-gnu --no-default-features --features windows
+
 # One test build with every feature, so the client library's in-process runtime (`local`,
 # off by default) is tested too. Testing it in a second `cargo test -p` would resolve the
 # dependencies' features differently and build everything twice: twice the disk.
