@@ -119,6 +119,22 @@ fi
 rustup target list --installed | grep -qx aarch64-unknown-linux-gnu ||
   rustup target add aarch64-unknown-linux-gnu
 
+# The Windows driver and server, cross-built with mingw-w64 and run under Wine 8 on a
+# private Xvfb (docs/TESTING.md "Windows under Wine"): wine64 alone runs 64-bit
+# programs (no i386 multiarch); fonts-wine draws title-bar glyphs.
+pkgs=()
+[ -x /usr/lib/wine/wine64 ] || pkgs+=(wine64 fonts-wine)
+command -v x86_64-w64-mingw32-gcc >/dev/null 2>&1 || pkgs+=(gcc-mingw-w64-x86-64)
+if [ ${#pkgs[@]} -gt 0 ]; then
+  echo "installing Wine and mingw-w64 for the Windows tests: ${pkgs[*]}"
+  if [ "$(id -u)" = 0 ]; then SUDO=""; else SUDO="sudo"; fi
+  export DEBIAN_FRONTEND=noninteractive
+  $SUDO apt-get update -qq
+  $SUDO apt-get install -y -qq --no-install-recommends "${pkgs[@]}" >/dev/null
+fi
+rustup target list --installed | grep -qx x86_64-pc-windows-gnu ||
+  rustup target add x86_64-pc-windows-gnu
+
 # A clean machine gains nothing from incremental caches (a third of a clean build's disk).
 if [ -n "${CI:-}" ]; then export CARGO_INCREMENTAL=0; fi
 
@@ -127,11 +143,12 @@ cargo fmt --all -- --check
 # dependency resolution across the workspace's packages; scripts/package-crates.sh runs
 # the full verifying dry run and the install check).
 scripts/package-crates.sh --no-verify
-# The workspace denies `unsafe_code`; only the MIT-SHM segment and the allocator's
-# tuning (one `mallopt` call) may allow it.
+# The workspace denies `unsafe_code`; only the MIT-SHM segment, the allocator's tuning
+# (one `mallopt` call) and the Windows driver's Win32 calls (`win/`, whose module root
+# allows it) may.
 allowed=$(grep -rlE 'allow\((.*[ ,])?unsafe_code' crates --include='*.rs' | sort | tr '\n' ' ')
-if [ "$allowed" != "crates/computer-control/src/allocator.rs crates/desktop-x11/src/shm.rs " ]; then
-  echo "unsafe_code is allowed outside shm.rs and allocator.rs: $allowed" >&2
+if [ "$allowed" != "crates/computer-control/src/allocator.rs crates/desktop-windows/src/win/mod.rs crates/desktop-x11/src/shm.rs " ]; then
+  echo "unsafe_code is allowed outside shm.rs, allocator.rs and desktop-windows/src/win/: $allowed" >&2
   exit 1
 fi
 # Lint the library as its users get it (default features), then with every feature.
@@ -168,6 +185,17 @@ fleet_start=$(date +%s)
 COMPUTER_CONTROL_DESK_IMAGE="$(scripts/image.sh "$DIST/bin/x86_64/computer-control" | tail -1)"
 export COMPUTER_CONTROL_DESK_IMAGE
 echo "desk image $COMPUTER_CONTROL_DESK_IMAGE ready in $(( $(date +%s) - fleet_start )) s"
+
+# Windows (docs/TESTING.md "Windows under Wine"): the Wine prefix with the
+# bcryptprimitives stand-in (made once per target directory), the driver and the server
+# built for x86_64-pc-windows-gnu once, linted there, the driver's tests run under Wine
+# on a private Xvfb; the server's Wine test (windows_serve) runs in the test build below.
+scripts/wine/prefix.sh >/dev/null
+cargo clippy -p computer-control-desktop-windows --target x86_64-pc-windows-gnu --all-targets -- -D warnings
+cargo clippy -p computer-control --target x86_64-pc-windows-gnu --no-default-features --features windows -- -D warnings
+CARGO_TARGET_X86_64_PC_WINDOWS_GNU_RUNNER="$PWD/scripts/wine/runner.sh" \
+  cargo test -p computer-control-desktop-windows --target x86_64-pc-windows-gnu
+cargo build -p computer-control --target x86_64-pc-windows-gnu --no-default-features --features windows
 
 # One test build with every feature, so the client library's in-process runtime (`local`,
 # off by default) is tested too. Testing it in a second `cargo test -p` would resolve the

@@ -20,6 +20,8 @@ pub const DRIVERS: &[Platform] = &[
     cc_desktop_gnome::PLATFORM,
     #[cfg(all(feature = "x11", unix))]
     cc_desktop_x11::PLATFORM,
+    #[cfg(all(feature = "windows", windows))]
+    cc_desktop_windows::PLATFORM,
 ];
 
 /// Every `--platform` value this binary accepts.

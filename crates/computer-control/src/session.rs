@@ -16,7 +16,9 @@
 //! came from, for `check`.
 
 use std::collections::BTreeMap;
+#[cfg(unix)]
 use std::os::unix::fs::{FileTypeExt, MetadataExt};
+#[cfg(unix)]
 use std::path::{Path, PathBuf};
 
 use serde_json::{Value, json};
@@ -44,6 +46,7 @@ pub struct Session {
     pub vars: BTreeMap<&'static str, Found>,
 }
 
+#[cfg(unix)]
 /// Where to look; the real system in production, a fixture tree in unit tests.
 pub struct Roots {
     pub proc: PathBuf,
@@ -54,6 +57,7 @@ pub struct Roots {
     pub home: Option<PathBuf>,
 }
 
+#[cfg(unix)]
 impl Roots {
     /// This process on this machine.
     pub fn system() -> Roots {
@@ -105,11 +109,13 @@ impl Session {
         }
     }
 
+    #[cfg(unix)]
     fn has_display(&self) -> bool {
         self.vars.contains_key("DISPLAY") || self.vars.contains_key("WAYLAND_DISPLAY")
     }
 }
 
+#[cfg(unix)]
 /// A process's environment (empty when it cannot be read: another user's, gone).
 fn environ(proc: &Path, pid: u32) -> BTreeMap<String, String> {
     let Ok(raw) = std::fs::read(proc.join(pid.to_string()).join("environ")) else {
@@ -124,6 +130,7 @@ fn environ(proc: &Path, pid: u32) -> BTreeMap<String, String> {
         .collect()
 }
 
+#[cfg(unix)]
 /// The parent pid and command name from `/proc/<pid>/stat` (the name may hold spaces
 /// and parentheses, so the fields after the last `)` are parsed).
 fn stat(proc: &Path, pid: u32) -> Option<(u32, String)> {
@@ -140,6 +147,7 @@ fn stat(proc: &Path, pid: u32) -> Option<(u32, String)> {
     Some((ppid, name))
 }
 
+#[cfg(unix)]
 /// The processes of `uid`, by pid.
 fn user_pids(roots: &Roots) -> Vec<u32> {
     let Ok(dir) = std::fs::read_dir(&roots.proc) else {
@@ -156,15 +164,18 @@ fn user_pids(roots: &Roots) -> Vec<u32> {
     pids
 }
 
+#[cfg(unix)]
 /// True when something listens on the Unix socket at `path`.
 fn answers(path: &Path) -> bool {
     std::os::unix::net::UnixStream::connect(path).is_ok()
 }
 
+#[cfg(unix)]
 fn owned_socket(path: &Path, uid: u32) -> bool {
     std::fs::metadata(path).is_ok_and(|m| m.file_type().is_socket() && m.uid() == uid)
 }
 
+#[cfg(unix)]
 /// The X display numbers whose socket belongs to `uid` and answers, lowest first.
 fn x11_displays(roots: &Roots) -> Vec<u32> {
     let Ok(dir) = std::fs::read_dir(&roots.x11_sockets) else {
@@ -181,6 +192,7 @@ fn x11_displays(roots: &Roots) -> Vec<u32> {
     found
 }
 
+#[cfg(unix)]
 /// The Wayland sockets (`wayland-N`, not their `.lock`) in the runtime directory.
 fn wayland_sockets(runtime: &Path, uid: u32) -> Vec<String> {
     let Ok(dir) = std::fs::read_dir(runtime) else {
@@ -201,6 +213,7 @@ fn wayland_sockets(runtime: &Path, uid: u32) -> Vec<String> {
     found
 }
 
+#[cfg(unix)]
 /// Looks up the session: `env` is this process's environment (what the host passed).
 pub fn discover(env: &BTreeMap<String, String>, roots: &Roots) -> Session {
     let mut s = Session::default();
@@ -272,6 +285,7 @@ pub fn discover(env: &BTreeMap<String, String>, roots: &Roots) -> Session {
     s
 }
 
+#[cfg(unix)]
 /// The nearest ancestor with a display (the one ours equals, when we have one) lends
 /// every variable still missing: one process's session, never a mix.
 fn from_ancestors(s: &mut Session, roots: &Roots) {
@@ -312,6 +326,7 @@ fn from_ancestors(s: &mut Session, roots: &Roots) {
     }
 }
 
+#[cfg(unix)]
 /// `XAUTHORITY` and the session bus from another process of this user on the same
 /// X display (a terminal, the panel: anything the desktop started).
 fn from_same_display(s: &mut Session, roots: &Roots) {
@@ -369,23 +384,31 @@ pub fn adopt() -> Session {
         let _ = ADOPTED.set(s.clone());
         return s;
     }
+    // A Windows process runs in its user's interactive session: nothing to find.
+    #[cfg(not(unix))]
+    let s = from_mark(&env, "");
+    #[cfg(unix)]
     let s = discover(&env, &Roots::system());
-    let found: Vec<(&str, &Found)> = s
-        .vars
-        .iter()
-        .filter(|(_, f)| f.source != "environment")
-        .map(|(v, f)| (*v, f))
-        .collect();
-    if !found.is_empty() {
-        let err = restart_with(&found);
-        tracing::warn!(
-            "could not restart with the desktop session found ({err}); serving without it"
-        );
+    #[cfg(unix)]
+    {
+        let found: Vec<(&str, &Found)> = s
+            .vars
+            .iter()
+            .filter(|(_, f)| f.source != "environment")
+            .map(|(v, f)| (*v, f))
+            .collect();
+        if !found.is_empty() {
+            let err = restart_with(&found);
+            tracing::warn!(
+                "could not restart with the desktop session found ({err}); serving without it"
+            );
+        }
     }
     let _ = ADOPTED.set(s.clone());
     s
 }
 
+#[cfg(unix)]
 /// `exec`s this program again with `found` added to its environment; returns only on
 /// failure.
 fn restart_with(found: &[(&str, &Found)]) -> std::io::Error {
@@ -441,7 +464,7 @@ pub fn current() -> Session {
     })
 }
 
-#[cfg(test)]
+#[cfg(all(test, unix))]
 mod tests {
     use super::*;
 

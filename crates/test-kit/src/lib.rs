@@ -2,7 +2,9 @@
 //! a private X11 desk (`x11`, feature `x11`: Xvfb, a session bus, openbox and the
 //! applications a test starts; `x11_windows`: windows arranged on it through the
 //! window manager, and windows no window manager manages), a private headless sway
-//! desk (`sway`), a private headless GNOME desk (`gnome`, feature `gnome`), and private temporary directories (`temp`). Each desk is private to
+//! desk (`sway`), a private headless GNOME desk (`gnome`, feature `gnome`), a private
+//! Wine desk (`wine`: Xvfb and the Wine prefix where the Windows build runs), and private
+//! temporary directories (`temp`). Each desk is private to
 //! the test that starts it, so tests run in parallel in one process.
 //!
 //! What needs a crate's own binary (`CARGO_BIN_EXE_*` exists only in that crate's
@@ -14,6 +16,7 @@ pub mod gnome;
 pub mod gnome_monitor;
 pub mod sway;
 pub mod temp;
+pub mod wine;
 #[cfg(feature = "x11")]
 pub mod x11;
 #[cfg(feature = "x11")]

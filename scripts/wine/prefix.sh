@@ -1,0 +1,18 @@
+#!/usr/bin/env bash
+# Makes the Wine prefix the Windows tests run in, once (kept until the target directory
+# goes): `wineboot` on a throwaway Xvfb, then the bcryptprimitives stand-in DLL
+# (bcryptprimitives.c) into its system32. Prints the prefix.
+set -euo pipefail
+here="$(cd "$(dirname "$0")" && pwd)"
+. "$here/env.sh"
+dll="$WINEPREFIX/drive_c/windows/system32/bcryptprimitives.dll"
+if [ ! -f "$WINEPREFIX/system.reg" ]; then
+  mkdir -p "$WINEPREFIX"
+  xvfb-run -a "$CC_WINE64" wineboot -i >/dev/null 2>&1
+  # wineboot returns before its wineserver has written the registry out.
+  WINEPREFIX="$WINEPREFIX" /usr/lib/wine/wineserver -w
+fi
+if [ ! -f "$dll" ] || [ "$here/bcryptprimitives.c" -nt "$dll" ]; then
+  x86_64-w64-mingw32-gcc -O2 -shared -s -o "$dll" "$here/bcryptprimitives.c" -lbcrypt
+fi
+echo "$WINEPREFIX"
