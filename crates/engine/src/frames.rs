@@ -23,17 +23,17 @@ pub struct Shot {
 /// Shared between the worker (which writes it) and the engine facade (which reads it).
 pub type ShotSlot = Arc<Mutex<Option<Arc<Shot>>>>;
 
-/// The pixels of the latest capture the agent received with its image, kept to tell
-/// whether the next one shows anything new (and where).
+/// The latest capture the agent received with its image, remembered (as a fingerprint,
+/// not its pixels) to tell whether the next one shows anything new, and where.
 #[derive(Debug, Clone)]
 pub struct Seen {
     pub frame: u64,
-    /// What was asked (area, image size, format…): an equal key and equal pixels make
-    /// an equal image.
+    /// What was asked (area, image size, format…): an equal key and an equal
+    /// fingerprint make an equal image.
     pub key: String,
     /// The physical rectangle captured.
     pub area: cc_protocol::PhysicalRect,
-    pub pixels: Arc<cc_desktop::RgbImage>,
+    pub fingerprint: crate::changes::Fingerprint,
 }
 
 /// Frame bookkeeping of one server.

@@ -9,7 +9,7 @@ use cc_desktop::RgbImage;
 use cc_protocol::{ErrorCode, PhysicalRect, Rect, StateFlag};
 
 use super::exec::drv;
-use crate::changes::changed_boxes;
+use crate::changes::{Fingerprint, changed_boxes};
 use crate::encode::{data_url, encode_resized};
 use crate::frames::Seen;
 
@@ -384,11 +384,11 @@ fn image_size(args: &Args, region: &Rect, phys: &PhysicalRect, max_area: u64) ->
 }
 
 /// `{since_frame, boxes}` against the last capture the agent received of `phys`.
-fn changes(ex: &Exec<'_>, phys: &PhysicalRect, region: &Rect, now: &RgbImage) -> Value {
+fn changes(ex: &Exec<'_>, phys: &PhysicalRect, region: &Rect, now: &Fingerprint) -> Value {
     let Some(seen) = ex.frames.seen().filter(|s| s.area == *phys) else {
         return json!({"since_frame": null, "boxes": [region]});
     };
-    let boxes: Vec<Value> = changed_boxes(&seen.pixels, now, phys)
+    let boxes: Vec<Value> = changed_boxes(&seen.fingerprint, now, phys)
         .iter()
         .map(|r| {
             let [l, t, r, b] = ex.canvas.rect_from_physical(r);
@@ -432,10 +432,12 @@ fn capture(args: &Args, ex: &mut Exec<'_>) -> Result<Value, ToolError> {
         "physical": surface.physical,
         "scale": surface.scale,
     });
+    // What is remembered of this capture for the next `if_changed` and `changes`.
+    let print = Fingerprint::of(&img);
     if args.if_changed
         && let Some(seen) = ex.frames.seen()
         && seen.key == key
-        && *seen.pixels == img
+        && seen.fingerprint == print
     {
         let mut out = json!({
             "unchanged": true,
@@ -454,8 +456,8 @@ fn capture(args: &Args, ex: &mut Exec<'_>) -> Result<Value, ToolError> {
         }
         return Ok(out);
     }
-    let changed = args.changes.then(|| changes(ex, &phys, &region, &img));
-    // Shared with the encoder's second core, then kept as the frame last seen.
+    let changed = args.changes.then(|| changes(ex, &phys, &region, &print));
+    // Shared with the encoder's second core.
     let img = Arc::new(img);
     let max_bytes = ex.config.capture.max_bytes as usize;
     for _attempt in 0..6 {
@@ -482,7 +484,7 @@ fn capture(args: &Args, ex: &mut Exec<'_>) -> Result<Value, ToolError> {
             frame,
             key,
             area: phys,
-            pixels: img,
+            fingerprint: print.clone(),
         });
         let mut out = json!({
             "frame": frame,
