@@ -3,11 +3,12 @@
 //! arguments again or looks its tool up by name.
 
 use cc_protocol::{ErrorCode, ToolError};
-use serde::Deserialize;
-use serde_json::Value;
+use serde::{Deserialize, Serialize};
+use serde_json::{Value, json};
 
 use super::Typed;
 use super::args::validate_args;
+use super::batch_execute::{MAX_ITEMS, item_issue};
 use super::def::{Runs, Target, ToolDef, typed};
 use super::exec::Exec;
 use super::table::find;
@@ -165,6 +166,108 @@ impl ToolCall {
     }
 }
 
+/// A call built in code as a tool's typed arguments (a vocabulary's translation):
+/// the tool follows from the arguments' type, so a misspelt tool or member does not
+/// compile. [`ToolCall::built`] checks it against the tool's spec.
+#[derive(Debug, Clone)]
+pub(crate) struct Built {
+    typed: Typed,
+    /// The same arguments as a caller would send them (what validation checks and
+    /// events show).
+    args: Value,
+}
+
+impl Built {
+    /// The call these typed arguments make.
+    pub(crate) fn new<A: Serialize + Into<Typed>>(args: A) -> Built {
+        // Plain structs with string keys: serializing them cannot fail; were it to,
+        // the null is refused by validation, never run.
+        let json = serde_json::to_value(&args).unwrap_or(Value::Null);
+        Built {
+            typed: args.into(),
+            args: json,
+        }
+    }
+
+    /// The tool it calls.
+    #[cfg(test)]
+    pub(crate) fn def(&self) -> &'static ToolDef {
+        self.typed.def()
+    }
+
+    /// Its arguments as a caller would send them.
+    #[cfg(test)]
+    pub(crate) fn args(&self) -> &Value {
+        &self.args
+    }
+}
+
+impl ToolCall {
+    /// A built call, checked by the tool's spec (ranges, the cross-field rules, config
+    /// defaults of what it leaves out) like any caller's, and kept with its typed
+    /// arguments as built: nothing is deserialized.
+    pub(crate) fn built(b: Built, config: &Value) -> Result<ToolCall, CallError> {
+        let def = b.typed.def();
+        let args = validate_args(def, &b.args, config).map_err(CallError::Invalid)?;
+        Ok(ToolCall {
+            def,
+            args,
+            typed: b.typed,
+        })
+    }
+
+    /// `batch.execute` over built calls, stopping at the first failure, with `gap_ms`
+    /// between items: each item checked as [`ToolCall::built`] does, every problem
+    /// reported at its item's path as a caller sending the same items would see it,
+    /// and the batch's arguments what that caller would see normalized.
+    pub(crate) fn batch_of(
+        built: Vec<Built>,
+        gap_ms: u64,
+        config: &Value,
+    ) -> Result<ToolCall, CallError> {
+        let mut issues = Vec::new();
+        let mut items = Vec::with_capacity(built.len());
+        for (i, b) in built.into_iter().enumerate() {
+            match ToolCall::built(b, config) {
+                Ok(c) => items.push(c),
+                Err(CallError::Invalid(sub)) => {
+                    issues.extend(sub.into_iter().map(|s| item_issue(i, s)));
+                }
+                Err(e) => return Err(e),
+            }
+        }
+        // Worded as the spec's own list check words it.
+        let count = match items.len() {
+            0 => Some("needs at least 1 item(s)".to_string()),
+            n if n > MAX_ITEMS => Some(format!("at most {MAX_ITEMS} items allowed")),
+            _ => None,
+        };
+        if let Some(message) = count {
+            issues.push(Issue {
+                path: "items".into(),
+                message,
+            });
+        }
+        if !issues.is_empty() {
+            return Err(CallError::Invalid(issues));
+        }
+        let shown: Vec<Value> = items
+            .iter()
+            .map(|c| json!({"tool": c.name(), "arguments": c.args}))
+            .collect();
+        let typed = Typed::Batch(Batch {
+            items,
+            continue_on_error: false,
+            gap_ms,
+        });
+        Ok(ToolCall {
+            def: typed.def(),
+            args: json!({"items": shown, "continue_on_error": false, "gap_ms": gap_ms}),
+            typed,
+        })
+    }
+}
+
 /// Why arguments did not make a call.
 #[derive(Debug)]
 pub(crate) enum CallError {
@@ -212,6 +315,71 @@ mod tests {
         let one = call("pointer.click", json!(null));
         assert_eq!(one.calls().len(), 1);
         assert_eq!(one.target(), Some(Target::Points(Vec::new())));
+    }
+
+    /// A built call is checked like a caller's and keeps its typed arguments: its
+    /// events show what a caller sending the same JSON would see normalized.
+    #[test]
+    fn a_built_batch_reads_as_the_same_batch_sent() {
+        use super::super::fields::ButtonArg;
+        use super::super::{keyboard_type, pointer_click};
+        let click = pointer_click::Args::new(Some((3, 4)), ButtonArg::Right, 2, Vec::new());
+        let items = vec![
+            Built::new(click),
+            Built::new(keyboard_type::Args::new("hi", true)),
+        ];
+        let built = ToolCall::batch_of(items, 150, &defaults()).unwrap();
+        let sent = call(
+            "batch.execute",
+            json!({"items": [
+                {"tool": "pointer.click", "arguments": {"x": 3, "y": 4, "button": "right", "times": 2}},
+                {"tool": "keyboard.type", "arguments": {"text": "hi", "submit": true}}
+            ]}),
+        );
+        assert_eq!(built.args(), sent.args());
+        let names: Vec<_> = built.calls().iter().map(ToolCall::name).collect();
+        assert_eq!(names, ["pointer.click", "keyboard.type"]);
+        assert_eq!(built.calls()[0].target(), sent.calls()[0].target());
+    }
+
+    /// A built call the spec refuses is refused at its item's path, every problem at
+    /// once, and a batch of no or too many items as the spec's list check words it.
+    #[test]
+    fn a_built_call_out_of_range_is_refused_at_its_item() {
+        use super::super::pointer_scroll::{self, AxisArg};
+        use super::super::wait_pause;
+        let scroll = |n| {
+            Built::new(pointer_scroll::Args::new(
+                AxisArg::Vertical,
+                n,
+                None,
+                vec![],
+            ))
+        };
+        let items = vec![
+            Built::new(wait_pause::Args::new(1)),
+            scroll(500),
+            scroll(-500),
+        ];
+        let Err(CallError::Invalid(issues)) = ToolCall::batch_of(items, 0, &defaults()) else {
+            panic!("an amount of 500 notches is refused");
+        };
+        let paths: Vec<_> = issues.iter().map(|i| i.path.as_str()).collect();
+        assert_eq!(
+            paths,
+            ["items[1].arguments.amount", "items[2].arguments.amount"]
+        );
+        let Err(CallError::Invalid(issues)) = ToolCall::batch_of(Vec::new(), 0, &defaults()) else {
+            panic!("an empty batch is refused");
+        };
+        assert_eq!(issues[0].path, "items");
+        let many = (0..101)
+            .map(|_| Built::new(wait_pause::Args::new(0)))
+            .collect();
+        let Err(CallError::Invalid(issues)) = ToolCall::batch_of(many, 0, &defaults()) else {
+            panic!("101 items are refused");
+        };
+        assert_eq!(issues[0].message, "at most 100 items allowed");
     }
 
     /// Arguments that validated but do not fit (never reachable from the wire) are
