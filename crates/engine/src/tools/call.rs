@@ -11,6 +11,7 @@ use super::args::validate_args;
 use super::batch_execute::{MAX_ITEMS, item_issue};
 use super::def::{Runs, Target, ToolDef, typed};
 use super::exec::Exec;
+use super::observe::{self, Observe};
 use super::table::find;
 use crate::config::Config;
 use crate::spec::Issue;
@@ -22,6 +23,52 @@ pub struct ToolCall {
     def: &'static ToolDef,
     args: Value,
     typed: Typed,
+    /// What to observe after the action (`observe`), typed with the call.
+    observe: Option<Box<Observation>>,
+}
+
+/// An action's `observe`, typed once with its action: each observation is its tool's
+/// own call, judged and gated as that tool when it is taken.
+#[derive(Debug, Clone)]
+pub(crate) struct Observation {
+    /// `screen.capture`'s call, when asked for.
+    pub capture: Option<ToolCall>,
+    /// `a11y.snapshot`'s call, when asked for.
+    pub snapshot: Option<ToolCall>,
+    /// How long the screen must be still before observing.
+    pub settle_ms: u64,
+    /// The longest the settling may take.
+    pub settle_timeout_ms: u64,
+}
+
+impl Observation {
+    /// Types the `observe` member of an acting tool's normalized arguments (its
+    /// observations already normalized against their own tools by validation).
+    fn of(args: &Value) -> Result<Option<Box<Observation>>, ToolError> {
+        let Some(spec) = args.get(observe::ARG).filter(|v| !v.is_null()) else {
+            return Ok(None);
+        };
+        let raw: Observe = typed(spec)?;
+        let [(_, capture_tool), (_, snapshot_tool)] = observe::OBSERVERS;
+        let sub = |tool: &str, asked: Option<Value>| match asked {
+            None => Ok(None),
+            Some(a) => match find(tool) {
+                Some(def) => ToolCall::typed(def, a).map(Some),
+                None => Err(ToolError::new(
+                    ErrorCode::UnknownTool,
+                    format!("observe: no tool {tool}"),
+                )),
+            },
+        };
+        let capture = sub(capture_tool, raw.capture)?;
+        let snapshot = sub(snapshot_tool, raw.snapshot)?;
+        Ok(Some(Box::new(Observation {
+            capture,
+            snapshot,
+            settle_ms: raw.settle_ms,
+            settle_timeout_ms: raw.settle_timeout_ms,
+        })))
+    }
 }
 
 /// A batch's own arguments, its items typed.
@@ -100,7 +147,30 @@ impl ToolCall {
                 })
             }
         };
-        Ok(ToolCall { def, args, typed })
+        let observe = if def.mutates() && !def.is_batch() {
+            Observation::of(&args)?
+        } else {
+            None
+        };
+        Ok(ToolCall {
+            def,
+            args,
+            typed,
+            observe,
+        })
+    }
+
+    /// What to observe after it runs, when its caller asked.
+    pub(crate) fn observation(&self) -> Option<&Observation> {
+        self.observe.as_deref()
+    }
+
+    /// The canvas region a capture call names (what an observation waits to be still).
+    pub(crate) fn capture_region(&self) -> Option<cc_protocol::Rect> {
+        match &self.typed {
+            Typed::ScreenCapture(a) => a.region_rect(),
+            _ => None,
+        }
     }
 
     /// The tool called.
@@ -209,10 +279,12 @@ impl ToolCall {
     pub(crate) fn built(b: Built, config: &Value) -> Result<ToolCall, CallError> {
         let def = b.typed.def();
         let args = validate_args(def, &b.args, config).map_err(CallError::Invalid)?;
+        // A built call asks for no observation (its typed arguments hold none).
         Ok(ToolCall {
             def,
             args,
             typed: b.typed,
+            observe: None,
         })
     }
 
@@ -264,6 +336,7 @@ impl ToolCall {
             def: typed.def(),
             args: json!({"items": shown, "continue_on_error": false, "gap_ms": gap_ms}),
             typed,
+            observe: None,
         })
     }
 }
@@ -315,6 +388,28 @@ mod tests {
         let one = call("pointer.click", json!(null));
         assert_eq!(one.calls().len(), 1);
         assert_eq!(one.target(), Some(Target::Points(Vec::new())));
+    }
+
+    /// An action's `observe` is typed with it, each observation its own tool's call
+    /// with that tool's defaults: nothing is parsed when the observation is taken.
+    #[test]
+    fn an_observation_is_typed_with_its_action() {
+        let click = call(
+            "pointer.click",
+            json!({"x": 1, "y": 2, "observe": {
+                "capture": {"region": {"x": 5, "y": 6, "width": 7, "height": 8}},
+                "settle_ms": 0
+            }}),
+        );
+        let obs = click.observation().expect("observe was given");
+        let capture = obs.capture.as_ref().expect("a capture was asked for");
+        assert_eq!(capture.name(), "screen.capture");
+        assert_eq!(capture.args()["scale"], 1.0, "screen.capture's defaults");
+        let rect = capture.capture_region().unwrap();
+        assert_eq!((rect.x, rect.y, rect.width, rect.height), (5, 6, 7, 8));
+        assert!(obs.snapshot.is_none());
+        assert_eq!((obs.settle_ms, obs.settle_timeout_ms), (0, 2_000));
+        assert!(call("pointer.click", json!({})).observation().is_none());
     }
 
     /// A built call is checked like a caller's and keeps its typed arguments: its

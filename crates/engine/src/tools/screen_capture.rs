@@ -78,6 +78,18 @@ pub(crate) struct Args {
 }
 
 impl Args {
+    /// The canvas rectangle it asks for, when it names one that a [`Rect`] holds.
+    pub(crate) fn region_rect(&self) -> Option<Rect> {
+        let r = self.region?;
+        let n = |v: i64| i32::try_from(v).ok();
+        Some(Rect {
+            x: n(r.x)?,
+            y: n(r.y)?,
+            width: n(r.width)?,
+            height: n(r.height)?,
+        })
+    }
+
     /// A capture of `region` (the whole screen when `None`) at `size` × `scale`
     /// within `fit`, always with an image (a vocabulary's screenshot has no
     /// "unchanged" answer); format, quality and grayscale as the session's config
