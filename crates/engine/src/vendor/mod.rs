@@ -42,6 +42,7 @@ pub struct Vocabulary {
     pub name: &'static str,
     /// Whose models speak it.
     pub vendor: &'static str,
+    /// One line for `tools.list`, the manifest and MCP.
     pub summary: &'static str,
     /// The JSON Schema of its arguments (the vendor's own call shape).
     pub schema: fn() -> Value,
