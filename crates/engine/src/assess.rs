@@ -78,12 +78,15 @@ pub struct Declared {
 /// One call, judged.
 #[derive(Debug, Clone)]
 pub struct Item {
+    /// The tool called (its facts decide how the call is judged).
     pub tool: &'static ToolDef,
     /// The call itself, typed.
     pub call: ToolCall,
+    /// Its risk after the arguments and the desktop's facts are considered.
     pub risk: Risk,
     /// The rules that matched it.
     pub verdict: Verdict,
+    /// Where it lands, as window and point rules judge it.
     pub landing: Landing,
     /// Elements it names that were not found when it was judged (see [`Facts`]).
     pub unplaced: Vec<ElementTarget>,
@@ -102,6 +105,7 @@ pub struct Item {
 /// One action (one call, or a batch and its items), judged.
 #[derive(Debug, Clone)]
 pub struct Assessment {
+    /// The tool called (`batch.execute` for a batch).
     pub tool: &'static ToolDef,
     /// `[the call]`, or each item of a batch.
     pub items: Vec<Item>,
@@ -328,11 +332,22 @@ fn redact_all_text(def: &ToolDef, shown: &mut Value) {
 pub enum Outcome {
     /// A deny rule matched (`rule`), or a built-in rule, or allowlist mode and nothing
     /// listed it (`None`).
-    Deny { rule: Option<usize>, reason: String },
+    Deny {
+        /// The deny rule's index in `safety.rules`, `None` for a built-in one.
+        rule: Option<usize>,
+        /// Why, in words for the caller and the operator.
+        reason: String,
+    },
     /// A confirm rule matched, or the risk reaches `confirm_threshold`.
-    Confirm { reason: String },
+    Confirm {
+        /// Why a person must answer, shown on the confirmation card.
+        reason: String,
+    },
     /// Nothing stops it.
-    Allow { reason: String },
+    Allow {
+        /// Why it may run (a rule or the risk), for the preview.
+        reason: String,
+    },
 }
 
 /// Deny wins, then confirm (a rule, or the risk threshold: an allow never exempts a

@@ -19,16 +19,34 @@ use serde_json::json;
 #[derive(Debug, Clone, PartialEq)]
 pub enum Progress {
     /// `keyboard.type`: characters sent of the text's total.
-    Typed { chars: u64, total: u64 },
+    Typed {
+        /// Characters sent.
+        chars: u64,
+        /// Characters in the text.
+        total: u64,
+    },
     /// `wait.for`: milliseconds waited of the timeout.
-    Waited { elapsed_ms: u64, timeout_ms: u64 },
+    Waited {
+        /// Milliseconds waited so far.
+        elapsed_ms: u64,
+        /// The wait's timeout.
+        timeout_ms: u64,
+    },
     /// `batch.execute`: items finished of the batch's total.
-    Items { done: u64, total: u64 },
+    Items {
+        /// Items finished.
+        done: u64,
+        /// Items in the batch.
+        total: u64,
+    },
     /// A vendor vocabulary's call waits for a person to answer confirmation
     /// `request_id`: milliseconds waited of the confirmation's timeout.
     Confirming {
+        /// The pending confirmation (what the operator answers).
         request_id: String,
+        /// Milliseconds waited so far.
         waited_ms: u64,
+        /// The confirmation's timeout.
         timeout_ms: u64,
     },
 }

@@ -598,6 +598,23 @@ impl Engine {
                 ),
             );
         };
+        let make = |config: &ConfigStack| {
+            ToolCall::parse(def, arguments, config.value()).map_err(ToolError::from)
+        };
+        self.submit(def.name, started, make, (approved, must_confirm), call)
+    }
+
+    /// Makes a call under the session's config (`make`: the one step that turns what
+    /// a caller gave into a [`ToolCall`]) and runs it through the gate on the worker,
+    /// answering its envelope. `tool` names it in the envelope of a refusal.
+    pub(crate) fn submit(
+        &self,
+        tool: &'static str,
+        started: Instant,
+        make: impl FnOnce(&ConfigStack) -> Result<ToolCall, ToolError>,
+        (approved, must_confirm): (Option<Approval>, Option<String>),
+        call: CallControl,
+    ) -> Envelope {
         let (config, epoch) = {
             let g = self.core.lock();
             match g.session.as_ref() {
@@ -616,9 +633,9 @@ impl Engine {
                 }
             }
         };
-        let tool_call = match ToolCall::parse(def, arguments, config.value()) {
+        let tool_call = match make(&config) {
             Ok(c) => c,
-            Err(e) => return self.core.err(tool, started, e.into()),
+            Err(e) => return self.core.err(tool, started, e),
         };
         let (tx, rx) = channel();
         let reply = Reply::new(tx);
@@ -626,10 +643,10 @@ impl Engine {
             let mut g = self.core.lock();
             if g.epoch != epoch {
                 drop(g);
-                return self.refuse_stopping(def.name);
+                return self.refuse_stopping(tool);
             }
             g.queued.push(Queued {
-                tool: def.name.to_string(),
+                tool: tool.to_string(),
                 reply: reply.clone(),
             });
         }

@@ -114,11 +114,15 @@ pub struct Subscription {
 /// Counters for `/health`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct BusStats {
+    /// Events in the replay ring.
     pub buffered: usize,
     /// Bytes of JSON in the replay ring.
     pub buffered_bytes: usize,
+    /// Subscribers connected now.
     pub subscribers: usize,
+    /// Events a slow subscriber lost since the server started.
     pub dropped: u64,
+    /// The sequence number of the latest event.
     pub last_seq: u64,
 }
 

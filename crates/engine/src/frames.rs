@@ -9,12 +9,15 @@ use cc_protocol::{ErrorCode, Rect, ToolError};
 /// console can show what the model is looking at (HTTP `GET /frame`).
 #[derive(Debug, Clone)]
 pub struct Shot {
+    /// The frame number the agent cites back (`stale_frame` checks it).
     pub frame: u64,
     /// MIME type of `bytes` (`image/png`, `image/jpeg`, `image/webp`).
     pub mime: &'static str,
+    /// The encoded image, shared rather than copied per reader.
     pub bytes: Arc<[u8]>,
-    /// Image size in pixels.
+    /// Image width in pixels.
     pub width: u32,
+    /// Image height in pixels.
     pub height: u32,
     /// The canvas rectangle the image shows.
     pub region: Rect,

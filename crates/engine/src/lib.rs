@@ -12,6 +12,7 @@
 //! [`encode`] (the image codecs, for benchmarks and drivers' tests); the vendors'
 //! vocabularies ([`vocabularies`]), served over `tools.call` and MCP. Everything else is
 //! private to the engine.
+#![warn(missing_docs)]
 
 mod approval;
 pub mod assess;

@@ -66,8 +66,11 @@ pub struct Policy {
 pub struct Verdict {
     /// A built-in rule denies it: the action lands on the operator console.
     pub console: bool,
+    /// The first deny rule that matched.
     pub deny: Option<usize>,
+    /// The first confirm rule that matched.
     pub confirm: Option<usize>,
+    /// The first allow rule that matched (what allowlist mode asks for).
     pub allow: Option<usize>,
 }
 

@@ -4,7 +4,7 @@
 
 use cc_desktop::RawNode;
 use cc_protocol::{Role, StateFlag};
-use serde::Deserialize;
+use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
 
 use crate::coords::Canvas;
@@ -12,27 +12,33 @@ use crate::snapshot::{Entry, element_ref};
 use crate::spec::{Field, Ty};
 
 /// What an element must be to match. Every given member must hold.
-#[derive(Debug, Clone, Default, PartialEq, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Deserialize, Serialize)]
 pub struct Selector {
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub role: Option<Role>,
     /// The whole name, ignoring case and surrounding spaces.
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub name: Option<String>,
     /// Part of the name, ignoring case.
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub name_contains: Option<String>,
     /// Part of the name or the value (an edit's text, a label's), ignoring case.
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub text: Option<String>,
     /// States the element has (all of them).
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub states: Vec<StateFlag>,
     /// States the element does not have (none of them).
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub not_states: Vec<StateFlag>,
     /// Only inside this top-level window (an id of `window.list`).
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub window: Option<u64>,
     /// Match elements without the `visible` state too.
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub include_hidden: bool,
     /// Which match to take, in document order, when several match on purpose.
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub index: Option<usize>,
 }
 

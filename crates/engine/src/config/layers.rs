@@ -12,7 +12,9 @@ use crate::spec::{Issue, Ty, ValidateMode, validate};
 /// Why a config layer was refused; carries every issue.
 #[derive(Debug, Clone, PartialEq)]
 pub struct ConfigError {
+    /// One line for the caller.
     pub message: String,
+    /// Every problem, by config path.
     pub issues: Vec<Issue>,
 }
 

@@ -27,6 +27,7 @@ pub enum Format {
     Auto,
     /// Lossless: a palette PNG when the frame has at most 256 colours, else RGB.
     Png,
+    /// Lossy, for photographic content.
     Jpeg,
     /// Lossless WebP.
     Webp,
@@ -73,6 +74,7 @@ pub const AUTO_MAX_MSE: f64 = 30.0;
 pub struct Encoded {
     /// The format of `bytes` (never `Auto`).
     pub format: Format,
+    /// The encoded image.
     pub bytes: Vec<u8>,
     /// Colours in the PNG's palette, when it has one.
     pub palette: Option<usize>,
@@ -83,9 +85,13 @@ pub struct Encoded {
 /// Pixels ready to encode: RGB, or one luma byte per pixel (borrowed: encoding never
 /// needs its own copy of a frame).
 pub struct Pixels<'a> {
+    /// Width in pixels.
     pub width: u32,
+    /// Height in pixels.
     pub height: u32,
+    /// One luma byte per pixel rather than three RGB bytes.
     pub gray: bool,
+    /// The pixels, row by row, without padding.
     pub data: &'a [u8],
 }
 

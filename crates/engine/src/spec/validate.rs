@@ -10,7 +10,9 @@ use cc_protocol::{ErrorCode, Key, ToolError};
 /// One problem: where (`from.x`, `keys[1]`) and what.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct Issue {
+    /// Where, as a path into the value (`items[0].arguments.x`).
     pub path: String,
+    /// What is wrong there.
     pub message: String,
 }
 

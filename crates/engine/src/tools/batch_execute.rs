@@ -10,6 +10,9 @@ use super::table::find;
 use crate::spec::{Field, Issue, Ty};
 
 /// Checks every item against its own tool and stores its normalized arguments.
+/// The most calls one batch holds.
+pub(crate) const MAX_ITEMS: usize = 100;
+
 fn items(c: &mut Checked<'_>) {
     let config = c.config;
     match c
@@ -73,16 +76,21 @@ fn check_item(
     match validate(item_def, &item_args, config) {
         Ok(norm) => Some(norm),
         Err(sub) => {
-            issues.extend(sub.into_iter().map(|s| Issue {
-                path: if s.path == "$" {
-                    format!("items[{i}].arguments")
-                } else {
-                    format!("items[{i}].arguments.{}", s.path)
-                },
-                message: s.message,
-            }));
+            issues.extend(sub.into_iter().map(|s| item_issue(i, s)));
             None
         }
+    }
+}
+
+/// A problem with item `i`'s arguments, as the batch reports it.
+pub(crate) fn item_issue(i: usize, s: Issue) -> Issue {
+    Issue {
+        path: if s.path == "$" {
+            format!("items[{i}].arguments")
+        } else {
+            format!("items[{i}].arguments.{}", s.path)
+        },
+        message: s.message,
     }
 }
 
@@ -114,7 +122,7 @@ pub(crate) fn def() -> ToolDef {
         params: Ty::Object(vec![
             Field::req(
                 "items",
-                Ty::list(batch_item, 1, Some(100)),
+                Ty::list(batch_item, 1, Some(MAX_ITEMS)),
                 "the calls, in order",
             ),
             Field::def(

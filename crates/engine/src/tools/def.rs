@@ -17,12 +17,19 @@ use crate::spec::{Issue, Ty};
 /// What a tool needs from the backend (for `tools.list`'s `available`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Needs {
+    /// Runs on any desktop.
     Nothing,
+    /// Screen capture.
     Capture,
+    /// Synthetic pointer and keyboard input.
     Input,
+    /// An accessibility tree (AT-SPI on Linux).
     Accessibility,
+    /// A list of windows.
     Windows,
+    /// The clipboard.
     Clipboard,
+    /// Starting programs.
     Launch,
 }
 
@@ -109,7 +116,9 @@ pub enum Target {
     /// aimed at an element): each judged like the point it resolves to, the plain
     /// ones placed relative to `window` when the call names one.
     Aimed {
+        /// The window the plain points are relative to, when the call names one.
         window: Option<u64>,
+        /// The points, in order (a drag's from and to).
         spots: Vec<Spot>,
     },
 }
@@ -128,7 +137,12 @@ pub enum Spot {
 #[derive(Debug, Clone, PartialEq)]
 pub enum ElementTarget {
     /// A node of a snapshot (only the latest one's may be acted on).
-    Node { snapshot_id: String, node_id: u32 },
+    Node {
+        /// The snapshot the node is of.
+        snapshot_id: String,
+        /// The node's id in that snapshot.
+        node_id: u32,
+    },
     /// A stable element reference, valid while the element lives.
     Ref(String),
     /// Whatever single element of the live tree matches.
@@ -270,6 +284,7 @@ pub struct ToolDef {
     /// Whether the focus may be elsewhere afterwards (a later batch item's text is then
     /// redacted whole: the field it will type into is not known yet).
     pub moves_focus: bool,
+    /// What it lands on, whatever its arguments.
     pub lands: Lands,
     /// The members of its result, documented for MCP output schemas.
     pub outputs: &'static [(&'static str, &'static str)],

@@ -5,7 +5,7 @@
 
 use cc_desktop::ElementInfo;
 use cc_protocol::{ErrorCode, ToolError};
-use serde::Deserialize;
+use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
 
 use super::def::{Checked, ElementTarget, Target};
@@ -15,12 +15,15 @@ use crate::snapshot::Entry;
 use crate::spec::{Field, Ty};
 
 /// The element arguments, flattened into a tool's own.
-#[derive(Debug, Clone, Deserialize)]
+#[derive(Debug, Clone, Deserialize, Serialize)]
 pub(crate) struct ElementArg {
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub snapshot_id: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub node_id: Option<u32>,
-    #[serde(rename = "ref")]
+    #[serde(rename = "ref", skip_serializing_if = "Option::is_none")]
     pub element_ref: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub selector: Option<Selector>,
 }
 

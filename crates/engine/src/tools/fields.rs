@@ -2,7 +2,7 @@
 
 use cc_desktop::Button;
 use cc_protocol::Key;
-use serde::{Deserialize, Deserializer};
+use serde::{Deserialize, Deserializer, Serialize, Serializer};
 use serde_json::{Value, json};
 
 use cc_protocol::ToolError;
@@ -59,12 +59,15 @@ pub(crate) fn button() -> Field {
     )
 }
 
+/// How long a button stays down unless a call says otherwise.
+pub(crate) const HOLD_MS: u64 = 0;
+
 /// How long a button stays down.
 pub(crate) fn hold() -> Field {
     Field::def(
         "hold_ms",
         Ty::int(0, 10_000),
-        json!(0),
+        json!(HOLD_MS),
         "how long the button stays down",
     )
 }
@@ -85,6 +88,34 @@ pub(crate) fn held_keys<'de, D: Deserializer<'de>>(d: D) -> Result<Vec<Key>, D::
         .iter()
         .map(|n| Key::parse(n).map_err(serde::de::Error::custom))
         .collect()
+}
+
+/// Keys as their canonical names, the form validation leaves them in.
+pub(crate) fn key_names<S: Serializer>(keys: &[Key], s: S) -> Result<S::Ok, S::Error> {
+    s.collect_seq(keys.iter().map(Key::name))
+}
+
+/// One key as its canonical name.
+pub(crate) fn key_name<S: Serializer>(key: &Key, s: S) -> Result<S::Ok, S::Error> {
+    s.serialize_str(&key.name())
+}
+
+/// A coordinate as a caller would write it: a whole number without a fraction, so a
+/// built call reads as the same call sent over the wire.
+pub(crate) fn coordinate<S: Serializer>(v: &f64, s: S) -> Result<S::Ok, S::Error> {
+    if v.fract() == 0.0 && v.abs() < 1e15 {
+        s.serialize_i64(*v as i64)
+    } else {
+        s.serialize_f64(*v)
+    }
+}
+
+/// [`coordinate`] for an optional one (skipped when absent).
+pub(crate) fn opt_coordinate<S: Serializer>(v: &Option<f64>, s: S) -> Result<S::Ok, S::Error> {
+    match v {
+        Some(v) => coordinate(v, s),
+        None => s.serialize_none(),
+    }
 }
 
 /// A window id of `window.list`.
@@ -161,15 +192,35 @@ fn point_or_element(c: &mut Checked<'_>, required: bool) {
 /// Where a pointer tool acts, flattened into its arguments: a point (`x` with `y`,
 /// maybe relative to a window), the centre of an `element`, or neither (where the
 /// pointer is).
-#[derive(Debug, Clone, Deserialize)]
+#[derive(Debug, Clone, Deserialize, Serialize)]
 pub(crate) struct At {
+    #[serde(
+        skip_serializing_if = "Option::is_none",
+        serialize_with = "opt_coordinate"
+    )]
     x: Option<f64>,
+    #[serde(
+        skip_serializing_if = "Option::is_none",
+        serialize_with = "opt_coordinate"
+    )]
     y: Option<f64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
     window: Option<u64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
     element: Option<ElementArg>,
 }
 
 impl At {
+    /// A canvas point, or where the pointer is (`None`): how a vocabulary aims.
+    pub fn canvas(point: Option<(i64, i64)>) -> At {
+        At {
+            x: point.map(|p| p.0 as f64),
+            y: point.map(|p| p.1 as f64),
+            window: None,
+            element: None,
+        }
+    }
+
     /// Where a call at this point lands: an element is judged at the centre it resolves
     /// to, like a point.
     pub fn target(&self) -> Target {
@@ -201,14 +252,25 @@ impl At {
 }
 
 /// A canvas point.
-#[derive(Debug, Clone, Copy, Deserialize)]
+#[derive(Debug, Clone, Copy, Deserialize, Serialize)]
 pub(crate) struct Point {
+    #[serde(serialize_with = "coordinate")]
     pub x: f64,
+    #[serde(serialize_with = "coordinate")]
     pub y: f64,
 }
 
+impl From<(i64, i64)> for Point {
+    fn from((x, y): (i64, i64)) -> Point {
+        Point {
+            x: x as f64,
+            y: y as f64,
+        }
+    }
+}
+
 /// A pointer button, as the spec names them.
-#[derive(Debug, Clone, Copy, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, Serialize)]
 #[serde(rename_all = "lowercase")]
 pub(crate) enum ButtonArg {
     Left,

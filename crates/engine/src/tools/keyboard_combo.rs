@@ -2,18 +2,33 @@
 
 use cc_protocol::keys::{ModifierFamily, Named};
 use cc_protocol::{Key, Risk, ToolError};
-use serde::{Deserialize, Deserializer};
+use serde::{Deserialize, Deserializer, Serialize};
 use serde_json::{Value, json};
 
 use super::def::{Lands, Nature, Needs, Runs, Target, TextEntry, Tool, ToolDef, no_check};
 use super::exec::{Exec, drv};
+use super::fields::key_names;
 use crate::spec::{Field, Ty};
 
-#[derive(Debug, Clone, Deserialize)]
+/// Keys are released at once unless a call holds them.
+const HOLD_MS: u64 = 0;
+
+#[derive(Debug, Clone, Deserialize, Serialize)]
 pub(crate) struct Args {
-    #[serde(deserialize_with = "keys")]
+    #[serde(deserialize_with = "keys", serialize_with = "key_names")]
     keys: Vec<Key>,
     hold_ms: u64,
+}
+
+impl Args {
+    /// `keys` pressed in order, each held `hold_ms` (`None`: released at once) before
+    /// they are released in reverse.
+    pub(crate) fn new(keys: Vec<Key>, hold_ms: Option<u64>) -> Args {
+        Args {
+            keys,
+            hold_ms: hold_ms.unwrap_or(HOLD_MS),
+        }
+    }
 }
 
 fn keys<'de, D: Deserializer<'de>>(d: D) -> Result<Vec<Key>, D::Error> {
@@ -107,7 +122,7 @@ pub(crate) fn def() -> ToolDef {
             Field::def(
                 "hold_ms",
                 Ty::int(0, 300_000),
-                json!(0),
+                json!(HOLD_MS),
                 "how long every key stays down before the release (cut to runtime.max_wait_ms)",
             ),
         ]),

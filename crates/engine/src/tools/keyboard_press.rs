@@ -2,18 +2,25 @@
 
 use cc_protocol::keys::ModifierFamily;
 use cc_protocol::{Key, Risk, ToolError};
-use serde::Deserialize;
+use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
 
 use super::def::{Lands, Nature, Needs, Runs, Target, TextEntry, Tool, ToolDef, no_check};
 use super::exec::{Exec, drv};
-use super::fields::key;
+use super::fields::{key, key_name};
 use crate::spec::{Field, Ty};
 
-#[derive(Debug, Clone, Deserialize)]
+#[derive(Debug, Clone, Deserialize, Serialize)]
 pub(crate) struct Args {
-    #[serde(deserialize_with = "key")]
+    #[serde(deserialize_with = "key", serialize_with = "key_name")]
     key: Key,
+}
+
+impl Args {
+    /// One key, pressed and released.
+    pub(crate) fn new(key: Key) -> Args {
+        Args { key }
+    }
 }
 
 pub(super) struct KeyboardPress;

@@ -3,7 +3,7 @@
 use cc_desktop::Pace;
 use cc_protocol::keys::Named;
 use cc_protocol::{Key, Risk, ToolError};
-use serde::Deserialize;
+use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
 
 use super::def::{Lands, Nature, Needs, Runs, Target, TextEntry, Tool, ToolDef, no_check};
@@ -12,11 +12,25 @@ use super::fields::text;
 use crate::call::Progress;
 use crate::spec::{Field, Ty};
 
-#[derive(Debug, Clone, Deserialize)]
+/// Characters follow each other at once unless a call spaces them.
+const INTERVAL_MS: u64 = 0;
+
+#[derive(Debug, Clone, Deserialize, Serialize)]
 pub(crate) struct Args {
     text: String,
     submit: bool,
     interval_ms: u64,
+}
+
+impl Args {
+    /// `text` typed, then Enter when `submit`.
+    pub(crate) fn new(text: impl Into<String>, submit: bool) -> Args {
+        Args {
+            text: text.into(),
+            submit,
+            interval_ms: INTERVAL_MS,
+        }
+    }
 }
 
 pub(super) struct KeyboardType;
@@ -88,7 +102,7 @@ pub(crate) fn def() -> ToolDef {
             Field::def(
                 "interval_ms",
                 Ty::int(0, 1000),
-                json!(0),
+                json!(INTERVAL_MS),
                 "pause between characters",
             ),
         ]),

@@ -10,7 +10,7 @@ pub use args::validate_args;
 pub(crate) mod def;
 pub(crate) mod element;
 pub(crate) mod exec;
-mod fields;
+pub(crate) mod fields;
 pub(crate) mod observe;
 mod table;
 
@@ -26,7 +26,7 @@ use exec::Exec;
 /// type, so a call is dispatched by a `match` rather than looked up by name.
 macro_rules! table {
     ($($tool:ident :: $Tool:ident),* $(,)?; $batch:ident) => {
-        $(mod $tool;)*
+        $(pub(crate) mod $tool;)*
         mod $batch;
         /// Every tool, in the order of the spec: one line each.
         const TABLE: &[fn() -> ToolDef] = &[$($tool::def,)* $batch::def];
@@ -48,7 +48,24 @@ macro_rules! table {
             }
         })*
 
+        /// Each tool's position in [`TABLE`], so a typed call finds its definition
+        /// without its name.
+        enum Row {
+            $($Tool,)*
+            Batch,
+        }
+
         impl Typed {
+            /// The tool these arguments are for: known from their type, never from a
+            /// name.
+            pub(crate) fn def(&self) -> &'static ToolDef {
+                let at = match self {
+                    $(Typed::$Tool(_) => Row::$Tool,)*
+                    Typed::Batch(_) => Row::Batch,
+                };
+                &tools()[at as usize]
+            }
+
             /// See [`Tool::escalates`]; a batch's items are judged one by one.
             pub(crate) fn escalates(&self) -> bool {
                 match self {

@@ -2,30 +2,56 @@
 //! or where the pointer is.
 
 use cc_protocol::{Risk, ToolError};
-use serde::Deserialize;
+use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
 
 use super::def::{Lands, Nature, Needs, Runs, Target, TextEntry, Tool, ToolDef};
 use super::element;
 use super::exec::{Exec, pointer};
 use super::fields::{
-    At, ButtonArg, aim_or_here, button, frame, held_keys, hold, modifiers, point_fields,
-    relative_to,
+    At, ButtonArg, HOLD_MS, aim_or_here, button, frame, held_keys, hold, key_names, modifiers,
+    point_fields, relative_to,
 };
 use super::keyboard_combo::reaches_shell;
 use cc_protocol::Key;
 use crate::spec::{Field, Ty};
 
-#[derive(Debug, Clone, Deserialize)]
+#[derive(Debug, Clone, Deserialize, Serialize)]
 pub(crate) struct Args {
     #[serde(flatten)]
     at: At,
     button: ButtonArg,
     times: u64,
     hold_ms: u64,
+    #[serde(skip_serializing_if = "Option::is_none")]
     frame: Option<u64>,
-    #[serde(default, deserialize_with = "held_keys")]
+    #[serde(
+        default,
+        deserialize_with = "held_keys",
+        serialize_with = "key_names",
+        skip_serializing_if = "Vec::is_empty"
+    )]
     modifiers: Vec<Key>,
+}
+
+impl Args {
+    /// `times` clicks of `button` at a canvas point (or where the pointer is, `None`)
+    /// with `modifiers` held: a click as a vocabulary asks for one.
+    pub(crate) fn new(
+        at: Option<(i64, i64)>,
+        button: ButtonArg,
+        times: u64,
+        modifiers: Vec<Key>,
+    ) -> Args {
+        Args {
+            at: At::canvas(at),
+            button,
+            times,
+            hold_ms: HOLD_MS,
+            frame: None,
+            modifiers,
+        }
+    }
 }
 
 pub(super) struct PointerClick;

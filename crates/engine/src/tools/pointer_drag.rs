@@ -2,31 +2,46 @@
 //! release.
 
 use cc_protocol::{ErrorCode, Risk, ToolError};
-use serde::Deserialize;
+use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
 
 use super::def::{Checked, Lands, Nature, Needs, Runs, Spot, Target, TextEntry, Tool, ToolDef};
 use super::element::{self, ElementArg};
 use super::exec::{Exec, drv, pointer};
 use super::fields::{
-    ButtonArg, Point, button, frame, held_keys, hold, landing, modifiers, point, relative_to,
+    ButtonArg, HOLD_MS, Point, button, frame, held_keys, hold, key_names, landing, modifiers,
+    point, relative_to,
 };
 use super::keyboard_combo::reaches_shell;
 use cc_protocol::Key;
 use crate::spec::{Field, Ty};
 
-#[derive(Debug, Clone, Deserialize)]
+/// Glides in this many moves unless a call says otherwise.
+const STEPS: u64 = 24;
+
+#[derive(Debug, Clone, Deserialize, Serialize)]
 pub(crate) struct Args {
+    #[serde(skip_serializing_if = "Option::is_none")]
     from: Option<Point>,
+    #[serde(skip_serializing_if = "Option::is_none")]
     to: Option<Point>,
+    #[serde(skip_serializing_if = "Option::is_none")]
     from_element: Option<ElementArg>,
+    #[serde(skip_serializing_if = "Option::is_none")]
     to_element: Option<ElementArg>,
     button: ButtonArg,
     steps: u64,
     hold_ms: u64,
+    #[serde(skip_serializing_if = "Option::is_none")]
     frame: Option<u64>,
-    #[serde(default, deserialize_with = "held_keys")]
+    #[serde(
+        default,
+        deserialize_with = "held_keys",
+        serialize_with = "key_names",
+        skip_serializing_if = "Vec::is_empty"
+    )]
     modifiers: Vec<Key>,
+    #[serde(skip_serializing_if = "Option::is_none")]
     window: Option<u64>,
 }
 
@@ -79,6 +94,25 @@ fn place(
             ErrorCode::InvalidArguments,
             "each end of a drag needs a point or an element",
         )),
+    }
+}
+
+impl Args {
+    /// A left-button drag between two canvas points with `modifiers` held: a drag as a
+    /// vocabulary asks for one.
+    pub(crate) fn between(from: (i64, i64), to: (i64, i64), modifiers: Vec<Key>) -> Args {
+        Args {
+            from: Some(from.into()),
+            to: Some(to.into()),
+            from_element: None,
+            to_element: None,
+            button: ButtonArg::Left,
+            steps: STEPS,
+            hold_ms: HOLD_MS,
+            frame: None,
+            modifiers,
+            window: None,
+        }
     }
 }
 
@@ -176,7 +210,7 @@ pub(crate) fn def() -> ToolDef {
                 "end at the centre of an element instead of to: {ref}, {selector}, or {snapshot_id, node_id}",
             ),
             button(),
-            Field::def("steps", Ty::int(1, 400), json!(24), "intermediate moves"),
+            Field::def("steps", Ty::int(1, 400), json!(STEPS), "intermediate moves"),
             hold(),
             frame(),
             modifiers(),

@@ -2,7 +2,7 @@
 //! straight-line steps.
 
 use cc_protocol::{Risk, ToolError};
-use serde::Deserialize;
+use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
 
 use super::def::{Lands, Nature, Needs, Runs, Target, TextEntry, Tool, ToolDef};
@@ -11,12 +11,27 @@ use super::exec::{Exec, pointer};
 use super::fields::{At, aim, frame, point_fields, relative_to};
 use crate::spec::{Field, Ty};
 
-#[derive(Debug, Clone, Deserialize)]
+/// Moves in one step unless a call asks for more.
+const STEPS: u64 = 1;
+
+#[derive(Debug, Clone, Deserialize, Serialize)]
 pub(crate) struct Args {
     #[serde(flatten)]
     at: At,
     steps: u64,
+    #[serde(skip_serializing_if = "Option::is_none")]
     frame: Option<u64>,
+}
+
+impl Args {
+    /// The pointer to a canvas point in one step: a move as a vocabulary asks for one.
+    pub(crate) fn to(x: i64, y: i64) -> Args {
+        Args {
+            at: At::canvas(Some((x, y))),
+            steps: STEPS,
+            frame: None,
+        }
+    }
 }
 
 pub(super) struct PointerMove;
@@ -46,7 +61,7 @@ impl Tool for PointerMove {
 pub(crate) fn def() -> ToolDef {
     let mut params = point_fields(false);
     params.extend([
-        Field::def("steps", Ty::int(1, 200), json!(1), "intermediate moves"),
+        Field::def("steps", Ty::int(1, 200), json!(STEPS), "intermediate moves"),
         frame(),
         element::field(),
         relative_to(),

@@ -3,14 +3,14 @@
 //! through the gate like everything else, without moving anything.
 
 use cc_protocol::{Risk, ToolError};
-use serde::Deserialize;
+use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
 
 use super::def::{Lands, Nature, Needs, Runs, Target, TextEntry, Tool, ToolDef, no_check};
 use super::exec::{Exec, pointer};
 use crate::spec::Ty;
 
-#[derive(Debug, Clone, Deserialize)]
+#[derive(Debug, Clone, Default, Deserialize, Serialize)]
 pub(crate) struct Args {}
 
 pub(super) struct PointerPosition;

@@ -3,34 +3,63 @@
 
 use cc_desktop::Axis;
 use cc_protocol::{Risk, ToolError};
-use serde::Deserialize;
+use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
 
 use super::def::{Lands, Nature, Needs, Runs, Target, TextEntry, Tool, ToolDef};
 use super::exec::{Exec, drv};
 use super::exec::pointer;
 use super::element;
-use super::fields::{At, aim_or_here, frame, held_keys, modifiers, point_fields, relative_to};
+use super::fields::{
+    At, aim_or_here, frame, held_keys, key_names, modifiers, point_fields, relative_to,
+};
 use super::keyboard_combo::reaches_shell;
 use cc_protocol::Key;
 use crate::spec::{Field, Ty};
 
-#[derive(Debug, Clone, Copy, Deserialize)]
+/// The scroll axis, as the spec names it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, Serialize)]
 #[serde(rename_all = "lowercase")]
-enum AxisArg {
+pub(crate) enum AxisArg {
     Vertical,
     Horizontal,
 }
 
-#[derive(Debug, Clone, Deserialize)]
+#[derive(Debug, Clone, Deserialize, Serialize)]
 pub(crate) struct Args {
     axis: AxisArg,
     amount: i64,
     #[serde(flatten)]
     at: At,
+    #[serde(skip_serializing_if = "Option::is_none")]
     frame: Option<u64>,
-    #[serde(default, deserialize_with = "held_keys")]
+    #[serde(
+        default,
+        deserialize_with = "held_keys",
+        serialize_with = "key_names",
+        skip_serializing_if = "Vec::is_empty"
+    )]
     modifiers: Vec<Key>,
+}
+
+impl Args {
+    /// `amount` notches on `axis` (positive is up or right) at a canvas point, or
+    /// where the pointer is, with `modifiers` held: a scroll as a vocabulary asks for
+    /// one.
+    pub(crate) fn new(
+        axis: AxisArg,
+        amount: i64,
+        at: Option<(i64, i64)>,
+        modifiers: Vec<Key>,
+    ) -> Args {
+        Args {
+            axis,
+            amount,
+            at: At::canvas(at),
+            frame: None,
+            modifiers,
+        }
+    }
 }
 
 pub(super) struct PointerScroll;

@@ -13,17 +13,18 @@ use crate::changes::{Fingerprint, changed_boxes};
 use crate::encode::{data_url, encode_resized};
 use crate::frames::Seen;
 
-use serde::Deserialize;
+use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
 
 use super::def::{Checked, Lands, Nature, Needs, Runs, Target, TextEntry, Tool, ToolDef};
 use super::exec::Exec;
 use super::fields::window_id;
 use crate::encode::{Fit, Format};
+use crate::config::Config;
 use crate::spec::{Field, Ty};
 
 /// A canvas rectangle.
-#[derive(Debug, Clone, Copy, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, Serialize)]
 pub(crate) struct Region {
     pub x: i64,
     pub y: i64,
@@ -32,7 +33,7 @@ pub(crate) struct Region {
 }
 
 /// What the image's pixels are measured against.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, Serialize)]
 #[serde(rename_all = "lowercase")]
 pub(crate) enum Size {
     /// Canvas units × `scale`, then within `max_edge` and `max_pixels`.
@@ -54,17 +55,22 @@ impl Size {
     }
 }
 
-#[derive(Debug, Clone, Deserialize)]
+#[derive(Debug, Clone, Deserialize, Serialize)]
 pub(crate) struct Args {
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub region: Option<Region>,
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub display: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub window: Option<u64>,
-    #[serde(deserialize_with = "format")]
+    #[serde(deserialize_with = "format", serialize_with = "format_name")]
     pub format: Format,
     pub quality: u8,
     pub size: Size,
     pub scale: f64,
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub max_edge: Option<u32>,
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub max_pixels: Option<u64>,
     pub grayscale: bool,
     pub if_changed: bool,
@@ -72,6 +78,47 @@ pub(crate) struct Args {
 }
 
 impl Args {
+    /// The canvas rectangle it asks for, when it names one that a [`Rect`] holds.
+    pub(crate) fn region_rect(&self) -> Option<Rect> {
+        let r = self.region?;
+        let n = |v: i64| i32::try_from(v).ok();
+        Some(Rect {
+            x: n(r.x)?,
+            y: n(r.y)?,
+            width: n(r.width)?,
+            height: n(r.height)?,
+        })
+    }
+
+    /// A capture of `region` (the whole screen when `None`) at `size` × `scale`
+    /// within `fit`, always with an image (a vocabulary's screenshot has no
+    /// "unchanged" answer); format, quality and grayscale as the session's config
+    /// says, as they would be for a caller who names none.
+    pub(crate) fn image(
+        config: &Config,
+        region: Option<Region>,
+        size: Size,
+        scale: f64,
+        fit: Option<Fit>,
+    ) -> Args {
+        let c = &config.capture;
+        Args {
+            region,
+            display: None,
+            window: None,
+            // The config's format validated against the same names when it was set.
+            format: Format::parse(&c.default_format).unwrap_or(Format::Auto),
+            quality: c.default_quality,
+            size,
+            scale,
+            max_edge: fit.map(|f| f.max_edge),
+            max_pixels: fit.map(|f| f.max_pixels),
+            grayscale: c.grayscale,
+            if_changed: false,
+            changes: false,
+        }
+    }
+
     /// The limits the image must fit in: those given, else the model's for `size:
     /// model` and none for the full sizes (so a zoom can be native yet bounded).
     pub fn fit(&self) -> Fit {
@@ -84,6 +131,10 @@ impl Args {
             max_pixels: self.max_pixels.unwrap_or(default.max_pixels),
         }
     }
+}
+
+fn format_name<S: serde::Serializer>(f: &Format, s: S) -> Result<S::Ok, S::Error> {
+    s.serialize_str(f.name())
 }
 
 fn format<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Format, D::Error> {

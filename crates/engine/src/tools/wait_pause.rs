@@ -1,16 +1,23 @@
 //! `wait.pause`: let time pass (an animation, a page load), pre-emptibly.
 
 use cc_protocol::{Risk, ToolError};
-use serde::Deserialize;
+use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
 
 use super::def::{Lands, Nature, Needs, Runs, Target, TextEntry, Tool, ToolDef, no_check};
 use super::exec::Exec;
 use crate::spec::{Field, Ty};
 
-#[derive(Debug, Clone, Deserialize)]
+#[derive(Debug, Clone, Deserialize, Serialize)]
 pub(crate) struct Args {
     ms: u64,
+}
+
+impl Args {
+    /// A pause of `ms` milliseconds.
+    pub(crate) fn new(ms: u64) -> Args {
+        Args { ms }
+    }
 }
 
 pub(super) struct WaitPause;

@@ -5,7 +5,7 @@
 //! screenshot space Anthropic's reference fixes ([`Display::anthropic`]), or in the
 //! `display_width_px`×`display_height_px` the caller declares.
 
-use cc_protocol::ToolError;
+use cc_protocol::{Key, ToolError};
 use serde_json::{Value, json};
 
 use super::input::{Input, Read, Refusal, declared_size};
@@ -13,6 +13,13 @@ use super::keys::{chord_call, map_chord};
 use super::run::Ran;
 use super::scaling::Display;
 use super::{Context, Plan, Press, PressChange, Size, Vocabulary, full_capture, region_capture};
+use crate::tools::call::Built;
+use crate::tools::fields::ButtonArg;
+use crate::tools::pointer_scroll::AxisArg;
+use crate::tools::{
+    keyboard_combo, keyboard_type, pointer_click, pointer_drag, pointer_move, pointer_position,
+    pointer_scroll, wait_pause,
+};
 
 pub(super) const VOCABULARY: Vocabulary = Vocabulary {
     name: "anthropic.computer",
@@ -119,8 +126,9 @@ fn required_point(i: &Input<'_>, cx: &Context, name: &str) -> Read<(i64, i64)> {
 }
 
 /// Keys held for one click, drag or scroll: `text` as the docs put them (`shift`,
-/// `ctrl+shift`), or `key` as the 20250124 demo reads them on clicks.
-fn modifiers(i: &Input<'_>) -> Read<Option<Vec<String>>> {
+/// `ctrl+shift`), or `key` as the 20250124 demo reads them on clicks; none when
+/// neither is given.
+fn modifiers(i: &Input<'_>) -> Read<Vec<Key>> {
     let chord = match (i.opt_str("text")?, i.opt_str("key")?) {
         (Some(_), Some(_)) => {
             return Err(Refusal::at(
@@ -130,19 +138,9 @@ fn modifiers(i: &Input<'_>) -> Read<Option<Vec<String>>> {
         }
         (Some(t), None) => ("text", t),
         (None, Some(k)) => ("key", k),
-        (None, None) => return Ok(None),
+        (None, None) => return Ok(Vec::new()),
     };
-    map_chord(chord.1)
-        .map(Some)
-        .map_err(|m| Refusal::at(i.path(chord.0), m))
-}
-
-/// A tool call's arguments with `modifiers` added when there are any.
-fn with_modifiers(mut args: Value, keys: Option<Vec<String>>) -> Value {
-    if let Some(k) = keys {
-        args["modifiers"] = json!(k);
-    }
-    args
+    map_chord(chord.1).map_err(|m| Refusal::at(i.path(chord.0), m))
 }
 
 /// Members an action does not take are refused by name.
@@ -157,7 +155,7 @@ fn only(i: &Input<'_>, action: &str, allowed: &[&str]) -> Read<()> {
 }
 
 /// `key` text: chords separated by spaces (`ctrl+a Delete`), as xdotool reads it.
-fn key_steps(i: &Input<'_>, text: &str, repeat: usize) -> Read<Vec<(&'static str, Value)>> {
+fn key_steps(i: &Input<'_>, text: &str, repeat: usize) -> Read<Vec<Built>> {
     let chords: Vec<&str> = text.split_whitespace().collect();
     if chords.is_empty() {
         return Err(Refusal::at(i.path("text"), "names no key"));
@@ -172,13 +170,8 @@ fn key_steps(i: &Input<'_>, text: &str, repeat: usize) -> Read<Vec<(&'static str
     Ok(steps)
 }
 
-fn click(button: &str, times: u8, at: Option<(i64, i64)>) -> (&'static str, Value) {
-    let mut args = json!({"button": button, "times": times});
-    if let Some((x, y)) = at {
-        args["x"] = json!(x);
-        args["y"] = json!(y);
-    }
-    ("pointer.click", args)
+fn click(button: ButtonArg, times: u64, at: Option<(i64, i64)>, held: Vec<Key>) -> Built {
+    Built::new(pointer_click::Args::new(at, button, times, held))
 }
 
 fn translate(v: &Value, cx: &mut Context) -> Result<Plan, Refusal> {
@@ -218,7 +211,8 @@ fn translate(v: &Value, cx: &mut Context) -> Result<Plan, Refusal> {
         }
         "cursor_position" => {
             only(&i, action, &[])?;
-            plan.steps.push(("pointer.position", json!({})));
+            plan.steps
+                .push(Built::new(pointer_position::Args::default()));
             plan.capture = None;
         }
         "key" => {
@@ -229,19 +223,19 @@ fn translate(v: &Value, cx: &mut Context) -> Result<Plan, Refusal> {
         "hold_key" => {
             only(&i, action, &["text", "duration"])?;
             let keys = map_chord(i.str("text")?).map_err(|m| Refusal::at("text", m))?;
-            let ms = (i.num("duration", 0.0, 300.0)? * 1000.0).round();
+            let ms = (i.num("duration", 0.0, 300.0)? * 1000.0).round() as u64;
             plan.steps
-                .push(("keyboard.combo", json!({"keys": keys, "hold_ms": ms})));
+                .push(Built::new(keyboard_combo::Args::new(keys, Some(ms))));
         }
         "type" => {
             only(&i, action, &["text"])?;
             plan.steps
-                .push(("keyboard.type", json!({"text": i.str("text")?})));
+                .push(Built::new(keyboard_type::Args::new(i.str("text")?, false)));
         }
         "mouse_move" => {
             only(&i, action, &["coordinate"])?;
             let (x, y) = required_point(&i, cx, "coordinate")?;
-            plan.steps.push(("pointer.move", json!({"x": x, "y": y})));
+            plan.steps.push(Built::new(pointer_move::Args::to(x, y)));
             if let Some(p) = cx.pressed {
                 plan.press = Some(PressChange::Set(Press {
                     moved_to: Some((x, y)),
@@ -254,14 +248,13 @@ fn translate(v: &Value, cx: &mut Context) -> Result<Plan, Refusal> {
             let held = modifiers(&i)?;
             let at = point(&i, cx, "coordinate")?;
             let (button, times) = match action {
-                "right_click" => ("right", 1),
-                "middle_click" => ("middle", 1),
-                "double_click" => ("left", 2),
-                "triple_click" => ("left", 3),
-                _ => ("left", 1),
+                "right_click" => (ButtonArg::Right, 1),
+                "middle_click" => (ButtonArg::Middle, 1),
+                "double_click" => (ButtonArg::Left, 2),
+                "triple_click" => (ButtonArg::Left, 3),
+                _ => (ButtonArg::Left, 1),
             };
-            let (tool, args) = click(button, times, at);
-            plan.steps.push((tool, with_modifiers(args, held)));
+            plan.steps.push(click(button, times, at, held));
         }
         "left_click_drag" => {
             only(&i, action, &["start_coordinate", "coordinate", "text"])?;
@@ -273,13 +266,8 @@ fn translate(v: &Value, cx: &mut Context) -> Result<Plan, Refusal> {
                 ));
             };
             let to = required_point(&i, cx, "coordinate")?;
-            plan.steps.push((
-                "pointer.drag",
-                with_modifiers(
-                    json!({"from": {"x": from.0, "y": from.1}, "to": {"x": to.0, "y": to.1}}),
-                    held,
-                ),
-            ));
+            plan.steps
+                .push(Built::new(pointer_drag::Args::between(from, to, held)));
         }
         "left_mouse_down" => {
             only(&i, action, &[])?;
@@ -291,7 +279,8 @@ fn translate(v: &Value, cx: &mut Context) -> Result<Plan, Refusal> {
             }
             // Nothing stays held between two actions: the press is remembered and
             // performed, with its release, by left_mouse_up.
-            plan.steps.push(("pointer.position", json!({})));
+            plan.steps
+                .push(Built::new(pointer_position::Args::default()));
             plan.press_from_step = Some(0);
         }
         "left_mouse_up" => {
@@ -303,11 +292,10 @@ fn translate(v: &Value, cx: &mut Context) -> Result<Plan, Refusal> {
                 ));
             };
             plan.steps.push(match p.moved_to {
-                Some(to) if to != p.at => (
-                    "pointer.drag",
-                    json!({"from": {"x": p.at.0, "y": p.at.1}, "to": {"x": to.0, "y": to.1}}),
-                ),
-                _ => click("left", 1, Some(p.at)),
+                Some(to) if to != p.at => {
+                    Built::new(pointer_drag::Args::between(p.at, to, Vec::new()))
+                }
+                _ => click(ButtonArg::Left, 1, Some(p.at), Vec::new()),
             });
             plan.press = Some(PressChange::Clear);
         }
@@ -327,10 +315,10 @@ fn translate(v: &Value, cx: &mut Context) -> Result<Plan, Refusal> {
                 ));
             }
             let (axis, sign) = match i.str("scroll_direction")? {
-                "up" => ("vertical", 1.0),
-                "down" => ("vertical", -1.0),
-                "left" => ("horizontal", -1.0),
-                "right" => ("horizontal", 1.0),
+                "up" => (AxisArg::Vertical, 1.0),
+                "down" => (AxisArg::Vertical, -1.0),
+                "left" => (AxisArg::Horizontal, -1.0),
+                "right" => (AxisArg::Horizontal, 1.0),
                 _ => {
                     return Err(Refusal::at(
                         "scroll_direction",
@@ -338,18 +326,15 @@ fn translate(v: &Value, cx: &mut Context) -> Result<Plan, Refusal> {
                     ));
                 }
             };
-            let mut args = json!({"axis": axis, "amount": sign * n});
-            if let Some((x, y)) = at {
-                args["x"] = json!(x);
-                args["y"] = json!(y);
-            }
-            plan.steps
-                .push(("pointer.scroll", with_modifiers(args, held)));
+            let amount = (sign * n) as i64;
+            plan.steps.push(Built::new(pointer_scroll::Args::new(
+                axis, amount, at, held,
+            )));
         }
         "wait" => {
             only(&i, action, &["duration"])?;
-            let ms = (i.num("duration", 0.0, 300.0)? * 1000.0).round();
-            plan.steps.push(("wait.pause", json!({"ms": ms})));
+            let ms = (i.num("duration", 0.0, 300.0)? * 1000.0).round() as u64;
+            plan.steps.push(Built::new(wait_pause::Args::new(ms)));
         }
         other => {
             return Err(Refusal::at(

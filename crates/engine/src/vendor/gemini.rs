@@ -9,7 +9,8 @@
 //! desktop's alt+Left and alt+Right. A `safety_decision` of `require_confirmation`
 //! becomes a confirmation a person answers, acknowledged in the response.
 
-use cc_protocol::ToolError;
+use cc_protocol::keys::{Modifier, Named};
+use cc_protocol::{Key, ToolError};
 use serde_json::{Value, json};
 
 use super::input::{Input, Read, Refusal};
@@ -17,6 +18,13 @@ use super::keys::{chord_call, map_chord, map_key};
 use super::run::Ran;
 use super::scaling::{Display, grid_to_canvas};
 use super::{Context, Plan, Press, PressChange, Size, Vocabulary, full_capture};
+use crate::tools::call::Built;
+use crate::tools::fields::ButtonArg;
+use crate::tools::pointer_scroll::AxisArg;
+use crate::tools::{
+    keyboard_combo, keyboard_press, keyboard_type, pointer_click, pointer_drag, pointer_move,
+    pointer_scroll, wait_pause,
+};
 
 pub(super) const VOCABULARY: Vocabulary = Vocabulary {
     name: "gemini.computer",
@@ -150,18 +158,25 @@ fn grid_point(a: &Input<'_>, d: &Display, xn: &str, yn: &str) -> Read<(i64, i64)
     Ok((cx, cy))
 }
 
-fn click(x: i64, y: i64, button: &str, times: u8) -> (&'static str, Value) {
-    (
-        "pointer.click",
-        json!({"x": x, "y": y, "button": button, "times": times}),
-    )
+fn click(x: i64, y: i64, button: ButtonArg, times: u64) -> Built {
+    Built::new(pointer_click::Args::new(
+        Some((x, y)),
+        button,
+        times,
+        Vec::new(),
+    ))
 }
 
-fn drag(from: (i64, i64), to: (i64, i64)) -> (&'static str, Value) {
-    (
-        "pointer.drag",
-        json!({"from": {"x": from.0, "y": from.1}, "to": {"x": to.0, "y": to.1}}),
-    )
+fn drag(from: (i64, i64), to: (i64, i64)) -> Built {
+    Built::new(pointer_drag::Args::between(from, to, Vec::new()))
+}
+
+fn key_press(key: Key) -> Built {
+    Built::new(keyboard_press::Args::new(key))
+}
+
+fn combo(keys: [Key; 2]) -> Built {
+    Built::new(keyboard_combo::Args::new(keys.to_vec(), None))
 }
 
 fn notches(px: f64) -> f64 {
@@ -169,17 +184,12 @@ fn notches(px: f64) -> f64 {
 }
 
 /// A scroll of `px` pixels in `direction` at an optional point.
-fn scroll(
-    direction: &str,
-    px: f64,
-    at: Option<(i64, i64)>,
-    a: &Input<'_>,
-) -> Read<(&'static str, Value)> {
+fn scroll(direction: &str, px: f64, at: Option<(i64, i64)>, a: &Input<'_>) -> Read<Built> {
     let (axis, sign) = match direction {
-        "up" => ("vertical", 1.0),
-        "down" => ("vertical", -1.0),
-        "left" => ("horizontal", -1.0),
-        "right" => ("horizontal", 1.0),
+        "up" => (AxisArg::Vertical, 1.0),
+        "down" => (AxisArg::Vertical, -1.0),
+        "left" => (AxisArg::Horizontal, -1.0),
+        "right" => (AxisArg::Horizontal, 1.0),
         _ => {
             return Err(Refusal::at(
                 a.path("direction"),
@@ -187,12 +197,13 @@ fn scroll(
             ));
         }
     };
-    let mut args = json!({"axis": axis, "amount": sign * notches(px)});
-    if let Some((x, y)) = at {
-        args["x"] = json!(x);
-        args["y"] = json!(y);
-    }
-    Ok(("pointer.scroll", args))
+    let amount = (sign * notches(px)) as i64;
+    Ok(Built::new(pointer_scroll::Args::new(
+        axis,
+        amount,
+        at,
+        Vec::new(),
+    )))
 }
 
 fn refuse_browser(name: &str) -> Refusal {
@@ -215,26 +226,26 @@ fn translate(v: &Value, cx: &mut Context) -> Result<Plan, Refusal> {
     let a = Input::new(args, "args", ARGS)?;
     a.opt_str("intent")?;
     let d = cx.display;
-    let mut steps: Vec<(&'static str, Value)> = Vec::new();
+    let mut steps: Vec<Built> = Vec::new();
     let mut press = None;
     match name {
         "open_web_browser" | "take_screenshot" => {}
         "click_at" | "click" => {
             let (x, y) = grid_point(&a, &d, "x", "y")?;
-            steps.push(click(x, y, "left", 1));
+            steps.push(click(x, y, ButtonArg::Left, 1));
         }
         "double_click" | "triple_click" | "middle_click" | "right_click" => {
             let (x, y) = grid_point(&a, &d, "x", "y")?;
             steps.push(match name {
-                "double_click" => click(x, y, "left", 2),
-                "triple_click" => click(x, y, "left", 3),
-                "middle_click" => click(x, y, "middle", 1),
-                _ => click(x, y, "right", 1),
+                "double_click" => click(x, y, ButtonArg::Left, 2),
+                "triple_click" => click(x, y, ButtonArg::Left, 3),
+                "middle_click" => click(x, y, ButtonArg::Middle, 1),
+                _ => click(x, y, ButtonArg::Right, 1),
             });
         }
         "hover_at" | "move" => {
             let (x, y) = grid_point(&a, &d, "x", "y")?;
-            steps.push(("pointer.move", json!({"x": x, "y": y})));
+            steps.push(Built::new(pointer_move::Args::to(x, y)));
             if let Some(p) = cx.pressed {
                 press = Some(PressChange::Set(Press {
                     moved_to: Some((x, y)),
@@ -249,19 +260,16 @@ fn translate(v: &Value, cx: &mut Context) -> Result<Plan, Refusal> {
             // says true); clear_before_typing defaults to true in both.
             let enter = a.opt_bool("press_enter")?.unwrap_or(false);
             let clear = a.opt_bool("clear_before_typing")?.unwrap_or(true);
-            steps.push(click(x, y, "left", 1));
+            steps.push(click(x, y, ButtonArg::Left, 1));
             if clear {
-                steps.push(("keyboard.combo", json!({"keys": ["ctrl", "a"]})));
-                steps.push(("keyboard.press", json!({"key": "delete"})));
+                steps.push(combo([Key::Modifier(Modifier::Ctrl), Key::Char('a')]));
+                steps.push(key_press(Key::Named(Named::Delete)));
             }
-            steps.push(("keyboard.type", json!({"text": text, "submit": enter})));
+            steps.push(Built::new(keyboard_type::Args::new(text, enter)));
         }
         "type" => {
             let enter = a.opt_bool("press_enter")?.unwrap_or(false);
-            steps.push((
-                "keyboard.type",
-                json!({"text": a.str("text")?, "submit": enter}),
-            ));
+            steps.push(Built::new(keyboard_type::Args::new(a.str("text")?, enter)));
         }
         "key_combination" => {
             let keys = map_chord(a.str("keys")?).map_err(|m| Refusal::at("args.keys", m))?;
@@ -286,13 +294,13 @@ fn translate(v: &Value, cx: &mut Context) -> Result<Plan, Refusal> {
                         .ok_or_else(|| Refusal::at(at.clone(), "must be a string"))
                         .and_then(|s| map_key(s).map_err(|m| Refusal::at(at, m)))
                 })
-                .collect::<Read<Vec<String>>>()?;
+                .collect::<Read<Vec<Key>>>()?;
             steps.push(chord_call(keys));
         }
         "scroll_document" => {
             match a.str("direction")? {
-                "down" => steps.push(("keyboard.press", json!({"key": "pgdn"}))),
-                "up" => steps.push(("keyboard.press", json!({"key": "pgup"}))),
+                "down" => steps.push(key_press(Key::Named(Named::PgDn))),
+                "up" => steps.push(key_press(Key::Named(Named::PgUp))),
                 // The reference scrolls half the viewport's width.
                 dir => steps.push(scroll(dir, f64::from(d.canvas_width) / 2.0, None, &a)?),
             }
@@ -339,7 +347,7 @@ fn translate(v: &Value, cx: &mut Context) -> Result<Plan, Refusal> {
             }
             let at = grid_point(&a, &d, "x", "y")?;
             // Nothing stays held between two calls: mouse_up performs the press.
-            steps.push(("pointer.move", json!({"x": at.0, "y": at.1})));
+            steps.push(Built::new(pointer_move::Args::to(at.0, at.1)));
             press = Some(PressChange::Set(Press { at, moved_to: None }));
         }
         "mouse_up" => {
@@ -355,18 +363,25 @@ fn translate(v: &Value, cx: &mut Context) -> Result<Plan, Refusal> {
                 p.moved_to.unwrap_or(p.at)
             };
             steps.push(if to == p.at {
-                click(p.at.0, p.at.1, "left", 1)
+                click(p.at.0, p.at.1, ButtonArg::Left, 1)
             } else {
                 drag(p.at, to)
             });
             press = Some(PressChange::Clear);
         }
-        "go_back" => steps.push(("keyboard.combo", json!({"keys": ["alt", "left"]}))),
-        "go_forward" => steps.push(("keyboard.combo", json!({"keys": ["alt", "right"]}))),
-        "wait_5_seconds" => steps.push(("wait.pause", json!({"ms": 5000}))),
+        "go_back" => steps.push(combo([
+            Key::Modifier(Modifier::Alt),
+            Key::Named(Named::Left),
+        ])),
+        "go_forward" => steps.push(combo([
+            Key::Modifier(Modifier::Alt),
+            Key::Named(Named::Right),
+        ])),
+        "wait_5_seconds" => steps.push(Built::new(wait_pause::Args::new(5000))),
         "wait" => {
             let s = a.opt_num("seconds", 0.0, 300.0)?.unwrap_or(1.0);
-            steps.push(("wait.pause", json!({"ms": (s * 1000.0).round()})));
+            let ms = (s * 1000.0).round() as u64;
+            steps.push(Built::new(wait_pause::Args::new(ms)));
         }
         "navigate" | "search" => return Err(refuse_browser(name)),
         "key_down" | "key_up" => {

@@ -6,6 +6,9 @@
 
 use cc_protocol::Key;
 
+use crate::tools::call::Built;
+use crate::tools::{keyboard_combo, keyboard_press};
+
 /// Names no alias of [`Key::parse`] covers, lower-case.
 const ALIASES: &[(&str, &str)] = &[
     ("page_up", "pgup"),
@@ -49,8 +52,8 @@ const ALIASES: &[(&str, &str)] = &[
     ("kp_decimal", "numpad_."),
 ];
 
-/// One vendor key name → our canonical name.
-pub(crate) fn map_key(name: &str) -> Result<String, String> {
+/// One vendor key name → our key.
+pub(crate) fn map_key(name: &str) -> Result<Key, String> {
     let lower = name.trim().to_ascii_lowercase();
     let candidates = [
         ALIASES
@@ -67,12 +70,12 @@ pub(crate) fn map_key(name: &str) -> Result<String, String> {
     candidates
         .into_iter()
         .flatten()
-        .find_map(|c| Key::parse(&c).ok().map(|k| k.name()))
+        .find_map(|c| Key::parse(&c).ok())
         .ok_or_else(|| format!("unknown key name {name:?}"))
 }
 
-/// A `+`-joined chord (`ctrl+shift+t`, `Control+A`) → our names, in order.
-pub(crate) fn map_chord(chord: &str) -> Result<Vec<String>, String> {
+/// A `+`-joined chord (`ctrl+shift+t`, `Control+A`) → our keys, in order.
+pub(crate) fn map_chord(chord: &str) -> Result<Vec<Key>, String> {
     let parts = Key::split_combo(chord);
     if parts.is_empty() || parts.iter().any(|p| p.trim().is_empty()) {
         return Err(format!("{chord:?} is not a key or a +-joined chord"));
@@ -82,17 +85,20 @@ pub(crate) fn map_chord(chord: &str) -> Result<Vec<String>, String> {
 
 /// One pressed chord as our tool call: a single key is `keyboard.press`, several are
 /// `keyboard.combo` (pressed in order, released in reverse).
-pub(crate) fn chord_call(keys: Vec<String>) -> (&'static str, serde_json::Value) {
-    if keys.len() == 1 {
-        ("keyboard.press", serde_json::json!({"key": keys[0]}))
-    } else {
-        ("keyboard.combo", serde_json::json!({"keys": keys}))
+pub(crate) fn chord_call(mut keys: Vec<Key>) -> Built {
+    match (keys.pop(), keys.is_empty()) {
+        (Some(key), true) => Built::new(keyboard_press::Args::new(key)),
+        (last, _) => {
+            keys.extend(last);
+            Built::new(keyboard_combo::Args::new(keys, None))
+        }
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use cc_protocol::keys::Modifier;
 
     #[test]
     fn each_vendors_names_map_onto_ours() {
@@ -113,7 +119,11 @@ mod tests {
             ("minus", "-"),
             ("Caps_Lock", "capslock"),
         ] {
-            assert_eq!(map_key(vendor).as_deref(), Ok(ours), "{vendor}");
+            assert_eq!(
+                map_key(vendor).map(|k| k.name()),
+                Ok(ours.to_string()),
+                "{vendor}"
+            );
         }
         assert!(map_key("Hyper_Q").is_err());
         assert!(map_key("").is_err());
@@ -121,17 +131,22 @@ mod tests {
 
     #[test]
     fn chords_split_on_plus() {
-        assert_eq!(map_chord("ctrl+s").unwrap(), ["ctrl", "s"]);
-        assert_eq!(
-            map_chord("Control+Shift+T").unwrap(),
-            ["ctrl", "shift", "t"]
-        );
+        let names =
+            |c: &str| -> Vec<String> { map_chord(c).unwrap().iter().map(Key::name).collect() };
+        assert_eq!(names("ctrl+s"), ["ctrl", "s"]);
+        assert_eq!(names("Control+Shift+T"), ["ctrl", "shift", "t"]);
         assert!(map_chord("ctrl+").is_err());
         assert!(map_chord("ctrl+nosuchkey").is_err());
-        assert_eq!(chord_call(vec!["a".into()]).0, "keyboard.press");
+        let a = chord_call(vec![Key::Char('a')]);
         assert_eq!(
-            chord_call(vec!["ctrl".into(), "a".into()]).0,
-            "keyboard.combo"
+            (a.def().name, a.args()),
+            ("keyboard.press", &serde_json::json!({"key": "a"}))
+        );
+        let ca = chord_call(vec![Key::Modifier(Modifier::Ctrl), Key::Char('a')]);
+        assert_eq!(ca.def().name, "keyboard.combo");
+        assert_eq!(
+            ca.args(),
+            &serde_json::json!({"keys": ["ctrl", "a"], "hold_ms": 0})
         );
     }
 }

@@ -1,8 +1,8 @@
 //! The vendors' computer-use vocabularies (Anthropic's computer tool, OpenAI's
 //! `computer` tool, Gemini's computer use), served in their own argument and result
-//! shapes. A vendor call is only a translation: it becomes our own tools
-//! (`pointer.click`, `keyboard.type`, `screen.capture`, …) run as one `batch.execute`
-//! through [`Engine::run_tool`], so rules, risk, confirmation, the emergency stop,
+//! shapes. A vendor call is only a translation: it becomes our own tools' typed calls
+//! (`pointer_click::Args`, `keyboard_type::Args`, `screen_capture::Args`, …, so a
+//! misspelt tool does not compile) run as one `batch.execute` through the gate, so rules, risk, confirmation, the emergency stop,
 //! standby and governance judge it exactly as they judge a plain call.
 //!
 //! One file per vocabulary (`anthropic.rs`, `openai.rs`, `gemini.rs`) holds its
@@ -24,7 +24,10 @@ use serde_json::{Value, json};
 
 use cc_protocol::ToolError;
 
+use crate::config::Config;
 use crate::encode::Fit;
+use crate::tools::call::Built;
+use crate::tools::screen_capture::{self, Region, Size as CaptureSize};
 
 pub(crate) use input::Refusal;
 use scaling::Display;
@@ -39,6 +42,7 @@ pub struct Vocabulary {
     pub name: &'static str,
     /// Whose models speak it.
     pub vendor: &'static str,
+    /// One line for `tools.list`, the manifest and MCP.
     pub summary: &'static str,
     /// The JSON Schema of its arguments (the vendor's own call shape).
     pub schema: fn() -> Value,
@@ -105,9 +109,9 @@ pub(crate) struct Context {
 /// One vendor call, translated: our tool calls, run in order as one batch.
 #[derive(Debug, Default)]
 pub(crate) struct Plan {
-    pub steps: Vec<(&'static str, Value)>,
-    /// `screen.capture` arguments, run last, when the answer carries the screen.
-    pub capture: Option<Value>,
+    pub steps: Vec<Built>,
+    /// The capture run last, when the answer carries the screen.
+    pub capture: Option<Capture>,
     /// Why a person must confirm it whatever the gate says (a vendor's safety check).
     pub confirm: Option<String>,
     /// The deferred press after this call, when it changes.
@@ -123,24 +127,53 @@ pub(crate) enum PressChange {
     Clear,
 }
 
-/// `screen.capture` arguments for the whole screen in `display`'s space: exactly that
-/// size (not the plain tools' model-sized default), and an image every time (a vendor's
-/// screenshot has no "unchanged" answer).
-pub(crate) fn full_capture(display: &Display) -> Value {
-    json!({"scale": display.scale(), "size": "canvas", "if_changed": false})
+/// The screen a vendor's answer carries. Its format, quality and grayscale are the
+/// session config's, so it becomes a call only where the config is at hand
+/// ([`Capture::call`]).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub(crate) enum Capture {
+    /// The whole screen in the display's space, `scale` × the canvas: exactly that
+    /// size (not the plain tools' model-sized default).
+    Full { scale: f64 },
+    /// A canvas rectangle at the display's own pixels, as Anthropic's reference zooms:
+    /// native when that fits the model's image limits ([`Fit::MODEL`]: 1568 px on the
+    /// long edge, 1.15 megapixels), else the largest image within them, aspect kept.
+    Region(Region),
 }
 
-/// `screen.capture` arguments for a canvas rectangle at the display's own pixels, as
-/// Anthropic's reference zooms: native when that fits the model's image limits
-/// ([`Fit::MODEL`]: 1568 px on the long edge, 1.15 megapixels), else the largest image
-/// within them, aspect kept.
-pub(crate) fn region_capture(x0: i64, y0: i64, x1: i64, y1: i64) -> Value {
-    json!({
-        "region": {"x": x0, "y": y0, "width": x1 - x0, "height": y1 - y0},
-        "size": "native",
-        "max_edge": Fit::MODEL.max_edge,
-        "max_pixels": Fit::MODEL.max_pixels,
-        "if_changed": false,
+impl Capture {
+    /// `screen.capture`'s call for it under `config`, an image every time (a vendor's
+    /// screenshot has no "unchanged" answer).
+    pub(crate) fn call(self, config: &Config) -> Built {
+        Built::new(match self {
+            Capture::Full { scale } => {
+                screen_capture::Args::image(config, None, CaptureSize::Canvas, scale, None)
+            }
+            Capture::Region(r) => screen_capture::Args::image(
+                config,
+                Some(r),
+                CaptureSize::Native,
+                1.0,
+                Some(Fit::MODEL),
+            ),
+        })
+    }
+}
+
+/// The whole screen in `display`'s space.
+pub(crate) fn full_capture(display: &Display) -> Capture {
+    Capture::Full {
+        scale: display.scale(),
+    }
+}
+
+/// The canvas rectangle from (`x0`, `y0`) to (`x1`, `y1`) at the display's own pixels.
+pub(crate) fn region_capture(x0: i64, y0: i64, x1: i64, y1: i64) -> Capture {
+    Capture::Region(Region {
+        x: x0,
+        y: y0,
+        width: x1 - x0,
+        height: y1 - y0,
     })
 }
 
@@ -252,14 +285,19 @@ mod tests {
                 };
                 let plan = (voc.translate)(&ex, &mut cx)
                     .unwrap_or_else(|r| panic!("{} {ex}: {r:?}", voc.name));
-                assert!(plan.capture.is_some(), "{} {ex}", voc.name);
-                // Every step is a valid call of a plain tool.
+                // Every step is a valid call of a plain tool, and what validation
+                // makes of its arguments types to what was built.
                 let config = crate::config::ConfigStack::new();
-                let capture = plan.capture.iter().map(|c| ("screen.capture", c.clone()));
-                for (tool, args) in plan.steps.iter().cloned().chain(capture) {
-                    let def = crate::tools::find(tool).unwrap_or_else(|| panic!("{tool}"));
-                    crate::tools::validate_args(def, &args, config.value())
-                        .unwrap_or_else(|i| panic!("{} {ex}: {tool} {args}: {i:?}", voc.name));
+                let capture = plan.capture.map(|c| c.call(config.config()));
+                assert!(capture.is_some(), "{} {ex}", voc.name);
+                for b in plan.steps.iter().cloned().chain(capture) {
+                    let (def, args) = (b.def(), b.args().clone());
+                    let call =
+                        crate::tools::ToolCall::built(b, config.value()).unwrap_or_else(|e| {
+                            panic!("{} {ex}: {} {args}: {e:?}", voc.name, def.name)
+                        });
+                    crate::tools::ToolCall::typed(def, call.args().clone())
+                        .unwrap_or_else(|e| panic!("{} {ex}: {}: {e}", voc.name, def.name));
                 }
             }
         }

@@ -6,7 +6,7 @@
 //! Pending safety checks become a confirmation a person answers on the operator
 //! channel; once approved they come back as `acknowledged_safety_checks`.
 
-use cc_protocol::ToolError;
+use cc_protocol::{Key, ToolError};
 use serde_json::{Value, json};
 
 use super::input::{Input, Read, Refusal, declared_size};
@@ -14,6 +14,12 @@ use super::keys::{chord_call, map_key};
 use super::run::Ran;
 use super::scaling::Display;
 use super::{Context, Plan, Size, Vocabulary, full_capture};
+use crate::tools::call::Built;
+use crate::tools::fields::ButtonArg;
+use crate::tools::pointer_scroll::AxisArg;
+use crate::tools::{
+    keyboard_type, pointer_click, pointer_drag, pointer_move, pointer_scroll, wait_pause,
+};
 
 pub(super) const VOCABULARY: Vocabulary = Vocabulary {
     name: "openai.computer",
@@ -108,7 +114,7 @@ fn point(a: &Input<'_>, cx: &Context) -> Read<(i64, i64)> {
 }
 
 /// `keys` of a key press, or the modifiers held during a pointer action.
-fn key_list(a: &Input<'_>, required: bool) -> Read<Vec<String>> {
+fn key_list(a: &Input<'_>, required: bool) -> Read<Vec<Key>> {
     let list = match a.raw("keys") {
         None if !required => return Ok(Vec::new()),
         None => return Err(Refusal::at(a.path("keys"), "must list at least one key")),
@@ -129,17 +135,8 @@ fn key_list(a: &Input<'_>, required: bool) -> Read<Vec<String>> {
         .collect()
 }
 
-/// A pointer tool's arguments with the `keys` the model holds during it.
-fn held(a: &Input<'_>, mut args: Value) -> Read<Value> {
-    let keys = key_list(a, false)?;
-    if !keys.is_empty() {
-        args["modifiers"] = json!(keys);
-    }
-    Ok(args)
-}
-
 /// One action → our tool calls.
-fn action(v: &Value, path: &str, cx: &Context, out: &mut Vec<(&'static str, Value)>) -> Read<()> {
+fn action(v: &Value, path: &str, cx: &Context, out: &mut Vec<Built>) -> Read<()> {
     let kind = v["type"].as_str().unwrap_or_default();
     let known: &[&str] = match kind {
         "click" => &["type", "x", "y", "button", "keys"],
@@ -165,9 +162,9 @@ fn action(v: &Value, path: &str, cx: &Context, out: &mut Vec<(&'static str, Valu
         "click" => {
             let (x, y) = point(&a, cx)?;
             let button = match a.opt_str("button")?.unwrap_or("left") {
-                "left" => "left",
-                "right" => "right",
-                "wheel" | "middle" => "middle",
+                "left" => ButtonArg::Left,
+                "right" => ButtonArg::Right,
+                "wheel" | "middle" => ButtonArg::Middle,
                 other => {
                     return Err(Refusal::at(
                         a.path("button"),
@@ -175,13 +172,15 @@ fn action(v: &Value, path: &str, cx: &Context, out: &mut Vec<(&'static str, Valu
                     ));
                 }
             };
-            let args = held(&a, json!({"x": x, "y": y, "button": button}))?;
-            out.push(("pointer.click", args));
+            let held = key_list(&a, false)?;
+            let click = pointer_click::Args::new(Some((x, y)), button, 1, held);
+            out.push(Built::new(click));
         }
         "double_click" => {
             let (x, y) = point(&a, cx)?;
-            let args = held(&a, json!({"x": x, "y": y, "times": 2}))?;
-            out.push(("pointer.click", args));
+            let held = key_list(&a, false)?;
+            let click = pointer_click::Args::new(Some((x, y)), ButtonArg::Left, 2, held);
+            out.push(Built::new(click));
         }
         "move" => {
             if !key_list(&a, false)?.is_empty() {
@@ -191,7 +190,7 @@ fn action(v: &Value, path: &str, cx: &Context, out: &mut Vec<(&'static str, Valu
                 ));
             }
             let (x, y) = point(&a, cx)?;
-            out.push(("pointer.move", json!({"x": x, "y": y})));
+            out.push(Built::new(pointer_move::Args::to(x, y)));
         }
         "drag" => {
             let pts = a
@@ -209,11 +208,8 @@ fn action(v: &Value, path: &str, cx: &Context, out: &mut Vec<(&'static str, Valu
             // Our drag is one press, a straight glide and one release: from the first
             // point to the last (the points between are not visited).
             let (from, to) = (canvas[0], canvas[canvas.len() - 1]);
-            let args = held(
-                &a,
-                json!({"from": {"x": from.0, "y": from.1}, "to": {"x": to.0, "y": to.1}}),
-            )?;
-            out.push(("pointer.drag", args));
+            let held = key_list(&a, false)?;
+            out.push(Built::new(pointer_drag::Args::between(from, to, held)));
         }
         "keypress" => {
             // The SDK calls `keys` a combination: pressed together, released in reverse.
@@ -226,21 +222,27 @@ fn action(v: &Value, path: &str, cx: &Context, out: &mut Vec<(&'static str, Valu
             // Per axis, max(1, |round(d/100)|) notches; positive y scrolls down, and our
             // positive amount scrolls up.
             let notches = |d: f64| ((d / PIXELS_PER_NOTCH).round().abs()).clamp(1.0, 100.0);
+            let held = if dx != 0.0 || dy != 0.0 {
+                key_list(&a, false)?
+            } else {
+                Vec::new()
+            };
+            let scroll = |axis, amount: f64| {
+                let args =
+                    pointer_scroll::Args::new(axis, amount as i64, Some((x, y)), held.clone());
+                Built::new(args)
+            };
             if dy != 0.0 {
-                let amount = -dy.signum() * notches(dy);
-                let args = json!({"x": x, "y": y, "axis": "vertical", "amount": amount});
-                out.push(("pointer.scroll", held(&a, args)?));
+                out.push(scroll(AxisArg::Vertical, -dy.signum() * notches(dy)));
             }
             if dx != 0.0 {
-                let amount = dx.signum() * notches(dx);
-                let args = json!({"x": x, "y": y, "axis": "horizontal", "amount": amount});
-                out.push(("pointer.scroll", held(&a, args)?));
+                out.push(scroll(AxisArg::Horizontal, dx.signum() * notches(dx)));
             }
         }
         "type" => {
-            out.push(("keyboard.type", json!({"text": a.str("text")?})));
+            out.push(Built::new(keyboard_type::Args::new(a.str("text")?, false)));
         }
-        "wait" => out.push(("wait.pause", json!({"ms": WAIT_MS}))),
+        "wait" => out.push(Built::new(wait_pause::Args::new(WAIT_MS))),
         _ => {} // screenshot: the capture closes every call
     }
     Ok(())

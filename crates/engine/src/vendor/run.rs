@@ -12,6 +12,8 @@ use super::scaling::Display;
 use super::{Context, Plan, PressChange, Refusal, Vocabulary};
 use crate::Engine;
 use crate::call::{CallControl, Progress};
+use crate::config::ConfigStack;
+use crate::tools::ToolCall;
 
 /// What the plan's calls answered.
 pub(crate) struct Ran {
@@ -209,24 +211,24 @@ impl Engine {
     fn run_plan(
         &self,
         plan: &Plan,
-        config: &crate::config::ConfigStack,
+        config: &ConfigStack,
         call: &CallControl,
     ) -> Result<Ran, ToolError> {
-        let mut items: Vec<Value> = plan
-            .steps
-            .iter()
-            .map(|(tool, args)| json!({"tool": tool, "arguments": args}))
-            .collect();
-        if let Some(c) = &plan.capture {
-            items.push(json!({"tool": "screen.capture", "arguments": c}));
-        }
         // Subscribed before the call, so the answer to a confirmation cannot slip by.
         let (_, sub) = self.core.bus.subscribe(1024, Some(u64::MAX));
-        let env = self.run_tool_with(
+        // The plan's typed calls become one batch under the session's config as it is
+        // when the batch is queued (the capture takes its format from it).
+        let make = |config: &ConfigStack| {
+            let capture = plan.capture.map(|c| c.call(config.config()));
+            let items = plan.steps.iter().cloned().chain(capture).collect();
+            let gap_ms = config.config().runtime.batch_gap_ms;
+            ToolCall::batch_of(items, gap_ms, config.value()).map_err(ToolError::from)
+        };
+        let env = self.submit(
             crate::tools::batch().name,
-            &json!({"items": items}),
-            None,
-            plan.confirm.clone(),
+            Instant::now(),
+            make,
+            (None, plan.confirm.clone()),
             call.clone(),
         );
         let mut env = serde_json::to_value(&env).unwrap_or(Value::Null);

@@ -14,7 +14,7 @@ use crate::assess::{Assessment, Declared, Outcome, assess, redact_result};
 use crate::config::ConfigStack;
 use crate::gate::{self, Decision, Request};
 use crate::tools::exec::Exec;
-use crate::tools::{ElementTarget, ToolCall, find};
+use crate::tools::{ElementTarget, ToolCall};
 
 impl Worker {
     pub(super) fn action(
@@ -43,7 +43,7 @@ impl Worker {
         };
         let mut assessed = match self.judge(call, config) {
             Ok(a) => a,
-            Err(e) => return self.rejected(tool, started, e, approved),
+            Err(e) => return self.rejected(call, started, e, approved),
         };
         if let Some(why) = must_confirm {
             assessed.require_person(why);
@@ -63,7 +63,7 @@ impl Worker {
             epoch,
         };
         match self.decide(&req) {
-            Decision::Reject(e) => self.rejected(tool, started, e, approved),
+            Decision::Reject(e) => self.rejected(call, started, e, approved),
             Decision::Confirm {
                 request_id,
                 risk,
@@ -129,16 +129,16 @@ impl Worker {
     /// operator-granted action's caller gets the refusal itself.)
     pub(super) fn rejected(
         &self,
-        tool: &str,
+        call: &ToolCall,
         started: Instant,
         e: ToolError,
         approved: Option<&Approval>,
     ) -> Envelope {
-        let env = self.core.err(tool, started, e);
+        let env = self.core.err(call.name(), started, e);
         if approved.is_some_and(Approval::is_confirmation) {
             self.core
                 .bus
-                .emit("action.finished", finished(tool, &env, approved));
+                .emit("action.finished", finished(call, &env, approved));
         }
         env
     }
@@ -187,7 +187,7 @@ impl Worker {
         self.indicate(false);
         // What the caller asked to see after the action, answered with it.
         let result = result.map(|mut v| {
-            if let (Some(seen), Some(m)) = (self.observe(call.args(), epoch), v.as_object_mut()) {
+            if let (Some(seen), Some(m)) = (self.observe(call, epoch), v.as_object_mut()) {
                 m.insert("observation".into(), seen);
             }
             v
@@ -218,7 +218,7 @@ impl Worker {
         );
         self.core
             .bus
-            .emit("action.finished", finished(tool, &env, approved));
+            .emit("action.finished", finished(call, &env, approved));
         env
     }
 }
@@ -237,15 +237,16 @@ pub(super) fn started_payload(tool: &str, shown: &Value, approved: Option<&Appro
 /// `action.finished {tool, ok, duration_ms, error_code, request_id? | grant_id?,
 /// envelope?}`: an action approved by `session.confirm` carries its whole envelope
 /// (nobody else receives it).
-pub(super) fn finished(tool: &str, env: &Envelope, approved: Option<&Approval>) -> Value {
+pub(super) fn finished(call: &ToolCall, env: &Envelope, approved: Option<&Approval>) -> Value {
+    let def = call.def();
     let mut fin = json!({
-        "tool": tool,
+        "tool": def.name,
         "ok": env.ok,
         "duration_ms": env.meta.duration_ms,
         "error_code": env.error_code(),
     });
     // What a revealing tool read, as the operator may see it: redacted, its length.
-    if let (Some(def), Some(result)) = (find(tool), &env.result)
+    if let Some(result) = &env.result
         && def.reveals()
     {
         fin["result"] = redact_result(def, result);
@@ -254,7 +255,7 @@ pub(super) fn finished(tool: &str, env: &Envelope, approved: Option<&Approval>) 
         let (key, id) = a.event_field();
         fin[key] = json!(id);
         if a.is_confirmation() {
-            fin["envelope"] = summarize(env);
+            fin["envelope"] = summarize(call, env);
         }
     }
     fin
@@ -264,24 +265,21 @@ pub(super) fn finished(tool: &str, env: &Envelope, approved: Option<&Approval>) 
 /// it, so an approved capture's image travels here (its secrets were already redacted
 /// by the capture itself when `capture.redact_sensitive` is on). What a revealing tool
 /// read is not: events go to every subscriber, so it is redacted here too, in a
-/// batch's items as well.
-fn summarize(env: &Envelope) -> Value {
+/// batch's items as well (each item's envelope answers the batch's call at its index).
+fn summarize(call: &ToolCall, env: &Envelope) -> Value {
     let mut v = serde_json::to_value(env).unwrap_or(Value::Null);
-    let Some(def) = find(&env.meta.tool) else {
-        return v;
-    };
+    let def = call.def();
     if let Some(r) = v.get_mut("result") {
         if def.reveals() {
             *r = redact_result(def, r);
         } else if def.is_batch()
             && let Some(items) = r.get_mut("items").and_then(Value::as_array_mut)
         {
-            for item in items {
-                let tool = item.pointer("/meta/tool").and_then(Value::as_str);
-                if let Some(d) = tool.and_then(find).filter(|d| d.reveals())
+            for (item, c) in items.iter_mut().zip(call.calls()) {
+                if c.def().reveals()
                     && let Some(ir) = item.get_mut("result")
                 {
-                    *ir = redact_result(d, ir);
+                    *ir = redact_result(c.def(), ir);
                 }
             }
         }

@@ -45,7 +45,7 @@ impl Worker {
                     d.insert("item".into(), json!(i));
                     e.message = format!("item {i}: {}; nothing ran", e.message);
                 }
-                return self.rejected(tool, started, e, approved);
+                return self.rejected(call, started, e, approved);
             }
             Decision::Confirm {
                 request_id,
@@ -96,7 +96,7 @@ impl Worker {
         if approved.is_some() {
             self.core
                 .bus
-                .emit("action.finished", finished(tool, &env, approved));
+                .emit("action.finished", finished(call, &env, approved));
         }
         env
     }

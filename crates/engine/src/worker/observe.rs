@@ -13,27 +13,19 @@ use serde_json::{Value, json};
 use super::Worker;
 use crate::config::ConfigStack;
 use crate::gate::{Decision, Request};
-use crate::tools::call::CallError;
+use crate::tools::ToolCall;
+use crate::tools::call::Observation;
 use crate::tools::exec::Exec;
 use crate::tools::exec::watch::{self, Cond};
-use crate::tools::observe::{ARG, OBSERVERS, Observe};
-use crate::tools::{ToolCall, find};
 
 fn error_json(e: &ToolError) -> Value {
     json!({"error": {"code": e.code, "message": e.message, "data": e.data}})
 }
 
 impl Worker {
-    /// Takes what `args.observe` asks for; `None` when it asks for nothing.
-    pub(super) fn observe(&mut self, args: &Value, epoch: u64) -> Option<Value> {
-        let spec = args.get(ARG).filter(|v| !v.is_null())?;
-        let obs: Observe = match serde_json::from_value(spec.clone()) {
-            Ok(o) => o,
-            Err(e) => {
-                let e = ToolError::new(ErrorCode::InvalidArguments, format!("observe: {e}"));
-                return Some(error_json(&e));
-            }
-        };
+    /// Takes what the call's `observe` asks for; `None` when it asks for nothing.
+    pub(super) fn observe(&mut self, call: &ToolCall, epoch: u64) -> Option<Value> {
+        let obs = call.observation()?;
         let config = self
             .core
             .lock()
@@ -41,14 +33,10 @@ impl Worker {
             .as_ref()
             .map(|s| s.config.clone())?;
         let mut out = serde_json::Map::new();
-        out.insert("settled".into(), self.settle(&obs, &config));
-        for (member, tool) in OBSERVERS {
-            let asked = match member {
-                "capture" => obs.capture.as_ref(),
-                _ => obs.snapshot.as_ref(),
-            };
+        out.insert("settled".into(), self.settle(obs, &config));
+        for (member, asked) in [("capture", &obs.capture), ("snapshot", &obs.snapshot)] {
             if let Some(sub) = asked {
-                let answer = match self.observation(tool, sub, &config, epoch) {
+                let answer = match self.observation(sub, &config, epoch) {
                     Ok(v) => v,
                     Err(e) => error_json(&e),
                 };
@@ -61,7 +49,7 @@ impl Worker {
     /// Waits until the screen (the captured region, when the capture names one) has
     /// been still for `settle_ms`, bounded by `settle_timeout_ms`; says whether it was
     /// and how long it took.
-    fn settle(&mut self, obs: &Observe, config: &Arc<ConfigStack>) -> Value {
+    fn settle(&mut self, obs: &Observation, config: &Arc<ConfigStack>) -> Value {
         if obs.settle_ms == 0 {
             return json!({"stable": true, "waited_ms": 0});
         }
@@ -74,8 +62,7 @@ impl Worker {
         let region = obs
             .capture
             .as_ref()
-            .and_then(|c| c.get("region"))
-            .and_then(|r| serde_json::from_value::<Rect>(r.clone()).ok())
+            .and_then(ToolCall::capture_region)
             .unwrap_or(Rect {
                 x: 0,
                 y: 0,
@@ -99,27 +86,18 @@ impl Worker {
         }
     }
 
-    /// One observation: validated, judged and gated as `tool` itself, then run.
+    /// One observation, typed with its action: judged and gated as its own tool, then
+    /// run.
     fn observation(
         &mut self,
-        tool: &str,
-        sub: &Value,
+        call: &ToolCall,
         config: &Arc<ConfigStack>,
         epoch: u64,
     ) -> Result<Value, ToolError> {
-        let def = find(tool)
-            .ok_or_else(|| ToolError::new(ErrorCode::UnknownTool, format!("no tool {tool}")))?;
-        let call = ToolCall::parse(def, sub, config.value()).map_err(|e| match e {
-            CallError::Invalid(issues) => ToolError::with_data(
-                ErrorCode::InvalidArguments,
-                format!("observe: arguments of {tool} do not validate"),
-                json!({"issues": issues}),
-            ),
-            CallError::Unfit(e) => e,
-        })?;
-        let assessed = self.judge(&call, config.clone())?;
+        let tool = call.name();
+        let assessed = self.judge(call, config.clone())?;
         let req = Request {
-            call: &call,
+            call,
             assessment: &assessed,
             approved: None,
             batch_item: true,
