@@ -6,7 +6,9 @@
 //
 // Env: CC_BASE (the plane, http://127.0.0.1:PORT), CC_OPERATOR_TOKEN, CC_AGENT_TOKEN
 //      (one desk's agent token), CC_DESKS (comma-separated desk names with a governed
-//      action waiting), CHROMIUM (default /usr/bin/chromium).
+//      action waiting), CHROMIUM (default /usr/bin/chromium), CC_STEPS (default
+//      `approve,stop-all`: `approve` alone leaves the desks running), CC_RESOLVE
+//      (`NAME ADDRESS`: the plane's name, for a plane reached by a name DNS does not know).
 'use strict';
 
 const {fail, launch, finish, run} = require('./harness');
@@ -15,13 +17,15 @@ const BASE = process.env.CC_BASE;
 const OPERATOR = process.env.CC_OPERATOR_TOKEN;
 const AGENT = process.env.CC_AGENT_TOKEN;
 const DESKS = (process.env.CC_DESKS || '').split(',').filter(Boolean);
+const STEPS = (process.env.CC_STEPS || 'approve,stop-all').split(',');
+const RESOLVE = process.env.CC_RESOLVE ? [`--host-resolver-rules=MAP ${process.env.CC_RESOLVE}`] : [];
 const T = 20000;
 
 async function main() {
   if (!BASE || !OPERATOR || !AGENT || !DESKS.length) {
     fail('CC_BASE, CC_OPERATOR_TOKEN, CC_AGENT_TOKEN and CC_DESKS are required');
   }
-  const browser = await launch('cc-fleet-chromium-');
+  const browser = await launch('cc-fleet-chromium-', RESOLVE);
   const steps = [];
   const result = {ok: false, steps};
   try {
@@ -57,20 +61,22 @@ async function main() {
     if (!/0 waiting for you/.test(summary)) fail('still waiting: ' + summary);
     steps.push(summary);
 
-    await page.click('#stop-all');
-    await page.waitForFunction(() => /Every desk is stopped with nothing held/.test(document.getElementById('banner').textContent), null, {timeout: T});
-    for (const desk of DESKS) {
-      await page.waitForSelector(`article.desk[data-desk="${desk}"][data-state="stopped"]`, {timeout: T});
+    if (STEPS.includes('stop-all')) {
+      await page.click('#stop-all');
+      await page.waitForFunction(() => /Every desk is stopped with nothing held/.test(document.getElementById('banner').textContent), null, {timeout: T});
+      for (const desk of DESKS) {
+        await page.waitForSelector(`article.desk[data-desk="${desk}"][data-state="stopped"]`, {timeout: T});
+      }
+      steps.push('stop-all: every desk stopped with nothing held');
+      for (const desk of DESKS) {
+        await page.locator(`button[aria-label="Resume ${desk}"]`).click({timeout: T});
+        await page.waitForFunction((sel) => {
+          const c = document.querySelector(sel);
+          return c && c.dataset.state !== 'stopped';
+        }, `article.desk[data-desk="${desk}"]`, {timeout: T});
+      }
+      steps.push('resumed each desk');
     }
-    steps.push('stop-all: every desk stopped with nothing held');
-    for (const desk of DESKS) {
-      await page.locator(`button[aria-label="Resume ${desk}"]`).click({timeout: T});
-      await page.waitForFunction((sel) => {
-        const c = document.querySelector(sel);
-        return c && c.dataset.state !== 'stopped';
-      }, `article.desk[data-desk="${desk}"]`, {timeout: T});
-    }
-    steps.push('resumed each desk');
     result.ok = true;
   } catch (e) {
     result.error = String(e && e.stack || e);

@@ -12,8 +12,9 @@ function fail(msg) {
   throw new Error(msg);
 }
 
-// A headless chromium (CHROMIUM, default /usr/bin/chromium) in a new profile.
-async function launch(prefix) {
+// A headless chromium (CHROMIUM, default /usr/bin/chromium) in a new profile, with
+// `extra` flags (e.g. --host-resolver-rules for a server known by a name only).
+async function launch(prefix, extra = []) {
   const profile = fs.mkdtempSync(path.join(os.tmpdir(), prefix));
   const context = await chromium.launchPersistentContext(profile, {
     executablePath: process.env.CHROMIUM || '/usr/bin/chromium',
@@ -21,6 +22,7 @@ async function launch(prefix) {
     args: [
       '--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run',
       '--disable-background-networking', '--disable-component-update', '--disable-sync',
+      ...extra,
     ],
     viewport: {width: 1440, height: 1000},
   });
