@@ -43,6 +43,8 @@ pub const PLATFORM: Platform = Platform {
     reach: reach::reach_env,
 };
 
+/// The owner reported for clipboard text this driver put there.
+const SELF_OWNER: &str = "computer-control";
 /// How long after `Start` the seat takes to deliver keys: the first key before that is
 /// lost, so a Shift press and release goes first.
 const WARM_UP: Duration = Duration::from_millis(200);
@@ -345,7 +347,8 @@ impl GnomeDesktop {
                     .into(),
             )
         })?;
-        let saved = self.rt.block_on(clip.read()).ok().flatten();
+        // A password manager's copy is never read, so it cannot be offered again.
+        let saved = self.rt.block_on(clip.read()).ok().and_then(|s| s.text);
         let offered = clip.served();
         self.rt.block_on(clip.offer(text))?;
         // Mutter's clipboard manager copies a new selection at once (to keep it after
@@ -612,11 +615,12 @@ impl Driver for GnomeDesktop {
             .clipboard
             .as_ref()
             .ok_or_else(|| DriverError::Unavailable("no remote-desktop clipboard".into()))?;
-        let text = self.rt.block_on(clip.read())?;
+        let sel = self.rt.block_on(clip.read())?;
+        // Mutter does not say which client owns the clipboard, only whether it is ours.
         Ok(ClipboardContent {
-            owner: text.as_ref().map(|_| "gnome".to_string()),
-            text,
-            secret: false,
+            owner: sel.ours.then(|| SELF_OWNER.to_string()),
+            text: sel.text,
+            secret: sel.secret,
         })
     }
 
