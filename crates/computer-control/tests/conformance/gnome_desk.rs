@@ -14,7 +14,6 @@ use std::path::PathBuf;
 use std::process::Command;
 use std::time::Duration;
 
-use cc_desktop::Driver as _;
 use cc_test_kit::gnome::GnomeDesk as Desktop;
 use cc_test_kit::gnome_monitor::VirtualMonitor;
 use serde_json::{Value, json};
@@ -126,11 +125,12 @@ impl Desk for GnomeDesk {
 
     fn assert_nothing_held(&self, oracle: &dyn Oracle, s: &mut Server) {
         // What Mutter was handed before the stop reaches the terminal within moments;
-        // past the terminal's key-repeat delay (600 ms) a held key would have repeated
-        // into the file.
+        // past the desk's key-repeat delay a held key would have repeated into the file.
         std::thread::sleep(Duration::from_millis(300));
         let got = oracle.received(s);
-        std::thread::sleep(Duration::from_millis(1200));
+        std::thread::sleep(Duration::from_millis(
+            u64::from(cc_test_kit::gnome::REPEAT_DELAY_MS) + 500,
+        ));
         assert_eq!(got, oracle.received(s), "the terminal kept receiving keys");
     }
 
@@ -141,33 +141,12 @@ impl Desk for GnomeDesk {
         Some(MonitorChange::right_of_the_first())
     }
 
-    fn minimize(&mut self, window: &Value) -> bool {
-        // The window manager's own way: the window focused, then GNOME's Super+H,
-        // sent by a remote-desktop session of the suite's own.
-        let id = window.as_u64().unwrap_or_else(|| panic!("a window id: {window}"));
-        let mut d = self.desk.driver();
-        d.focus_window(id).expect("focus the window to minimize");
-        std::thread::sleep(Duration::from_millis(300));
-        let keys = [
-            cc_protocol::Key::parse("super").expect("super"),
-            cc_protocol::Key::parse("h").expect("h"),
-        ];
-        for k in keys {
-            d.key(k, true).expect("press");
-        }
-        for k in keys.iter().rev() {
-            d.key(*k, false).expect("release");
-        }
-        drop(d);
-        let shown = || {
-            self.desk
-                .driver()
-                .window_shown(id)
-                .expect("the shell's window list")
-                .is_some()
-        };
-        wait_until("the window minimized", Duration::from_secs(10), || !shown());
-        true
+    fn minimize(&mut self, _: &Value) -> bool {
+        // gtk3-demo shows its demo as a dialog of its main window: Mutter minimizes no
+        // dialog on its own, and activating the main window focuses the dialog again,
+        // so GNOME's own Super+H cannot minimize it (a minimized window's refusal is
+        // the same engine code the X11 desk checks).
+        false
     }
 
     fn clipboard_elsewhere(&mut self, _: &mut Server) -> Option<String> {
@@ -227,9 +206,13 @@ impl Desk for GnomeDesk {
             "keyboard.type",
             json!({"text": format!("echo launched here > '{}'\n", out.display())}),
         );
-        wait_until("the command's file", Duration::from_secs(20), || {
+        let ran = self.desk.try_wait(Duration::from_secs(20), || {
             std::fs::read_to_string(&out).is_ok_and(|t| t == "launched here\n")
         });
+        if !ran {
+            let list = s.ok("window.list", json!({}));
+            panic!("the launched terminal ran nothing: {list}\n{}", self.desk.log());
+        }
     }
 
     fn path(&self, name: &str) -> PathBuf {
