@@ -91,7 +91,10 @@ impl Clipboard {
                     .get("session-is-owner")
                     .and_then(|v| bool::try_from(v).ok())
                     .unwrap_or(false);
-                let offered = opts.get("mime-types").map(|v| strings(v)).unwrap_or_default();
+                let offered = opts
+                    .get("mime-types")
+                    .map(|v| strings(v))
+                    .unwrap_or_default();
                 *types.lock().unwrap_or_else(|e| e.into_inner()) = offered;
                 owned.store(ours, Ordering::SeqCst);
             }

@@ -211,7 +211,10 @@ impl Desk for GnomeDesk {
         });
         if !ran {
             let list = s.ok("window.list", json!({}));
-            panic!("the launched terminal ran nothing: {list}\n{}", self.desk.log());
+            panic!(
+                "the launched terminal ran nothing: {list}\n{}",
+                self.desk.log()
+            );
         }
     }
 
