@@ -43,6 +43,8 @@ pub const PLATFORM: Platform = Platform {
     reach: reach::reach_env,
 };
 
+/// The owner reported for clipboard text this driver put there.
+const SELF_OWNER: &str = "computer-control";
 /// How long after `Start` the seat takes to deliver keys: the first key before that is
 /// lost, so a Shift press and release goes first.
 const WARM_UP: Duration = Duration::from_millis(200);
@@ -301,6 +303,22 @@ impl GnomeDesktop {
         self.rd_call("NotifyKeyboardKeysym", &(sym, down))
     }
 
+    /// Presses and releases `sym` in one burst: the press goes without waiting for
+    /// Mutter's answer, so both reach the shell together. An application repeats a key
+    /// from its press until its release; a release sent only after the press's round
+    /// trip can come later than the repeat delay on a busy shell, and the character is
+    /// typed several times.
+    fn tap(&self, sym: u32) -> Result<(), DriverError> {
+        const METHOD: &str = "NotifyKeyboardKeysym";
+        let s = self.session()?;
+        self.rt
+            .block_on(async {
+                s.rd.call_noreply(METHOD, &(sym, true)).await?;
+                s.rd.call::<_, _, ()>(METHOD, &(sym, false)).await
+            })
+            .map_err(mutter::failed(METHOD))
+    }
+
     /// Reads the layout again; a change re-makes the session (now, or once nothing is
     /// held) so every monitor has its stream.
     fn refresh_layout(&mut self) -> Result<(), DriverError> {
@@ -345,7 +363,8 @@ impl GnomeDesktop {
                     .into(),
             )
         })?;
-        let saved = self.rt.block_on(clip.read()).ok().flatten();
+        // A password manager's copy is never read, so it cannot be offered again.
+        let saved = self.rt.block_on(clip.read()).ok().and_then(|s| s.text);
         let offered = clip.served();
         self.rt.block_on(clip.offer(text))?;
         // Mutter's clipboard manager copies a new selection at once (to keep it after
@@ -356,7 +375,6 @@ impl GnomeDesktop {
         if terminal {
             chord.push(keysyms::SHIFT_L);
         }
-        chord.push(keysyms::V);
         let mut result = Ok(());
         let mut pressed = Vec::new();
         for &k in &chord {
@@ -365,6 +383,10 @@ impl GnomeDesktop {
                 break;
             }
             pressed.push(k);
+        }
+        // V tapped in one burst: a repeated V would paste twice.
+        if result.is_ok() {
+            result = self.tap(keysyms::V);
         }
         for &k in pressed.iter().rev() {
             let r = self.keysym(k, false);
@@ -496,10 +518,7 @@ impl Driver for GnomeDesktop {
 
     fn type_char(&mut self, c: char) -> Result<(), DriverError> {
         match keysyms::typed(c) {
-            Some(sym) => {
-                self.keysym(sym, true)?;
-                self.keysym(sym, false)
-            }
+            Some(sym) => self.tap(sym),
             None if c.is_control() => Err(DriverError::Failed(format!(
                 "no key types the control character {:?}",
                 c
@@ -612,11 +631,12 @@ impl Driver for GnomeDesktop {
             .clipboard
             .as_ref()
             .ok_or_else(|| DriverError::Unavailable("no remote-desktop clipboard".into()))?;
-        let text = self.rt.block_on(clip.read())?;
+        let sel = self.rt.block_on(clip.read())?;
+        // Mutter does not say which client owns the clipboard, only whether it is ours.
         Ok(ClipboardContent {
-            owner: text.as_ref().map(|_| "gnome".to_string()),
-            text,
-            secret: false,
+            owner: sel.ours.then(|| SELF_OWNER.to_string()),
+            text: sel.text,
+            secret: sel.secret,
         })
     }
 

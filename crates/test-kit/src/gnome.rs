@@ -40,6 +40,12 @@ const TOOLS: &[&str] = &[
 /// The Wayland socket the shell is told to create.
 pub const WAYLAND_DISPLAY: &str = "wayland-gnome";
 
+/// The desk's key-repeat delay in milliseconds (GNOME's default is 500). A shell
+/// rendering in software on a loaded machine can stall its main loop between a key's
+/// press and its release for longer than the default, and the application then repeats
+/// the key; a test that looks for a held key waits longer than this.
+pub const REPEAT_DELAY_MS: u32 = 1500;
+
 fn on_path(tool: &str) -> bool {
     std::env::var_os("PATH")
         .is_some_and(|p| std::env::split_paths(&p).any(|d| d.join(tool).is_file()))
@@ -112,6 +118,7 @@ if [ -n "$CC_EXTENSION" ]; then
   gsettings set org.gnome.shell enabled-extensions "['$CC_EXTENSION']"
 fi
 gsettings set org.gnome.desktop.interface enable-animations false || true
+gsettings set org.gnome.desktop.peripherals.keyboard delay "$CC_REPEAT_DELAY" || true
 exec gnome-shell --headless --wayland --no-x11 --wayland-display="$CC_WAYLAND" \
   --virtual-monitor 1920x1080
 "#;
@@ -176,6 +183,7 @@ impl GnomeDesk {
         .arg(format!("XDG_DATA_HOME={}/data", dir.display()))
         .arg(format!("XDG_CACHE_HOME={}/cache", dir.display()))
         .arg(format!("CC_WAYLAND={WAYLAND_DISPLAY}"))
+        .arg(format!("CC_REPEAT_DELAY={REPEAT_DELAY_MS}"))
         .arg(format!(
             "CC_EXTENSION={}",
             if opts.extension {

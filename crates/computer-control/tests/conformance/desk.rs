@@ -19,8 +19,8 @@ pub const BIN: &str = env!("CARGO_BIN_EXE_computer-control");
 /// An application of the suite's own, opened on a desk.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum App {
-    /// A window with several named checkboxes (gtk3-widget-factory; the virtual
-    /// desktop's sign-in form).
+    /// A window with several named checkboxes (gtk3-widget-factory; gtk3-demo's
+    /// `panes` where an application must be still; the virtual desktop's sign-in form).
     Checkboxes,
     /// A window with a password entry (gtk3-demo's `entry_buffer`; the sign-in form).
     PasswordForm,
@@ -57,6 +57,15 @@ impl MonitorChange {
         MonitorChange {
             surface: json!({"displays": [{}, {}],
                             "physical": {"x": -1280, "y": 0, "width": 3200, "height": 1080}}),
+        }
+    }
+
+    /// A 1280×720 monitor added right of the 1920×1080 one (where Mutter puts a
+    /// virtual monitor): two displays, the layout from x = 0.
+    pub fn right_of_the_first() -> MonitorChange {
+        MonitorChange {
+            surface: json!({"displays": [{}, {}],
+                            "physical": {"x": 0, "y": 0, "width": 3200, "height": 1080}}),
         }
     }
 }

@@ -13,13 +13,17 @@
 pub mod desk;
 pub mod scenarios;
 
+#[cfg(feature = "gnome")]
+mod gnome_desk;
 mod virtual_desk;
 mod wlroots_desk;
 mod x11_desk;
 
-/// One test per scenario per desk: `name: DeskType,` a line.
+/// One test per scenario per desk: `name: DeskType,` a line, with the line's
+/// attributes (a `#[cfg]` for a desk behind a cargo feature) on its module.
 macro_rules! conformance {
-    ($($name:ident: $desk:ty,)*) => {$(
+    ($($(#[$attr:meta])* $name:ident: $desk:ty,)*) => {$(
+        $(#[$attr])*
         mod $name {
             use super::scenarios::*;
             type D = $desk;
@@ -85,4 +89,6 @@ conformance! {
     x11: super::x11_desk::X11Desk,
     x11_without_accessibility: super::x11_desk::X11Desk<false>,
     wlroots: super::wlroots_desk::WlrootsDesk,
+    #[cfg(feature = "gnome")]
+    gnome: super::gnome_desk::GnomeDesk,
 }
