@@ -167,6 +167,35 @@ where
     }
 }
 
+/// The portal tells a sandboxed caller from a host program by opening the caller's
+/// `/proc/PID/root`, which a non-dumpable process (the server makes itself one, so the
+/// user's other programs cannot read its memory) closes to it: the request is then
+/// refused ("Unable to open /proc/PID/root"). The portal looks a connection up once, at
+/// its first request, and keeps the answer; so the process is dumpable for that one
+/// request only, and non-dumpable again as soon as the request has been answered.
+struct Identifiable {
+    restore: bool,
+}
+
+impl Identifiable {
+    fn begin() -> Identifiable {
+        use rustix::process::{DumpableBehavior, dumpable_behavior, set_dumpable_behavior};
+        let hidden = matches!(dumpable_behavior(), Ok(DumpableBehavior::NotDumpable));
+        let restore = hidden && set_dumpable_behavior(DumpableBehavior::Dumpable).is_ok();
+        Identifiable { restore }
+    }
+}
+
+impl Drop for Identifiable {
+    fn drop(&mut self) {
+        if self.restore {
+            let _ = rustix::process::set_dumpable_behavior(
+                rustix::process::DumpableBehavior::NotDumpable,
+            );
+        }
+    }
+}
+
 /// What a start asks for.
 pub struct StartOptions<'a> {
     /// A restore token from an earlier session (used when the portal remembers).
@@ -194,7 +223,10 @@ pub async fn start(
     }
     let mut o = HashMap::new();
     o.insert("session_handle_token", Value::from(token()));
-    let created = request(conn, RD, "CreateSession", |o| (o,), o, STEP_TIMEOUT).await?;
+    let created = {
+        let _readable = Identifiable::begin();
+        request(conn, RD, "CreateSession", |o| (o,), o, STEP_TIMEOUT).await?
+    };
     let handle: String = created
         .get("session_handle")
         .and_then(|v| String::try_from(v.try_clone().ok()?).ok())
