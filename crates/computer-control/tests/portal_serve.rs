@@ -101,3 +101,19 @@ fn a_portal_session_asks_once_then_clicks_types_captures_and_stops() {
     let stopped = s.call("session.stop", json!({}));
     assert_eq!(stopped["ok"], true, "{stopped}");
 }
+
+/// The user declines: the server does not start, and says why.
+#[test]
+fn a_declined_dialog_stops_the_start_with_the_reason() {
+    let desk = GnomeDesk::start_with(GnomeDeskOptions { extension: false });
+    consent::enable_portal(&desk);
+    let mut cmd = command(&desk, &["serve", "--platform", "portal"]);
+    cmd.stdin(std::process::Stdio::null());
+    let serving = std::thread::spawn(move || cmd.output().unwrap());
+    let answered = consent::answer(&desk.bus, "Cancel", Duration::from_secs(60));
+    let out = serving.join().unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    answered.unwrap_or_else(|e| panic!("{e}\n{err}"));
+    assert!(!out.status.success(), "{err}");
+    assert!(err.contains("the user declined"), "{err}");
+}
