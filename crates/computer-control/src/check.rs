@@ -9,6 +9,8 @@ mod desktop;
 #[cfg(all(feature = "gnome", target_os = "linux"))]
 mod gnome;
 mod journal;
+#[cfg(all(feature = "gnome", target_os = "linux"))]
+mod portal;
 mod transports;
 #[cfg(all(feature = "wlroots", target_os = "linux"))]
 mod wayland;

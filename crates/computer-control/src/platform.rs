@@ -18,6 +18,10 @@ pub const DRIVERS: &[Platform] = &[
     // input would reach X11 windows only.
     #[cfg(all(feature = "gnome", target_os = "linux"))]
     cc_desktop_gnome::PLATFORM,
+    // After GNOME's own interfaces (no consent needed there), before X11 for the same
+    // reason as GNOME: KDE Plasma on Wayland also sets DISPLAY.
+    #[cfg(all(feature = "gnome", target_os = "linux"))]
+    cc_desktop_gnome::portal::PLATFORM,
     #[cfg(all(feature = "x11", unix))]
     cc_desktop_x11::PLATFORM,
     #[cfg(all(feature = "windows", windows))]

@@ -42,6 +42,8 @@ mod mcp_operator;
 mod mcp_sdk;
 mod methods;
 mod packaging;
+#[cfg(feature = "gnome")]
+mod portal_serve;
 mod registry;
 mod role_matrix;
 mod safety_confirm;

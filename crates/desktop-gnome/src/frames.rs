@@ -164,10 +164,20 @@ fn store(shared: &Shared, node: u32, n: &Negotiated, buffer: &mut pw::buffer::Bu
     shared.arrived.notify_all();
 }
 
+/// Where the PipeWire thread connects: a socket by name (the environment's when
+/// `None`), or a connection the desktop portal opened for this session only (its
+/// `OpenPipeWireRemote`, which exposes only the streams the user shared).
+pub enum Remote {
+    /// PipeWire's socket (`$XDG_RUNTIME_DIR/pipewire-0` when `None`).
+    Socket(Option<String>),
+    /// A connected file descriptor handed over by the portal.
+    Fd(std::os::fd::OwnedFd),
+}
+
 /// The PipeWire thread's body: one stream per node, run until told to quit.
 fn run(
     nodes: Vec<u32>,
-    remote: Option<String>,
+    remote: Remote,
     shared: Arc<Shared>,
     quit: pw::channel::Receiver<()>,
     ready: std::sync::mpsc::Sender<Result<(), String>>,
@@ -177,8 +187,15 @@ fn run(
         pw::init();
         let mainloop = pw::main_loop::MainLoop::new(None).map_err(|e| fail(&e))?;
         let context = pw::context::Context::new(&mainloop).map_err(|e| fail(&e))?;
-        let props = remote.map(|r| pw::properties::properties! { *pw::keys::REMOTE_NAME => r });
-        let core = context.connect(props).map_err(|e| fail(&e))?;
+        let core = match remote {
+            Remote::Socket(name) => {
+                let props =
+                    name.map(|r| pw::properties::properties! { *pw::keys::REMOTE_NAME => r });
+                context.connect(props)
+            }
+            Remote::Fd(fd) => context.connect_fd(fd, None),
+        }
+        .map_err(|e| fail(&e))?;
         let param = format_param().map_err(|e| e.to_string())?;
         let mut kept = Vec::new();
         for node in nodes {
@@ -244,7 +261,12 @@ impl Frames {
         recorded: &[(String, u32)],
         socket: Option<&std::path::Path>,
     ) -> Result<Frames, DriverError> {
-        let remote = socket.map(|p| p.display().to_string());
+        let remote = Remote::Socket(socket.map(|p| p.display().to_string()));
+        Frames::open_remote(recorded, remote)
+    }
+
+    /// Opens a stream per (display id, node) over `remote`.
+    pub fn open_remote(recorded: &[(String, u32)], remote: Remote) -> Result<Frames, DriverError> {
         let shared = Arc::new(Shared::default());
         let (tx, rx) = pw::channel::channel();
         let (ready_tx, ready_rx) = std::sync::mpsc::channel();

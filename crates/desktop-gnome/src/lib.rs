@@ -19,6 +19,7 @@ mod monitors;
 mod mutter;
 mod paste;
 mod placing;
+pub mod portal;
 mod reach;
 pub mod shell;
 

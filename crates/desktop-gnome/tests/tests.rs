@@ -1,1 +1,2 @@
 mod gnome_driver;
+mod portal_session;

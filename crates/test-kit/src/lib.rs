@@ -11,6 +11,8 @@
 //! tests) stays in that crate's `tests/`.
 
 #[cfg(feature = "gnome")]
+pub mod consent;
+#[cfg(feature = "gnome")]
 pub mod gnome;
 #[cfg(feature = "gnome")]
 pub mod gnome_monitor;

@@ -1,7 +1,7 @@
 //! The desktop areas of `check` (platform, display, input, capture, accessibility,
 //! hotkey): the compositor's or the X server's report, or the built-in virtual desktop.
 //! `auto` looks where `serve --platform auto` would: a wlroots compositor first, then
-//! GNOME, then X11, else the virtual desktop.
+//! GNOME, then the desktop portal, then X11, else the virtual desktop.
 
 use serde_json::json;
 
@@ -48,6 +48,12 @@ pub fn findings(platform: &str, server: Option<&ServerView>) -> Vec<(&'static st
         super::gnome::Look::Found(found) => return found,
         super::gnome::Look::PassedOver(why) => Some(why),
         super::gnome::Look::Nothing => passed_over,
+    };
+    #[cfg(all(feature = "gnome", target_os = "linux"))]
+    let passed_over = match super::portal::look(platform, server) {
+        super::portal::Look::Found(found) => return found,
+        super::portal::Look::PassedOver(why) => passed_over.or(Some(why)),
+        super::portal::Look::Nothing => passed_over,
     };
     #[cfg(all(feature = "x11", unix))]
     let mut found = super::x11::findings(platform, server);

@@ -97,7 +97,7 @@ fn rule_spec() -> Ty {
 
 fn build() -> Ty {
     let platform = Ty::Object(vec![
-        Field::def("name", Ty::one_of(&["auto", "x11", "wlroots", "gnome", "windows", "virtual"]), json!("auto"), "desktop backend").immutable(),
+        Field::def("name", Ty::one_of(&["auto", "x11", "wlroots", "gnome", "portal", "windows", "virtual"]), json!("auto"), "desktop backend").immutable(),
         Field::def(
             "virtual_displays",
             Ty::list(display_spec(), 1, Some(8)),
