@@ -121,9 +121,12 @@ rustup target list --installed | grep -qx aarch64-unknown-linux-gnu ||
 
 # The Windows driver and server, cross-built with mingw-w64 and run under Wine 8 on a
 # private Xvfb (docs/TESTING.md "Windows under Wine"): wine64 alone runs 64-bit
-# programs (no i386 multiarch); fonts-wine draws title-bar glyphs.
+# programs (no i386 multiarch); fonts-wine draws title-bar glyphs; setxkbmap gives the
+# desk's Xvfb a keymap where Ctrl+Alt+F12 (the emergency chord) is a key, not the X
+# server's own screen switch.
 pkgs=()
 [ -x /usr/lib/wine/wine64 ] || pkgs+=(wine64 fonts-wine)
+command -v setxkbmap >/dev/null 2>&1 || pkgs+=(x11-xkb-utils)
 command -v x86_64-w64-mingw32-gcc >/dev/null 2>&1 || pkgs+=(gcc-mingw-w64-x86-64)
 if [ ${#pkgs[@]} -gt 0 ]; then
   echo "installing Wine and mingw-w64 for the Windows tests: ${pkgs[*]}"

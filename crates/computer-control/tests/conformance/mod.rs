@@ -14,6 +14,7 @@ pub mod desk;
 pub mod scenarios;
 
 mod virtual_desk;
+mod windows_desk;
 mod wlroots_desk;
 mod x11_desk;
 
@@ -85,4 +86,5 @@ conformance! {
     x11: super::x11_desk::X11Desk,
     x11_without_accessibility: super::x11_desk::X11Desk<false>,
     wlroots: super::wlroots_desk::WlrootsDesk,
+    windows: super::windows_desk::WindowsDesk,
 }
