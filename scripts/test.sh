@@ -190,9 +190,10 @@ export COMPUTER_CONTROL_DESK_IMAGE
 echo "desk image $COMPUTER_CONTROL_DESK_IMAGE ready in $(( $(date +%s) - fleet_start )) s"
 
 # Windows (docs/TESTING.md "Windows under Wine"): the Wine prefix with the
-# bcryptprimitives stand-in (made once per target directory), the driver and the server
-# built for x86_64-pc-windows-gnu once, linted there, the driver's tests run under Wine
-# on a private Xvfb; the server's Wine test (windows_serve) runs in the test build below.
+# bcryptprimitives stand-in and the desk's cc-form.exe (made once per target
+# directory), the driver and the server built for x86_64-pc-windows-gnu once, linted
+# there, the driver's tests run under Wine on a private Xvfb; the driver conformance
+# suite's Wine desk (conformance::windows::) runs in the test build below.
 scripts/wine/prefix.sh >/dev/null
 cargo clippy -p computer-control-desktop-windows --target x86_64-pc-windows-gnu --all-targets -- -D warnings
 cargo clippy -p computer-control --target x86_64-pc-windows-gnu --no-default-features --features windows -- -D warnings
