@@ -1,6 +1,7 @@
-//! A private Wine desk: a Xvfb of its own (1280x1024x24 unless sized) and Windows programs run on
-//! it under Wine 8 in the test prefix (`scripts/wine/prefix.sh`, made once per target
-//! directory, with the bcryptprimitives stand-in every Rust program needs there).
+//! A private Wine desk: a Xvfb of its own (1280x1024x24 unless sized) and Windows
+//! programs run on it under Wine 8 in the test prefix (`scripts/wine/prefix.sh`, made
+//! once per target directory, with the bcryptprimitives stand-in every Rust program
+//! needs there and the desk's own `cc-form.exe`).
 //!
 //! Wine keeps one desktop state per prefix (foreground window, hotkeys, clipboard), so
 //! desks in one test process take turns: a desk holds the prefix until it is dropped,
