@@ -121,9 +121,12 @@ rustup target list --installed | grep -qx aarch64-unknown-linux-gnu ||
 
 # The Windows driver and server, cross-built with mingw-w64 and run under Wine 8 on a
 # private Xvfb (docs/TESTING.md "Windows under Wine"): wine64 alone runs 64-bit
-# programs (no i386 multiarch); fonts-wine draws title-bar glyphs.
+# programs (no i386 multiarch); fonts-wine draws title-bar glyphs; setxkbmap gives the
+# desk's Xvfb a keymap where Ctrl+Alt+F12 (the emergency chord) is a key, not the X
+# server's own screen switch.
 pkgs=()
 [ -x /usr/lib/wine/wine64 ] || pkgs+=(wine64 fonts-wine)
+command -v setxkbmap >/dev/null 2>&1 || pkgs+=(x11-xkb-utils)
 command -v x86_64-w64-mingw32-gcc >/dev/null 2>&1 || pkgs+=(gcc-mingw-w64-x86-64)
 if [ ${#pkgs[@]} -gt 0 ]; then
   echo "installing Wine and mingw-w64 for the Windows tests: ${pkgs[*]}"
@@ -187,9 +190,10 @@ export COMPUTER_CONTROL_DESK_IMAGE
 echo "desk image $COMPUTER_CONTROL_DESK_IMAGE ready in $(( $(date +%s) - fleet_start )) s"
 
 # Windows (docs/TESTING.md "Windows under Wine"): the Wine prefix with the
-# bcryptprimitives stand-in (made once per target directory), the driver and the server
-# built for x86_64-pc-windows-gnu once, linted there, the driver's tests run under Wine
-# on a private Xvfb; the server's Wine test (windows_serve) runs in the test build below.
+# bcryptprimitives stand-in and the desk's cc-form.exe (made once per target
+# directory), the driver and the server built for x86_64-pc-windows-gnu once, linted
+# there, the driver's tests run under Wine on a private Xvfb; the driver conformance
+# suite's Wine desk (conformance::windows::) runs in the test build below.
 scripts/wine/prefix.sh >/dev/null
 cargo clippy -p computer-control-desktop-windows --target x86_64-pc-windows-gnu --all-targets -- -D warnings
 cargo clippy -p computer-control --target x86_64-pc-windows-gnu --no-default-features --features windows -- -D warnings

@@ -65,7 +65,6 @@ mod tools_windows_batch;
 mod vendors;
 mod vendors_http;
 mod vendors_safety;
-mod windows_serve;
 mod wlroots_serve;
 mod x11_clipboard;
 mod x11_console;

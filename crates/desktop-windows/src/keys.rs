@@ -155,6 +155,28 @@ pub fn typed(c: char) -> Typed {
     }
 }
 
+/// `VK_CONTROL`, `VK_MENU` and `VK_LWIN`/`VK_RWIN`: the modifiers that turn a typed
+/// character into a shortcut (Alt opens a menu by its mnemonic, Ctrl+W closes a tab).
+pub const SHORTCUT_MODIFIERS: [u16; 4] = [0x11, 0x12, 0x5B, 0x5C];
+
+/// The shortcut modifier a virtual key is one side of (`VK_LCONTROL` is `VK_CONTROL`).
+fn modifier_of(vk: u16) -> Option<u16> {
+    match vk {
+        0x11 | 0xA2 | 0xA3 => Some(0x11),
+        0x12 | 0xA4 | 0xA5 => Some(0x12),
+        0x5B | 0x5C => Some(vk),
+        _ => None,
+    }
+}
+
+/// Whether a shortcut modifier is down on the keyboard (`down`, of
+/// [`SHORTCUT_MODIFIERS`]) that this driver does not hold itself (`ours`, the virtual
+/// keys it pressed): a person's, as when the emergency chord is being pressed.
+pub fn someone_else_holds_a_modifier(down: &[u16], ours: &[u16]) -> bool {
+    down.iter()
+        .any(|d| !ours.iter().any(|o| modifier_of(*o) == Some(*d)))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -198,6 +220,17 @@ mod tests {
         assert!(hotkey(&two).unwrap_err().contains("exactly one key"));
         let none: Vec<Key> = ["ctrl", "shift"].iter().map(|k| parse(k)).collect();
         assert!(hotkey(&none).unwrap_err().contains("needs one key"));
+    }
+
+    #[test]
+    fn a_modifier_down_is_someone_elses_unless_the_driver_pressed_it() {
+        assert!(!someone_else_holds_a_modifier(&[], &[]));
+        assert!(someone_else_holds_a_modifier(&[0x12], &[]));
+        // The driver's own left Ctrl holds VK_CONTROL down; Alt is still a person's.
+        assert!(!someone_else_holds_a_modifier(&[0x11], &[0xA2]));
+        assert!(someone_else_holds_a_modifier(&[0x11, 0x12], &[0xA2]));
+        assert!(!someone_else_holds_a_modifier(&[0x5C], &[0x5C]));
+        assert!(someone_else_holds_a_modifier(&[0x5B], &[0x5C, 0x41]));
     }
 
     #[test]

@@ -70,6 +70,16 @@ pub fn class_role(class: &str, style: u32) -> Option<Role> {
     })
 }
 
+/// A button's `BM_GETCHECK` answer as MSAA state bits: `BST_CHECKED` is
+/// `STATE_SYSTEM_CHECKED`, `BST_INDETERMINATE` is `STATE_SYSTEM_MIXED`.
+pub fn check_bits(check: isize) -> u32 {
+    match check {
+        1 => 0x10,
+        2 => 0x20,
+        _ => 0,
+    }
+}
+
 /// `ES_PASSWORD`: an edit control that shows bullets.
 pub const ES_PASSWORD: u32 = 0x20;
 /// `ES_READONLY`.
@@ -129,6 +139,13 @@ mod tests {
         assert_eq!(class_role("Button", 0x9), Some(Role::Radiobutton));
         assert_eq!(class_role("Edit", 0), Some(Role::Edit));
         assert_eq!(class_role("Notepad", 0), None);
+    }
+
+    #[test]
+    fn a_buttons_check_is_the_checked_bit() {
+        assert!(states(check_bits(1), false).contains(&StateFlag::Checked));
+        assert!(!states(check_bits(0), false).contains(&StateFlag::Checked));
+        assert!(!states(check_bits(2), false).contains(&StateFlag::Checked));
     }
 
     #[test]

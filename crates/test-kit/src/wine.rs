@@ -1,6 +1,7 @@
-//! A private Wine desk: a Xvfb of its own (1280x1024x24) and Windows programs run on
-//! it under Wine 8 in the test prefix (`scripts/wine/prefix.sh`, made once per target
-//! directory, with the bcryptprimitives stand-in every Rust program needs there).
+//! A private Wine desk: a Xvfb of its own (1280x1024x24 unless sized) and Windows
+//! programs run on it under Wine 8 in the test prefix (`scripts/wine/prefix.sh`, made
+//! once per target directory, with the bcryptprimitives stand-in every Rust program
+//! needs there and the desk's own `cc-form.exe`).
 //!
 //! Wine keeps one desktop state per prefix (foreground window, hotkeys, clipboard), so
 //! desks in one test process take turns: a desk holds the prefix until it is dropped,
@@ -36,10 +37,21 @@ fn repo_root() -> PathBuf {
 }
 
 impl WineDesk {
-    /// Makes the prefix if needed (`scripts/wine/prefix.sh`) and starts a private Xvfb.
-    /// Panics with the reason when Wine, mingw-w64 or Xvfb is missing: scripts/test.sh
-    /// installs them.
+    /// Makes the prefix if needed (`scripts/wine/prefix.sh`) and starts a private
+    /// 1280x1024 Xvfb. Panics with the reason when Wine, mingw-w64 or Xvfb is missing:
+    /// scripts/test.sh installs them.
     pub fn start() -> WineDesk {
+        WineDesk::start_sized(1280, 1024)
+    }
+
+    /// [`WineDesk::start`] with a screen of `width` x `height` (Wine's one monitor).
+    ///
+    /// The Xvfb's keymap is set without the X server's own key sequences
+    /// (`setxkbmap -option srvrkeys:none`, kept by `-noreset`: an X server resets its
+    /// keymap when its last client leaves): the default binds Ctrl+Alt+F1..F12 to
+    /// switching screens and swallows the press, so the emergency chord (Ctrl+Alt+F12)
+    /// pressed from the X side would never reach Wine's hotkeys.
+    pub fn start_sized(width: u32, height: u32) -> WineDesk {
         let turn = PREFIX_TURN.lock().unwrap_or_else(|p| p.into_inner());
         let out = Command::new(repo_root().join("scripts/wine/prefix.sh"))
             .output()
@@ -56,9 +68,11 @@ impl WineDesk {
                 "1",
                 "-screen",
                 "0",
-                "1280x1024x24",
+                &format!("{width}x{height}x24"),
                 "-nolisten",
                 "tcp",
+                // The keymap set below outlives its last client.
+                "-noreset",
             ])
             .stdout(Stdio::piped())
             .stderr(Stdio::null())
@@ -73,12 +87,38 @@ impl WineDesk {
             .trim()
             .parse()
             .expect("Xvfb printed its display number");
-        WineDesk {
+        let desk = WineDesk {
             display: format!(":{n}"),
             prefix,
             xvfb,
             _turn: turn,
-        }
+        };
+        let out = Command::new("setxkbmap")
+            .args(["-option", "srvrkeys:none"])
+            .env("DISPLAY", &desk.display)
+            .output()
+            .expect("run setxkbmap (x11-xkb-utils)");
+        assert!(out.status.success(), "setxkbmap: {out:?}");
+        desk
+    }
+
+    /// The desk's own Windows program (`scripts/wine/cc-form.c`, built into the prefix
+    /// by `prefix.sh`): a form with named checkboxes and a password edit, and the
+    /// probes a suite reads the desk with from another Windows process.
+    pub fn form_exe(&self) -> PathBuf {
+        self.prefix.join("drive_c/cc-test/cc-form.exe")
+    }
+
+    /// Runs `cc-form.exe <args>` on this desk to its end and returns its standard
+    /// output; panics when it fails.
+    pub fn form(&self, args: &[&str]) -> String {
+        let out = self
+            .server(&self.form_exe(), args)
+            .stdin(Stdio::null())
+            .output()
+            .expect("run cc-form.exe");
+        assert!(out.status.success(), "cc-form.exe {args:?}: {out:?}");
+        String::from_utf8_lossy(&out.stdout).into_owned()
     }
 
     /// The Wine environment of this desk on `cmd`.

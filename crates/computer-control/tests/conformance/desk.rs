@@ -148,6 +148,13 @@ pub trait Desk: Sized {
     fn check_launched(&mut self, s: &mut Server, window: &Value, pid: u64);
     /// A private path for the suite's files.
     fn path(&self, name: &str) -> PathBuf;
+    /// Presses the server's default emergency chord (Ctrl+Alt+F12) on the desk as a
+    /// person's keyboard would, from outside the server, and returns true; `false`
+    /// where the suite presses none here (the scenario then stops by
+    /// `control.panic`; the desk's own tests press its chord).
+    fn press_emergency_chord(&self) -> bool {
+        false
+    }
 }
 
 /// `serve` on `desk` with a config file holding `config`, logging at `level`.

@@ -16,6 +16,7 @@ pub mod scenarios;
 #[cfg(feature = "gnome")]
 mod gnome_desk;
 mod virtual_desk;
+mod windows_desk;
 mod wlroots_desk;
 mod x11_desk;
 
@@ -91,4 +92,5 @@ conformance! {
     wlroots: super::wlroots_desk::WlrootsDesk,
     #[cfg(feature = "gnome")]
     gnome: super::gnome_desk::GnomeDesk,
+    windows: super::windows_desk::WindowsDesk,
 }

@@ -12,7 +12,7 @@ use windows::Win32::System::Variant::{VARIANT, VT_I4};
 use windows::Win32::UI::Accessibility::{AccessibleObjectFromWindow, IAccessible};
 use windows::Win32::UI::Input::KeyboardAndMouse::IsWindowEnabled;
 use windows::Win32::UI::WindowsAndMessaging::{
-    BM_CLICK, GUITHREADINFO, GW_CHILD, GW_HWNDNEXT, GWL_STYLE, GetForegroundWindow,
+    BM_CLICK, BM_GETCHECK, GUITHREADINFO, GW_CHILD, GW_HWNDNEXT, GWL_STYLE, GetForegroundWindow,
     GetGUIThreadInfo, GetWindow, GetWindowLongW, GetWindowThreadProcessId, IsWindow,
     IsWindowVisible, OBJID_CLIENT, SendMessageW, WM_GETTEXT, WM_GETTEXTLENGTH, WM_SETTEXT,
 };
@@ -139,6 +139,9 @@ fn facts(h: HWND, top: bool) -> Facts {
     if class.eq_ignore_ascii_case("edit") && style & ES_READONLY != 0 {
         bits |= 0x40;
     }
+    if matches!(role, Role::Checkbox | Role::Radiobutton) && class.eq_ignore_ascii_case("button") {
+        bits |= button_check_bits(h);
+    }
     if password {
         bits |= 0x2000_0000;
     }
@@ -167,6 +170,14 @@ fn facts(h: HWND, top: bool) -> Facts {
         rect: window_rect(h),
         password,
     }
+}
+
+/// A standard check or radio button's state as MSAA bits (`CHECKED`, `MIXED`), read
+/// with `BM_GETCHECK`: Wine's generic client object reports no check state.
+fn button_check_bits(h: HWND) -> u32 {
+    // SAFETY: a message without pointers to a live window.
+    let check = unsafe { SendMessageW(h, BM_GETCHECK, None, None) }.0;
+    crate::msaa_roles::check_bits(check)
 }
 
 /// The window with keyboard focus in the foreground thread (another process's too).

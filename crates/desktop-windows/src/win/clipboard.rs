@@ -1,16 +1,21 @@
 //! The clipboard as Unicode text (`CF_UNICODETEXT`), its owner's executable, and the
 //! mark password managers set to keep a copy out of clipboard monitors.
 
+use std::sync::atomic::{AtomicU32, Ordering};
+
 use cc_desktop::{ClipboardContent, DriverError};
 use windows::Win32::Foundation::{GlobalFree, HANDLE, HGLOBAL};
 use windows::Win32::System::DataExchange::{
     CloseClipboard, EmptyClipboard, GetClipboardData, GetClipboardOwner,
-    IsClipboardFormatAvailable, OpenClipboard, RegisterClipboardFormatW, SetClipboardData,
+    GetClipboardSequenceNumber, IsClipboardFormatAvailable, OpenClipboard,
+    RegisterClipboardFormatW, SetClipboardData,
 };
 use windows::Win32::System::Memory::{GMEM_MOVEABLE, GlobalAlloc, GlobalLock, GlobalUnlock};
 use windows::core::PCWSTR;
 
 const CF_UNICODETEXT: u32 = 13;
+/// How `clipboard.read` names this server's own copy (as the X11 driver does).
+const SELF_OWNER: &str = "computer-control";
 /// The format a password manager adds to say "do not record this copy".
 const SECRET_FORMAT: &str = "ExcludeClipboardContentFromMonitorProcessing";
 
@@ -57,6 +62,11 @@ pub fn read() -> Result<ClipboardContent, DriverError> {
             .and_then(super::toplevel::pid)
             .and_then(super::toplevel::app_id)
             .or_else(|| owner_window.map(|h| format!("{:#x}", super::toplevel::id(h))));
+        let owner = owner_of(
+            GetClipboardSequenceNumber(),
+            OUR_COPY.load(Ordering::SeqCst),
+            owner,
+        );
         let fmt = secret_format();
         if fmt != 0 && IsClipboardFormatAvailable(fmt).is_ok() {
             return Ok(ClipboardContent {
@@ -93,7 +103,28 @@ pub fn read() -> Result<ClipboardContent, DriverError> {
     }
 }
 
+/// The clipboard's sequence number right after this process's last write: the copy
+/// is still ours while it has not moved. A write opens the clipboard without an owner
+/// window (the worker thread has none), so `GetClipboardOwner` cannot tell.
+static OUR_COPY: AtomicU32 = AtomicU32::new(0);
+
+/// The owner to report for the clipboard at `sequence` whose owner window is `owner`.
+fn owner_of(sequence: u32, ours: u32, owner: Option<String>) -> Option<String> {
+    if sequence != 0 && sequence == ours {
+        Some(SELF_OWNER.to_string())
+    } else {
+        owner
+    }
+}
+
 pub fn write(text: &str) -> Result<(), DriverError> {
+    put(text)?;
+    // SAFETY: a plain query.
+    OUR_COPY.store(unsafe { GetClipboardSequenceNumber() }, Ordering::SeqCst);
+    Ok(())
+}
+
+fn put(text: &str) -> Result<(), DriverError> {
     let units = super::wide(text);
     let _open = Open::new()?;
     // SAFETY: the clipboard is open; the global block holds `units` whole and belongs

@@ -5,7 +5,7 @@ use cc_desktop::{Axis, Button, DriverError, HeldInputs};
 use cc_protocol::{Key, PhysicalRect};
 use windows::Win32::Foundation::POINT;
 use windows::Win32::UI::Input::KeyboardAndMouse::{
-    INPUT, INPUT_0, INPUT_KEYBOARD, INPUT_MOUSE, KEYBD_EVENT_FLAGS, KEYBDINPUT,
+    GetAsyncKeyState, INPUT, INPUT_0, INPUT_KEYBOARD, INPUT_MOUSE, KEYBD_EVENT_FLAGS, KEYBDINPUT,
     KEYEVENTF_EXTENDEDKEY, KEYEVENTF_KEYUP, KEYEVENTF_UNICODE, MOUSE_EVENT_FLAGS,
     MOUSEEVENTF_ABSOLUTE, MOUSEEVENTF_HWHEEL, MOUSEEVENTF_LEFTDOWN, MOUSEEVENTF_LEFTUP,
     MOUSEEVENTF_MIDDLEDOWN, MOUSEEVENTF_MIDDLEUP, MOUSEEVENTF_MOVE, MOUSEEVENTF_RIGHTDOWN,
@@ -17,7 +17,9 @@ use windows::Win32::UI::WindowsAndMessaging::{
     SM_YVIRTUALSCREEN,
 };
 
-use crate::keys::{Typed, VirtualKey, typed, virtual_key};
+use crate::keys::{
+    SHORTCUT_MODIFIERS, Typed, VirtualKey, someone_else_holds_a_modifier, typed, virtual_key,
+};
 
 /// One notch of a wheel (`WHEEL_DELTA`).
 const WHEEL_DELTA: i32 = 120;
@@ -113,6 +115,19 @@ pub fn motion(x: i32, y: i32) -> Result<(), DriverError> {
     )])
 }
 
+/// How long a typed character waits for a person's modifier to go up before it is
+/// typed anyway (a key held down for good must not stall typing for ever).
+const MODIFIER_WAIT: std::time::Duration = std::time::Duration::from_millis(500);
+
+/// The shortcut modifiers down on the keyboard now, whoever pressed them.
+fn modifiers_down() -> Vec<u16> {
+    SHORTCUT_MODIFIERS
+        .into_iter()
+        // SAFETY: a plain query.
+        .filter(|vk| unsafe { GetAsyncKeyState(i32::from(*vk)) } as u16 & 0x8000 != 0)
+        .collect()
+}
+
 /// Keys and buttons pressed through this driver and not yet released.
 #[derive(Default)]
 pub struct Held {
@@ -158,7 +173,18 @@ impl Held {
         Ok(())
     }
 
+    /// Types `c` once no one else holds Ctrl, Alt or Win, waiting up to
+    /// [`MODIFIER_WAIT`]: a character typed under a person's modifier is a shortcut
+    /// (Alt+H opens a Help menu), and a person pressing the emergency chord holds two
+    /// of them until its last key lands.
     pub fn type_char(&mut self, c: char) -> Result<(), DriverError> {
+        let ours: Vec<u16> = self.keys.iter().map(|(_, vk)| vk.vk).collect();
+        let deadline = std::time::Instant::now() + MODIFIER_WAIT;
+        while someone_else_holds_a_modifier(&modifiers_down(), &ours)
+            && std::time::Instant::now() < deadline
+        {
+            std::thread::sleep(std::time::Duration::from_millis(2));
+        }
         match typed(c) {
             Typed::Key(vk) => send(&[vk_event(vk, true), vk_event(vk, false)]),
             Typed::Units(units) => {

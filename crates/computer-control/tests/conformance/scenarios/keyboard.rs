@@ -1,7 +1,8 @@
 //! The keyboard against a typing oracle: Unicode arrives exactly; a combo's keys are
 //! all released (typing after it is plain again, nothing held); a panic in the middle
-//! of a long type answers it `safety_stopped` with an exact prefix typed and nothing
-//! held, and likewise a click holding its button (PROTOCOL §5.4).
+//! of a long type (the desk's real emergency chord where the suite can press it)
+//! answers it `safety_stopped` with an exact prefix typed and nothing held, and
+//! likewise a click holding its button (PROTOCOL §5.4).
 
 use std::time::{Duration, Instant};
 
@@ -87,11 +88,20 @@ pub fn panic_during_a_long_type_leaves_nothing_held<D: Desk>() {
         event(&mut s, "action.started", |p| p["tool"] == "keyboard.type");
         std::thread::sleep(Duration::from_millis(300));
     }
-    let panic = s.call("control.panic", json!({"on": true}));
-    assert_eq!(panic["result"]["state"], "stopped", "{panic}");
+    // The desk's own emergency chord where it has one, else the operator's stop.
+    let by_chord = desk.capabilities()["hotkey"] == true && desk.press_emergency_chord();
+    if !by_chord {
+        let panic = s.call("control.panic", json!({"on": true}));
+        assert_eq!(panic["result"]["state"], "stopped", "{panic}");
+    }
     let typed = s.response(id)["result"].clone();
     assert_eq!(typed["ok"], false, "{typed}");
     assert_eq!(typed["error"]["code"], "safety_stopped", "{typed}");
+    if by_chord {
+        let stop = event(&mut s, "safety.panic_triggered", |_| true);
+        assert_eq!(stop["payload"]["source"], "hotkey", "{stop}");
+        assert_eq!(s.status()["state"], "stopped");
+    }
     assert_nothing_held(&desk, oracle.as_ref(), &mut s);
     // Released (an oracle read through the server reads only then): what arrived is an
     // exact prefix of the text, and not all of it.
