@@ -12,6 +12,8 @@ mod journal;
 mod transports;
 #[cfg(all(feature = "wlroots", target_os = "linux"))]
 mod wayland;
+#[cfg(feature = "windows")]
+mod windows;
 #[cfg(all(feature = "x11", unix))]
 mod x11;
 
