@@ -107,12 +107,20 @@ impl Launch {
 
     /// This binary, with the parts of `session` a host would not pass and that stay
     /// valid across logins (the display; the session bus and cookie when at their
-    /// usual places).
+    /// usual places); on Windows none.
     pub fn here(session: &Session) -> Launch {
         let command = std::env::current_exe()
             .map(|p| p.display().to_string())
             .unwrap_or_else(|_| SERVER_NAME.into());
         let mut env = Vec::new();
+        // A Windows desktop needs no session variables (under Wine, DISPLAY is Wine's own).
+        if Os::current() == Os::Windows {
+            return Launch {
+                command,
+                args: vec!["mcp".into()],
+                env,
+            };
+        }
         if let Some(d) = session.get("DISPLAY") {
             env.push(("DISPLAY".to_string(), d.to_string()));
         }
