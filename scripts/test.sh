@@ -158,9 +158,11 @@ fi
 cargo clippy --workspace --all-targets -- -D warnings
 cargo clippy --workspace --all-targets --all-features -- -D warnings
 # The release artifacts, built once (x86-64 and aarch64 wheels, their binaries, the npm
-# tarballs); the packaging tests install these instead of building their own.
+# tarballs; the Windows wheel and package from the debug build the Wine tests below
+# reuse, so the Windows target is built once); the packaging tests install these
+# instead of building their own.
 export DIST="${CARGO_TARGET_DIR:-target}/dist"
-scripts/package.sh
+PACKAGE_WINDOWS_DEBUG=1 scripts/package.sh
 export COMPUTER_CONTROL_DIST="$(cd "$DIST" && pwd)"
 # The desk fleet (tests/fleet.rs, docs/FLEET.md): podman and mmdebstrap to build the
 # desk image from the release binary above and play deploy/kubernetes as three desks,

@@ -14,6 +14,8 @@ mod portal;
 mod transports;
 #[cfg(all(feature = "wlroots", target_os = "linux"))]
 mod wayland;
+#[cfg(feature = "windows")]
+mod windows;
 #[cfg(all(feature = "x11", unix))]
 mod x11;
 
@@ -228,16 +230,37 @@ pub fn hide_paths(doc: &mut Value) {
     }
 }
 
+/// Whether `rest` starts a Windows path: a drive (`C:\`), a UNC share (`\\host`),
+/// or `%VAR%\`.
+fn windows_path_start(rest: &str) -> bool {
+    let b = rest.as_bytes();
+    (b.len() >= 3 && b[0].is_ascii_alphabetic() && b[1] == b':' && b[2] == b'\\')
+        || rest.starts_with("\\\\")
+        || (rest.starts_with('%')
+            && rest[1..]
+                .split_once('%')
+                .is_some_and(|(_, t)| t.starts_with('\\')))
+}
+
 fn hide_paths_in(text: &str) -> String {
     let mut out = String::with_capacity(text.len());
+    // A Windows path's later words (`C:\Users\Ada Lovelace\…`) go with its first.
+    let mut in_windows_path = false;
     for (i, word) in text.split(' ').enumerate() {
+        if in_windows_path && word.contains('\\') {
+            continue;
+        }
+        in_windows_path = false;
         if i > 0 {
             out.push(' ');
         }
         let start = word.char_indices().find_map(|(j, c)| {
             let before = word[..j].chars().last();
             let opens = matches!(before, None | Some('=' | '(' | '\'' | '"' | '`'));
-            ((c == '/' || (c == '~' && word[j..].starts_with("~/"))) && opens).then_some(j)
+            let windows = windows_path_start(&word[j..]);
+            in_windows_path |= windows && opens;
+            ((c == '/' || (c == '~' && word[j..].starts_with("~/")) || windows) && opens)
+                .then_some(j)
         });
         match start {
             Some(j) => {
@@ -374,5 +397,23 @@ mod hide_paths_tests {
             doc["hotkey"]["reason"],
             "held by this server; set $XDG_RUNTIME_DIR/x in env"
         );
+    }
+
+    #[test]
+    fn windows_paths_are_hidden_too_with_their_spaces() {
+        let mut doc = json!({
+            "journal": {"status": "ok", "reason": r"C:\Users\Ada Lovelace\AppData\Local\computer-control\governance.db (open in this server)"},
+            "a": r"share \\srv\home\ada\j.db, and %APPDATA%\Claude\x.json; C: alone",
+        });
+        hide_paths(&mut doc);
+        let text = doc.to_string();
+        for leak in ["Users", "Lovelace", "srv", "Claude", "governance"] {
+            assert!(!text.contains(leak), "{leak} in {text}");
+        }
+        assert_eq!(
+            doc["journal"]["reason"],
+            "(path hidden) (open in this server)"
+        );
+        assert_eq!(doc["a"], "share (path hidden), and (path hidden); C: alone");
     }
 }

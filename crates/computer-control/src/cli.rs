@@ -81,7 +81,7 @@ pub struct CommonArgs {
     platform: Option<String>,
     /// Governance journal (SQLite, WAL) of the governed tools (MCP); overrides
     /// `governance.journal`. Default: `$XDG_STATE_HOME/computer-control/governance.db`
-    /// (or `~/.local/state/…`).
+    /// (or `~/.local/state/…`; on Windows `%LOCALAPPDATA%\computer-control\…`).
     #[arg(long, env = "COMPUTER_CONTROL_JOURNAL")]
     journal: Option<std::path::PathBuf>,
     /// The principal governed operations act for; overrides `governance.principal_id`
@@ -119,17 +119,17 @@ pub struct CommonArgs {
 }
 
 /// Where the journal is, without creating anything: `configured` if set, else
-/// `$XDG_STATE_HOME/computer-control/governance.db` (or `~/.local/state/…`).
+/// `computer-control/governance.db` in this system's state place
+/// ([`crate::places::state_dir`]: `$XDG_STATE_HOME` or `~/.local/state`, on Windows
+/// `%LOCALAPPDATA%`).
 pub fn default_journal(configured: &str) -> anyhow::Result<std::path::PathBuf> {
     if !configured.is_empty() {
         return Ok(std::path::PathBuf::from(configured));
     }
-    let state = std::env::var_os("XDG_STATE_HOME")
-        .filter(|s| !s.is_empty())
-        .map(std::path::PathBuf::from)
-        .or_else(|| std::env::var_os("HOME").map(|h| std::path::Path::new(&h).join(".local/state")))
-        .context("neither XDG_STATE_HOME nor HOME is set; pass --journal")?;
-    Ok(state.join("computer-control").join("governance.db"))
+    let os = crate::places::Os::current();
+    let state =
+        crate::places::state_dir(os, &crate::places::from_env).map_err(anyhow::Error::msg)?;
+    Ok(state.join("governance.db"))
 }
 
 /// Defaults, then the config file, then `--platform`, `--principal-id`, `--journal` and

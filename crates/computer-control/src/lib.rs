@@ -11,6 +11,7 @@ mod fault_driver;
 pub mod fleet;
 mod gnome_extension;
 pub mod manifest;
+pub mod places;
 pub mod platform;
 pub mod session;
 pub mod setup;

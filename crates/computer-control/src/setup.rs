@@ -3,7 +3,10 @@
 //! the `--portable` form (a test checks that it equals this output), and without
 //! `--portable` the snippet names this binary's path and the desktop session found here.
 //! For the dsh harness the "snippet" is a plugin directory: `setup --print dsh` writes
-//! its `manifest.json` ([`write_plugin`]).
+//! its `manifest.json` ([`write_plugin`]). Each snippet is written for the system it is
+//! printed on ([`Os`]): on Windows `npx` is started through `cmd /c` (it is a batch
+//! file hosts cannot start directly) and command lines are quoted for PowerShell; the
+//! file the snippet belongs in is named on stderr ([`crate::places::host_config`]).
 
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
@@ -13,6 +16,7 @@ use anyhow::Context as _;
 use clap::ValueEnum;
 use serde_json::{Map, Value, json};
 
+use crate::places::Os;
 use crate::session::Session;
 
 /// The name hosts show for the server.
@@ -73,25 +77,50 @@ pub struct Launch {
 impl Launch {
     /// Through npx, pinned to this version: what README.md shows.
     pub fn portable() -> Launch {
+        Launch::portable_on(Os::current())
+    }
+
+    /// [`Launch::portable`] for `os`: on Windows `npx` is `npx.cmd`, which a host's
+    /// process spawn does not run by itself, so `cmd /c` starts it.
+    pub fn portable_on(os: Os) -> Launch {
+        let npx = vec![
+            "-y".into(),
+            format!("{SERVER_NAME}@{}", env!("CARGO_PKG_VERSION")),
+            "mcp".into(),
+        ];
+        let (command, args) = match os {
+            Os::Windows => (
+                "cmd".to_string(),
+                ["/c".to_string(), "npx".to_string()]
+                    .into_iter()
+                    .chain(npx)
+                    .collect(),
+            ),
+            Os::Linux | Os::MacOs => ("npx".to_string(), npx),
+        };
         Launch {
-            command: "npx".into(),
-            args: vec![
-                "-y".into(),
-                format!("{SERVER_NAME}@{}", env!("CARGO_PKG_VERSION")),
-                "mcp".into(),
-            ],
+            command,
+            args,
             env: Vec::new(),
         }
     }
 
     /// This binary, with the parts of `session` a host would not pass and that stay
     /// valid across logins (the display; the session bus and cookie when at their
-    /// usual places).
+    /// usual places); on Windows none.
     pub fn here(session: &Session) -> Launch {
         let command = std::env::current_exe()
             .map(|p| p.display().to_string())
             .unwrap_or_else(|_| SERVER_NAME.into());
         let mut env = Vec::new();
+        // A Windows desktop needs no session variables (under Wine, DISPLAY is Wine's own).
+        if Os::current() == Os::Windows {
+            return Launch {
+                command,
+                args: vec!["mcp".into()],
+                env,
+            };
+        }
         if let Some(d) = session.get("DISPLAY") {
             env.push(("DISPLAY".to_string(), d.to_string()));
         }
@@ -140,13 +169,24 @@ impl Launch {
     }
 }
 
-/// A word for a POSIX shell: as is when safe, else single-quoted.
-fn shell_word(w: &str) -> String {
+/// A word for the shell of `os`: as is when safe, else single-quoted (a POSIX shell
+/// ends the quote for a `'`; PowerShell doubles it). Backslashes are safe in
+/// PowerShell, where they separate a path's parts.
+fn shell_word(w: &str, os: Os) -> String {
+    // PowerShell makes an array of words around a comma.
+    let allowed = if os == Os::Windows {
+        "@%+=:./-_\\"
+    } else {
+        "@%+=:,./-_"
+    };
     let safe = !w.is_empty()
         && w.chars()
-            .all(|c| c.is_ascii_alphanumeric() || "@%+=:,./-_".contains(c));
+            .all(|c| c.is_ascii_alphanumeric() || allowed.contains(c))
+        && !(os == Os::Windows && w.starts_with('@'));
     if safe {
         w.to_string()
+    } else if os == Os::Windows {
+        format!("'{}'", w.replace('\'', "''"))
     } else {
         format!("'{}'", w.replace('\'', r"'\''"))
     }
@@ -161,8 +201,15 @@ fn pretty(v: &Value) -> String {
     serde_json::to_string_pretty(v).unwrap_or_default() + "\n"
 }
 
-/// The snippet for `host`, as printed (ends with a newline).
+/// The snippet for `host`, as printed on this system (ends with a newline).
 pub fn snippet(host: Host, l: &Launch) -> String {
+    snippet_on(host, l, Os::current())
+}
+
+/// The snippet for `host` as printed on `os`: the command lines (Claude Code, the
+/// Inspector) are quoted for that system's shell.
+pub fn snippet_on(host: Host, l: &Launch, os: Os) -> String {
+    let shell_word = |w: &str| shell_word(w, os);
     match host {
         Host::ClaudeDesktop | Host::Cursor => {
             pretty(&json!({"mcpServers": {SERVER_NAME: l.entry(false)}}))
@@ -252,6 +299,9 @@ pub fn run(args: &SetupArgs, session: &Session) -> anyhow::Result<()> {
         println!("entry: {}", plugin_command(&launch).join(" "));
         return Ok(());
     }
+    if let Some(file) = crate::places::host_config(host, Os::current(), &crate::places::from_env) {
+        eprintln!("add this to {file}");
+    }
     print!("{}", snippet(host, &launch));
     Ok(())
 }
@@ -322,6 +372,45 @@ mod tests {
         let e = write_plugin(&dir, &launch()).expect_err("a file is in the way");
         assert!(e.to_string().contains(&dir.display().to_string()), "{e}");
         std::fs::remove_file(&dir).expect("remove");
+    }
+
+    #[test]
+    fn on_windows_npx_starts_through_cmd_and_lines_are_quoted_for_powershell() {
+        let portable = Launch::portable_on(Os::Windows);
+        assert_eq!(portable.command, "cmd");
+        assert_eq!(&portable.args[..3], ["/c", "npx", "-y"]);
+        assert_eq!(portable.args.last().map(String::as_str), Some("mcp"));
+        let desktop: Value =
+            serde_json::from_str(&snippet_on(Host::ClaudeDesktop, &portable, Os::Windows))
+                .expect("JSON");
+        assert_eq!(desktop["mcpServers"]["computer-control"]["command"], "cmd");
+        let here = Launch {
+            command: r"C:\Program Files\cc\computer-control.exe".into(),
+            args: vec!["mcp".into()],
+            env: vec![("X".into(), "it's".into())],
+        };
+        assert_eq!(
+            snippet_on(Host::ClaudeCode, &here, Os::Windows),
+            "claude mcp add --env 'X=it''s' computer-control -- \
+             'C:\\Program Files\\cc\\computer-control.exe' mcp\n"
+        );
+        let plain = Launch {
+            command: r"C:\cc\computer-control.exe".into(),
+            ..here
+        };
+        let line = snippet_on(Host::Inspector, &plain, Os::Windows);
+        assert!(line.contains(r" C:\cc\computer-control.exe mcp "), "{line}");
+        // A JSON snippet keeps the path as it is (JSON escapes the backslashes).
+        let json: Value =
+            serde_json::from_str(&snippet_on(Host::Stdio, &plain, Os::Windows)).expect("JSON");
+        assert_eq!(json["command"], r"C:\cc\computer-control.exe");
+        // The Inspector line has no dash word for the server on Windows either.
+        let s = snippet_on(
+            Host::Inspector,
+            &Launch::portable_on(Os::Windows),
+            Os::Windows,
+        );
+        assert!(s.contains(" cmd /c npx computer-control@"), "{s}");
     }
 
     #[test]

@@ -1,6 +1,7 @@
 //! `computer-control check --json` and the MCP tool `check_setup` on real desks: a full
 //! X11 desk (Xvfb, a session bus with the accessibility bus, openbox), a desk without a
-//! session bus (no AT-SPI), a desk whose X server lacks XTest, and the virtual desktop.
+//! session bus (no AT-SPI), a desk whose X server lacks XTest, the virtual desktop, and
+//! the Windows build under Wine.
 //! Every report is validated against `check.schema.json` (Python `jsonschema`, which
 //! the MCP SDK installs). A host's minimal environment: the session is found in the
 //! environment of the process that started the server, or from the X server's socket.
@@ -338,6 +339,60 @@ fn the_virtual_desktop_is_ready_without_a_hotkey() {
     assert_eq!(v["hotkey"]["status"], "degraded");
     assert!(blocker(&v, "hotkey")["next_step"].is_string());
     assert!(!journal.exists(), "check creates no journal");
+}
+
+/// The Windows build under Wine on a private Xvfb (`cc_test_kit::wine`): the report
+/// names the Windows backend, says capture fell back to GDI because Wine has no Desktop
+/// Duplication and that the tree comes from MSAA because it has no UI Automation, finds
+/// the hotkey free and the process per-monitor DPI aware, and puts the journal on the
+/// Windows side.
+#[test]
+fn the_windows_build_under_wine_reports_gdi_msaa_and_the_hotkey() {
+    let desk = cc_test_kit::wine::WineDesk::start();
+    let exe = cc_test_kit::wine::WineDesk::windows_exe(BIN);
+    let dir = TempDir::new();
+    // Wine's drive Z: is the Unix root.
+    let journal = format!("Z:{}", dir.0.join("j.db").display());
+    let out = desk
+        .server(
+            &exe,
+            &[
+                "check",
+                "--json",
+                "--platform",
+                "windows",
+                "--journal",
+                &journal,
+            ],
+        )
+        .output()
+        .expect("wine64 computer-control.exe check");
+    let v: Value = serde_json::from_slice(&out.stdout).unwrap_or_else(|e| {
+        panic!(
+            "{e}: {}\n{}",
+            String::from_utf8_lossy(&out.stdout),
+            String::from_utf8_lossy(&out.stderr)
+        )
+    });
+    assert_valid(&v);
+    assert_eq!(v["platform"]["backend"], "windows", "{v:#}");
+    assert_eq!(v["capture"]["path"], "gdi", "{v:#}");
+    assert_eq!(v["capture"]["status"], "degraded", "{v:#}");
+    let why = v["capture"]["reason"].as_str().unwrap_or_default();
+    assert!(why.contains("Desktop Duplication"), "{v:#}");
+    assert_eq!(v["accessibility"]["api"], "msaa", "{v:#}");
+    assert!(
+        blocker(&v, "accessibility")["next_step"].is_string(),
+        "{v:#}"
+    );
+    assert_eq!(v["hotkey"]["status"], "ok", "{v:#}");
+    assert_eq!(v["input"]["status"], "ok", "{v:#}");
+    assert_eq!(v["display"]["dpi_aware"], true, "{v:#}");
+    assert_eq!(v["display"]["monitors"], 1, "{v:#}");
+    assert_eq!(v["journal"]["status"], "ok", "{v:#}");
+    assert_eq!(v["ready"], true, "{v:#}");
+    assert!(out.status.success(), "{v:#}");
+    assert!(!dir.0.join("j.db").exists(), "check creates no journal");
 }
 
 #[test]

@@ -6,7 +6,8 @@
 //! snippets start the server with exactly the command and arguments they name. The
 //! installed npm package and the wheel's `computer_control` module are loaded as plugin
 //! directories (their manifest's entry answers `tools.list`). The aarch64 binary runs
-//! under qemu-user; the x86-64 one needs nothing newer than glibc 2.17.
+//! under qemu-user; the x86-64 one needs nothing newer than glibc 2.17. The Windows
+//! wheel and npm package carry the PE binary, and the launcher picks it on Windows.
 
 use crate::hosts_support;
 
@@ -262,6 +263,92 @@ fn the_aarch64_package_runs_under_qemu() {
         wheel.to_str().is_some_and(|w| w.contains("manylinux")),
         "{}",
         wheel.display()
+    );
+}
+
+/// The Windows artifacts: a `win_amd64` wheel carrying `computer-control.exe`, the
+/// `@computer-control/win32-x64` package carrying the same PE binary for `win32`/`x64`,
+/// and the launcher picking that package's `.exe` on Windows (the platform set by a
+/// preload; the binary cannot start on Linux, so the launcher's error names it, or it
+/// runs where Wine is registered with binfmt_misc). The binary itself runs under Wine
+/// in the conformance suite's Wine desk and `check.rs`.
+#[test]
+fn the_windows_wheel_and_package_carry_the_exe_and_the_launcher_picks_it() {
+    let dist = dist();
+    let wheel = find(
+        &dist.join("wheels"),
+        &format!("computer_control-{VERSION}-"),
+        "win_amd64.whl",
+    );
+    let meta = run(Command::new("unzip")
+        .arg("-p")
+        .arg(&wheel)
+        .arg(format!("computer_control-{VERSION}.dist-info/WHEEL")));
+    let meta = String::from_utf8_lossy(&meta.stdout);
+    assert!(meta.contains("Tag: py3-none-win_amd64"), "{meta}");
+    let listing = run(Command::new("unzip").arg("-l").arg(&wheel));
+    let listing = String::from_utf8_lossy(&listing.stdout);
+    assert!(
+        listing.contains(&format!(
+            "computer_control-{VERSION}.data/scripts/computer-control.exe"
+        )),
+        "{listing}"
+    );
+
+    let win = find(&dist.join("npm"), "computer-control-win32-x64-", ".tgz");
+    let dir = Fresh::new("win32");
+    run(Command::new("tar")
+        .arg("xzf")
+        .arg(&win)
+        .arg("-C")
+        .arg(&dir.0));
+    let exe = dir.0.join("package/bin/computer-control.exe");
+    let kind = run(Command::new("file").arg(&exe));
+    let kind = String::from_utf8_lossy(&kind.stdout);
+    assert!(kind.contains("PE32+") && kind.contains("x86-64"), "{kind}");
+    let manifest: serde_json::Value = serde_json::from_slice(
+        &std::fs::read(dir.0.join("package/package.json")).expect("package.json"),
+    )
+    .expect("JSON");
+    assert_eq!(manifest["name"], "@computer-control/win32-x64");
+    assert_eq!(manifest["os"], serde_json::json!(["win32"]));
+    assert_eq!(manifest["cpu"], serde_json::json!(["x64"]));
+
+    // Both into a project (--force: npm would skip a win32 package on Linux).
+    let (root, _) = tarballs(&dist);
+    let project = Fresh::new("npm-win32");
+    std::fs::write(project.0.join("package.json"), r#"{"private": true}"#).expect("package.json");
+    run(npm(&project.0)
+        .args(["install", "--offline", "--force", "--omit=optional"])
+        .arg(&root)
+        .arg(&win));
+    let preload = project.0.join("as-windows.js");
+    std::fs::write(
+        &preload,
+        "Object.defineProperty(process, 'platform', { value: 'win32' });\n\
+         Object.defineProperty(process, 'arch', { value: 'x64' });\n",
+    )
+    .expect("preload");
+    let out = Command::new("node")
+        .arg("--require")
+        .arg(&preload)
+        .arg(
+            project
+                .0
+                .join("node_modules/computer-control/bin/computer-control.js"),
+        )
+        .arg("--version")
+        .output()
+        .expect("node");
+    let err = String::from_utf8_lossy(&out.stderr);
+    let picked = Path::new("@computer-control")
+        .join("win32-x64")
+        .join("bin")
+        .join("computer-control.exe");
+    assert!(
+        err.contains(picked.to_str().expect("utf-8"))
+            || (out.status.success() && String::from_utf8_lossy(&out.stdout).contains(VERSION)),
+        "the launcher did not start the win32 package's exe: {err}"
     );
 }
 

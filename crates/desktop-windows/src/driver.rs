@@ -7,6 +7,7 @@ use cc_desktop::{
 };
 use cc_protocol::{Key, PhysicalRect};
 
+use crate::report::WindowsReport;
 use crate::win::{
     a11y, capture, clipboard, desk_thread::DeskThread, input, monitors, toplevel, uia,
 };
@@ -36,18 +37,6 @@ fn reach_env() -> Result<String, String> {
         .map_err(|e| e.to_string())
 }
 
-/// What `computer-control check` reports about this desktop.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct WindowsReport {
-    /// The process is per-monitor DPI aware (v2): every coordinate is physical.
-    pub dpi_aware: bool,
-    pub monitors: usize,
-    /// The emergency hotkey registration, or why it failed.
-    pub hotkey: Result<(), String>,
-    /// UI Automation on this system, or why not (Wine has none).
-    pub ui_automation: Result<(), String>,
-}
-
 /// The driver for the interactive Windows desktop of this session.
 pub struct WindowsDesktop {
     monitors: monitors::Monitors,
@@ -56,6 +45,7 @@ pub struct WindowsDesktop {
     hotkey: Result<(), String>,
     dpi_aware: bool,
     indicator: Indicator,
+    capturer: capture::Capturer,
 }
 
 impl WindowsDesktop {
@@ -66,7 +56,9 @@ impl WindowsDesktop {
         let mut m = monitors::Monitors::default();
         m.refresh()?;
         let desk = DeskThread::start()?;
+        let capturer = capture::Capturer::open(&monitor_rects(&m));
         let mut d = WindowsDesktop {
+            capturer,
             monitors: m,
             held: input::Held::default(),
             desk,
@@ -89,13 +81,13 @@ impl WindowsDesktop {
             monitors: self.monitors.monitors().len(),
             hotkey: self.hotkey.clone(),
             ui_automation: uia::probe(),
+            capture: self.capturer.choice().clone(),
         }
     }
+}
 
-    /// Which path the last capture took.
-    pub fn capture_method(&self) -> capture::CaptureMethod {
-        capture::CaptureMethod::Gdi
-    }
+fn monitor_rects(m: &monitors::Monitors) -> Vec<PhysicalRect> {
+    m.monitors().iter().map(|m| m.rect).collect()
 }
 
 impl Driver for WindowsDesktop {
@@ -120,7 +112,7 @@ impl Driver for WindowsDesktop {
     }
 
     fn capture(&mut self, rect: PhysicalRect) -> Result<RgbImage, DriverError> {
-        capture::capture(rect)
+        self.capturer.capture(rect)
     }
 
     fn pointer_position(&mut self) -> Result<(i32, i32), DriverError> {
@@ -212,6 +204,8 @@ impl Driver for WindowsDesktop {
         }
         if let Ok((_, true)) = self.monitors.refresh() {
             out.push(DriverEvent::LayoutChanged);
+            // A duplication belongs to one mode of one monitor: open afresh.
+            self.capturer = capture::Capturer::open(&monitor_rects(&self.monitors));
             let state = self.indicator;
             if state != Indicator::Off {
                 self.indicator = Indicator::Off;
@@ -235,7 +229,7 @@ impl Driver for WindowsDesktop {
         if state == self.indicator {
             return Ok(());
         }
-        let rects: Vec<PhysicalRect> = self.monitors.monitors().iter().map(|m| m.rect).collect();
+        let rects = monitor_rects(&self.monitors);
         self.desk
             .indicator(state, rects)
             .map_err(DriverError::Failed)?;

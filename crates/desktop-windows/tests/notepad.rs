@@ -5,6 +5,7 @@ use std::time::{Duration, Instant};
 
 use cc_desktop::{Button, Driver, DriverEvent, Indicator, Launched, RawNode};
 use cc_desktop_windows::WindowsDesktop;
+use cc_desktop_windows::capture_path::CapturePath;
 use cc_protocol::{Key, Role};
 
 fn until<T>(what: &str, mut f: impl FnMut() -> Option<T>) -> T {
@@ -49,6 +50,22 @@ fn the_driver_drives_wine_notepad() {
     assert!(caps.hotkey, "the default hotkey is registered");
     let report = d.report();
     assert!(report.ui_automation.is_err(), "Wine 8 has no UI Automation");
+    // Wine 8 has no Desktop Duplication: the driver falls back to GDI and says why.
+    assert_eq!(
+        report.capture.path,
+        CapturePath::Gdi,
+        "{:?}",
+        report.capture
+    );
+    assert!(
+        report
+            .capture
+            .fallback_reason
+            .as_deref()
+            .is_some_and(|why| why.contains("Desktop Duplication")),
+        "{:?}",
+        report.capture
+    );
 
     // Layout and capture: one 1280x1024 monitor, exact size, RGB.
     let layout = d.layout().unwrap();

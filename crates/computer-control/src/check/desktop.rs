@@ -1,7 +1,8 @@
 //! The desktop areas of `check` (platform, display, input, capture, accessibility,
 //! hotkey): the compositor's or the X server's report, or the built-in virtual desktop.
 //! `auto` looks where `serve --platform auto` would: a wlroots compositor first, then
-//! GNOME, then the desktop portal, then X11, else the virtual desktop.
+//! GNOME, then the desktop portal, then X11, else the virtual desktop; a Windows build
+//! looks at its Windows desktop (`windows.rs`).
 
 use serde_json::json;
 
@@ -35,6 +36,16 @@ pub fn findings(platform: &str, server: Option<&ServerView>) -> Vec<(&'static st
         };
         return virtual_desktop(Finding::ok(why));
     }
+    #[cfg(all(feature = "windows", windows))]
+    let found = super::windows::findings(platform, server);
+    #[cfg(not(all(feature = "windows", windows)))]
+    let found = unix_findings(platform, server);
+    found
+}
+
+/// `auto` and the Unix drivers: a wlroots compositor, GNOME, then X11.
+#[cfg(not(all(feature = "windows", windows)))]
+fn unix_findings(platform: &str, server: Option<&ServerView>) -> Vec<(&'static str, Finding)> {
     #[cfg(all(feature = "wlroots", target_os = "linux"))]
     let passed_over = match super::wayland::look(platform, server) {
         super::wayland::Look::Found(found) => return found,
@@ -98,6 +109,7 @@ fn virtual_desktop(platform: Finding) -> Vec<(&'static str, Finding)> {
 }
 
 /// No X display: `auto` serves the virtual desktop instead, `x11` cannot start.
+#[cfg_attr(all(feature = "windows", windows), allow(dead_code))]
 pub(super) fn no_x11(platform: &str, reason: &str, step: &str) -> Vec<(&'static str, Finding)> {
     let p = if platform == "x11" {
         Finding::problem(

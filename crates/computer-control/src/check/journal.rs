@@ -19,7 +19,7 @@ pub fn finding(configured: &str, in_server: bool) -> Finding {
             return Finding::problem(
                 Status::Missing,
                 format!("no place for the governance journal: {e}"),
-                "set HOME or XDG_STATE_HOME in the host's `env`, or pass --journal PATH",
+                crate::places::state_dir_step(crate::places::Os::current()),
             );
         }
     };

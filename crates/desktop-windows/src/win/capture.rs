@@ -1,9 +1,12 @@
-//! Screen capture through GDI: one BitBlt of the asked rectangle of the virtual screen
-//! into a 32-bit top-down DIB section, with `CAPTUREBLT` so layered windows are in it.
-//!
-//! DXGI Desktop Duplication is the faster path on a real Windows 8+ desktop with a GPU;
-//! it is not built yet, and Wine has none, so GDI is the one path (and the one tested).
+//! Screen capture: DXGI Desktop Duplication where every monitor has it (`dxgi.rs`, the
+//! fast path on a real Windows 8+ desktop), else GDI: one BitBlt of the asked rectangle
+//! of the virtual screen into a 32-bit top-down DIB section, with `CAPTUREBLT` so
+//! layered windows are in it. A rectangle across monitors, and any capture after the
+//! duplication was lost, is read with GDI; Wine has no duplication, so there GDI is the
+//! path (and the one tested end to end).
 
+use super::dxgi::Duplication;
+use crate::capture_path::{CapturePath, PathChoice, choose, monitor_holding};
 use cc_desktop::{DriverError, RgbImage};
 use cc_protocol::PhysicalRect;
 use windows::Win32::Graphics::Gdi::{
@@ -11,20 +14,70 @@ use windows::Win32::Graphics::Gdi::{
     DIB_RGB_COLORS, DeleteDC, DeleteObject, GetDC, HGDIOBJ, ReleaseDC, SRCCOPY, SelectObject,
 };
 
-/// Which path the last capture took.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum CaptureMethod {
-    /// GDI BitBlt of the screen device context.
-    Gdi,
+/// The capture paths of this desktop: the duplication while it serves, and what
+/// opening it found.
+pub struct Capturer {
+    dup: Option<Duplication>,
+    choice: PathChoice,
 }
 
-/// Pixels of `rect` (physical, virtual-screen coordinates).
-pub fn capture(rect: PhysicalRect) -> Result<RgbImage, DriverError> {
-    if rect.width == 0 || rect.height == 0 {
-        return Err(DriverError::Failed(
-            "an empty rectangle has no pixels".into(),
-        ));
+impl Capturer {
+    /// Opens Desktop Duplication for these monitors (physical rectangles); GDI when
+    /// any of them has none.
+    pub fn open(monitors: &[PhysicalRect]) -> Capturer {
+        let (dup, opened) = super::dxgi::open(monitors);
+        let choice = choose(&opened);
+        Capturer {
+            dup: dup.filter(|_| choice.path == CapturePath::Dxgi),
+            choice,
+        }
     }
+
+    /// The path whole-monitor captures take now, and why it is GDI when it is.
+    pub fn choice(&self) -> &PathChoice {
+        &self.choice
+    }
+
+    /// Pixels of `rect` (physical, virtual-screen coordinates).
+    pub fn capture(&mut self, rect: PhysicalRect) -> Result<RgbImage, DriverError> {
+        if rect.width == 0 || rect.height == 0 {
+            return Err(DriverError::Failed(
+                "an empty rectangle has no pixels".into(),
+            ));
+        }
+        if let Some(dup) = &mut self.dup
+            && let Some(at) = monitor_holding(rect, &dup.monitors())
+        {
+            match dup.capture(at, rect) {
+                Ok(pixels) => {
+                    return Ok(RgbImage {
+                        width: rect.width,
+                        height: rect.height,
+                        pixels,
+                    });
+                }
+                Err(why) => {
+                    // Spent (a desktop switch, a mode change): try once to reopen,
+                    // else GDI serves until the next layout change reopens it.
+                    let monitors = dup.monitors();
+                    self.dup = None;
+                    self.choice = PathChoice {
+                        path: CapturePath::Gdi,
+                        fallback_reason: Some(format!("Desktop Duplication was lost: {why}")),
+                    };
+                    let reopened = Capturer::open(&monitors);
+                    if reopened.choice.path == CapturePath::Dxgi {
+                        *self = reopened;
+                    }
+                }
+            }
+        }
+        gdi(rect)
+    }
+}
+
+/// Pixels of `rect` through GDI (physical, virtual-screen coordinates, not empty).
+fn gdi(rect: PhysicalRect) -> Result<RgbImage, DriverError> {
     let (w, h) = (rect.width as i32, rect.height as i32);
     // SAFETY: every handle made here is released below on every path; `bits` points
     // into the DIB section, which holds w*h*4 bytes while it is not deleted.

@@ -7,6 +7,7 @@ pub mod a11y;
 pub mod capture;
 pub mod clipboard;
 pub mod desk_thread;
+pub mod dxgi;
 pub mod input;
 pub mod monitors;
 pub mod toplevel;

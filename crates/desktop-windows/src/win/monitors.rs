@@ -7,19 +7,27 @@ use windows::Win32::Graphics::Gdi::{
     EnumDisplayMonitors, GetMonitorInfoW, HDC, HMONITOR, MONITORINFO, MONITORINFOEXW,
 };
 use windows::Win32::UI::HiDpi::{
-    DPI_AWARENESS_CONTEXT_PER_MONITOR_AWARE_V2, GetDpiForMonitor, MDT_EFFECTIVE_DPI,
-    SetProcessDpiAwarenessContext,
+    DPI_AWARENESS_CONTEXT_PER_MONITOR_AWARE, DPI_AWARENESS_CONTEXT_PER_MONITOR_AWARE_V2,
+    DPI_AWARENESS_PER_MONITOR_AWARE, GetAwarenessFromDpiAwarenessContext, GetDpiForMonitor,
+    GetThreadDpiAwarenessContext, MDT_EFFECTIVE_DPI, SetProcessDpiAwarenessContext,
 };
 use windows::core::BOOL;
 
 use crate::dpi::Monitor;
 
-/// Declares the process per-monitor DPI aware (v2), so every coordinate is physical.
-/// `false` when the system refused (already set by a host, or too old a Windows); the
-/// coordinates are then logical and `dpi` converts them.
+/// Declares the process per-monitor DPI aware (v2, else v1: both make every coordinate
+/// physical; Wine 8 knows only v1), or finds it already is (a host declared it).
+/// `false` when it is not (too old a Windows, or a host declared another awareness);
+/// the coordinates are then logical and `dpi` converts them.
 pub fn declare_dpi_awareness() -> bool {
-    // SAFETY: a process-wide setting with a constant context; no pointers.
-    unsafe { SetProcessDpiAwarenessContext(DPI_AWARENESS_CONTEXT_PER_MONITOR_AWARE_V2).is_ok() }
+    // SAFETY: process-wide settings with constant contexts, and a query of this
+    // thread's context; no pointers.
+    unsafe {
+        SetProcessDpiAwarenessContext(DPI_AWARENESS_CONTEXT_PER_MONITOR_AWARE_V2).is_ok()
+            || SetProcessDpiAwarenessContext(DPI_AWARENESS_CONTEXT_PER_MONITOR_AWARE).is_ok()
+            || GetAwarenessFromDpiAwarenessContext(GetThreadDpiAwarenessContext())
+                == DPI_AWARENESS_PER_MONITOR_AWARE
+    }
 }
 
 pub fn rect(r: RECT) -> PhysicalRect {

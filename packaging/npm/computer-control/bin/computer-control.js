@@ -9,6 +9,7 @@ const { spawn } = require("child_process");
 const PACKAGES = {
   "linux x64 glibc": "@computer-control/linux-x64-gnu",
   "linux arm64 glibc": "@computer-control/linux-arm64-gnu",
+  "win32 x64": "@computer-control/win32-x64",
 };
 
 function libc() {
@@ -31,7 +32,8 @@ function binary() {
     );
   }
   try {
-    return require.resolve(`${pkg}/bin/computer-control`);
+    const exe = process.platform === "win32" ? "computer-control.exe" : "computer-control";
+    return require.resolve(`${pkg}/bin/${exe}`);
   } catch (e) {
     fail(
       `the package ${pkg} (the binary for ${key}) is not installed. npm skips it ` +
