@@ -8,6 +8,11 @@ use computer_control::{allocator, cli};
 
 fn main() -> ExitCode {
     allocator::keep_small();
+    // `cargo test --workspace --all-features` builds this binary with reqwest's rustls
+    // but no provider (the client library's `rustls` feature, unified in); without one
+    // the fleet plane's HTTP client cannot be built. Test builds only.
+    #[cfg(feature = "fault-injection")]
+    let _ = rustls::crypto::ring::default_provider().install_default();
     let args = cli::Cli::parse();
     init_logging();
     match cli::run(args) {
