@@ -62,6 +62,10 @@ impl MonitorChange {
 
     /// A 1280×720 monitor added right of the 1920×1080 one (where Mutter puts a
     /// virtual monitor): two displays, the layout from x = 0.
+    #[cfg_attr(
+        not(feature = "gnome"),
+        allow(dead_code, reason = "only the GNOME desk")
+    )]
     pub fn right_of_the_first() -> MonitorChange {
         MonitorChange {
             surface: json!({"displays": [{}, {}],
