@@ -93,12 +93,17 @@ fn one_name_and_one_version_everywhere() {
         let p = read_json(&format!("packaging/npm/platforms/{dir}/package.json"));
         assert_eq!(&p["name"], dep);
         assert_eq!(p["version"], VERSION);
-        assert_eq!(p["os"], json!(["linux"]));
-        assert_eq!(
-            p["libc"],
-            json!(["glibc"]),
-            "{dep}: libc, else npm installs it on musl"
-        );
+        if dir.starts_with("win32-") {
+            assert_eq!(p["os"], json!(["win32"]), "{dep}");
+            assert!(p.get("libc").is_none(), "{dep}: no libc on Windows");
+        } else {
+            assert_eq!(p["os"], json!(["linux"]), "{dep}");
+            assert_eq!(
+                p["libc"],
+                json!(["glibc"]),
+                "{dep}: libc, else npm installs it on musl"
+            );
+        }
     }
     // PyPI: `mcp-name: <name>` in the description, followed by whitespace or `-->`.
     let readme = std::fs::read_to_string(repo().join("packaging/pypi/README.md")).expect("README");
