@@ -142,6 +142,13 @@
     return {'X-Console-Key': app.key || ''};
   }
 
+  // Every signed-in request goes through here so signing out can cancel them all first:
+  // a request still in flight when the session ends would otherwise come back refused.
+  let inflight = new AbortController();
+  function signedFetch(url, opts) {
+    return fetch(url, Object.assign({cache: 'no-store', signal: inflight.signal}, opts));
+  }
+
   function forget() {
     app.key = null;
     sessionStorage.removeItem(KEY_KEY);
@@ -151,7 +158,7 @@
 
   async function rpc(method, params) {
     const body = JSON.stringify({jsonrpc: '2.0', id: ++app.rpcId, method, params: params || {}});
-    const res = await fetch('/rpc', {
+    const res = await signedFetch('/rpc', {
       method: 'POST',
       headers: Object.assign({'Content-Type': 'application/json'}, auth()),
       body,
@@ -712,7 +719,7 @@
     if (app.govLoading) { app.govAgain = true; return; }
     app.govLoading = true;
     try {
-      const res = await fetch('/approvals', {headers: auth(), cache: 'no-store'});
+      const res = await signedFetch('/approvals', {headers: auth()});
       if (res.status === 401) { showLogin('Your session has ended: sign in again.'); return; }
       if (res.ok) renderGoverned((await res.json()).approvals || []);
     } catch (_) {
@@ -808,7 +815,7 @@
     const body = {session_id: r.sessionId, action_id: r.actionId, args_digest: r.argsDigest};
     if (approve) body.ttl_ms = ttlS * 1000;
     try {
-      const res = await fetch('/approvals/' + (approve ? 'approve' : 'deny'), {
+      const res = await signedFetch('/approvals/' + (approve ? 'approve' : 'deny'), {
         method: 'POST',
         headers: Object.assign({'Content-Type': 'application/json'}, auth()),
         body: JSON.stringify(body),
@@ -1010,7 +1017,7 @@
     try {
       const headers = auth();
       if (app.frame.etag) headers['If-None-Match'] = app.frame.etag;
-      const res = await fetch('/frame', {headers, cache: 'no-store'});
+      const res = await signedFetch('/frame', {headers});
       if (res.status === 200) {
         const blob = await res.blob();
         const url = URL.createObjectURL(blob);
@@ -1157,6 +1164,10 @@
   });
 
   $('logout').addEventListener('click', async () => {
+    app.running = false;
+    if (app.streamAbort) app.streamAbort.abort();
+    inflight.abort();
+    inflight = new AbortController();
     try {
       await fetch('/console/logout', {method: 'POST', headers: auth(), cache: 'no-store'});
     } catch (_) {
