@@ -98,6 +98,21 @@ pub enum Call {
     Toggle,
     /// `IUIAutomationSelectionItemPattern::Select`.
     Select,
+    /// `IUIAutomationElement::SetFocus`: activating an edit or a document is giving it
+    /// the keyboard ([`invoke_focuses`]).
+    Focus,
+}
+
+/// Whether invoking the element means giving it keyboard focus: an enabled, focusable
+/// edit or document with no pattern that presses it. Without this its activation would
+/// be a click at its centre, which may land on a caret position or a link inside it.
+pub fn invoke_focuses(role: Role, f: &Facts, p: &Patterns) -> bool {
+    matches!(role, Role::Edit | Role::Document)
+        && f.focusable
+        && f.enabled
+        && !p.invoke
+        && p.toggle.is_none()
+        && p.expand_collapse.is_none()
 }
 
 /// The call that performs `action`, or the reason the element cannot.
@@ -274,6 +289,34 @@ mod tests {
             Ok(Call::ExpandOrCollapse)
         );
         assert!(actions(&Patterns::default()).is_empty());
+    }
+
+    #[test]
+    fn only_a_reachable_edit_or_document_is_invoked_by_focusing_it() {
+        let reachable = Facts {
+            focusable: true,
+            enabled: true,
+            ..Facts::default()
+        };
+        let plain = Patterns::default();
+        assert!(invoke_focuses(Role::Edit, &reachable, &plain));
+        assert!(invoke_focuses(Role::Document, &reachable, &plain));
+        assert!(!invoke_focuses(Role::Pane, &reachable, &plain));
+        let disabled = Facts {
+            enabled: false,
+            ..reachable
+        };
+        assert!(!invoke_focuses(Role::Edit, &disabled, &plain));
+        let unreachable = Facts {
+            focusable: false,
+            ..reachable
+        };
+        assert!(!invoke_focuses(Role::Edit, &unreachable, &plain));
+        let pressable = Patterns {
+            invoke: true,
+            ..Default::default()
+        };
+        assert!(!invoke_focuses(Role::Edit, &reachable, &pressable));
     }
 
     #[test]
