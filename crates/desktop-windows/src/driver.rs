@@ -207,18 +207,12 @@ impl Driver for WindowsDesktop {
         // cannot read (and every window on a system without it) through MSAA.
         let client = self.uia();
         let mut budget = max_nodes;
-        let mut out = Vec::new();
-        for w in ids {
-            let node = match client.as_ref().map(|u| uia::window_tree(u, w, &mut budget)) {
-                Some(Ok(node)) => node,
-                Some(Err(_)) | None => a11y::window_tree(w, &mut budget),
-            };
-            match node {
-                Some(n) => out.push(n),
-                None => break,
-            }
-        }
-        Ok(out)
+        Ok(crate::tree_source::read_windows(
+            &ids,
+            &mut budget,
+            client.map(|u| move |w, b: &mut usize| uia::window_tree(&u, w, b)),
+            a11y::window_tree,
+        ))
     }
 
     fn a11y_element(&mut self, handle: &ElementHandle) -> Result<Option<ElementInfo>, DriverError> {

@@ -2,6 +2,8 @@
 //! is MSAA: said by `check` and the driver's report, so nobody mistakes a tree without
 //! an application's insides for an empty application.
 
+use cc_desktop::RawNode;
+
 /// The API the driver walks windows with.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum TreeSource {
@@ -13,6 +15,33 @@ pub enum TreeSource {
         /// The failed creation of the client, with its HRESULT.
         why: String,
     },
+}
+
+/// The trees of `windows` in order, each read through `uia` when there is a client and
+/// it can read the window, else through `msaa`, all taking nodes from one `budget`:
+/// the windows after the one the budget ran out in are not read.
+pub fn read_windows<U, M>(
+    windows: &[u64],
+    budget: &mut usize,
+    mut uia: Option<U>,
+    mut msaa: M,
+) -> Vec<RawNode>
+where
+    U: FnMut(u64, &mut usize) -> Result<Option<RawNode>, String>,
+    M: FnMut(u64, &mut usize) -> Option<RawNode>,
+{
+    let mut out = Vec::new();
+    for &w in windows {
+        let node = match uia.as_mut().map(|read| read(w, budget)) {
+            Some(Ok(node)) => node,
+            Some(Err(_)) | None => msaa(w, budget),
+        };
+        match node {
+            Some(n) => out.push(n),
+            None => break,
+        }
+    }
+    out
 }
 
 /// What a tree read through MSAA lacks compared with UI Automation.
@@ -41,6 +70,52 @@ impl TreeSource {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use cc_desktop::ElementHandle;
+    use cc_protocol::Role;
+
+    fn window(api: &str, w: u64, budget: &mut usize) -> Option<RawNode> {
+        *budget = budget.checked_sub(1)?;
+        Some(RawNode {
+            handle: ElementHandle(format!("{api}:{w:x}")),
+            role: Role::Window,
+            name: String::new(),
+            value: None,
+            states: Vec::new(),
+            rect: None,
+            window_id: Some(w),
+            children: Vec::new(),
+        })
+    }
+
+    fn handles(nodes: &[RawNode]) -> Vec<&str> {
+        nodes.iter().map(|n| n.handle.0.as_str()).collect()
+    }
+
+    #[test]
+    fn a_window_ui_automation_cannot_read_comes_from_msaa() {
+        let uia = |w: u64, b: &mut usize| {
+            if w == 2 {
+                Err("ElementFromHandle failed: 0x80070005".to_string())
+            } else {
+                Ok(window("uia", w, b))
+            }
+        };
+        let msaa = |w: u64, b: &mut usize| window("hwnd", w, b);
+        let mut budget = 10;
+        let read = read_windows(&[1, 2, 3], &mut budget, Some(uia), msaa);
+        assert_eq!(handles(&read), ["uia:1", "hwnd:2", "uia:3"]);
+        assert_eq!(budget, 7);
+    }
+
+    #[test]
+    fn without_a_client_every_window_is_msaa_and_the_budget_ends_the_list() {
+        type Uia = fn(u64, &mut usize) -> Result<Option<RawNode>, String>;
+        let msaa = |w: u64, b: &mut usize| window("hwnd", w, b);
+        let mut budget = 2;
+        let read = read_windows(&[1, 2, 3], &mut budget, None::<Uia>, msaa);
+        assert_eq!(handles(&read), ["hwnd:1", "hwnd:2"]);
+        assert_eq!(budget, 0);
+    }
 
     #[test]
     fn msaa_says_why_and_what_is_missing() {
