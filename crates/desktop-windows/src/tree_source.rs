@@ -44,6 +44,25 @@ where
     out
 }
 
+/// A failed call as the report words it: the call, its HRESULT, and the system's
+/// text for it, or the HRESULT's name where the system has no text (Wine has none).
+pub fn failure(call: &str, hresult: u32, message: &str) -> String {
+    let message = message.trim();
+    let name = match hresult {
+        0x8004_0154 => "REGDB_E_CLASSNOTREG, the class is not registered",
+        0x8000_4001 => "E_NOTIMPL",
+        0x8007_0005 => "E_ACCESSDENIED",
+        0x8004_0201 => "UIA_E_ELEMENTNOTAVAILABLE",
+        _ => "",
+    };
+    let text = if message.is_empty() { name } else { message };
+    if text.is_empty() {
+        format!("{call} failed: {hresult:#010x}")
+    } else {
+        format!("{call} failed: {hresult:#010x} ({text})")
+    }
+}
+
 /// What a tree read through MSAA lacks compared with UI Automation.
 pub const MSAA_MISSING: &str = "applications that answer only UI Automation (WPF, WinUI, \
 Chromium, Electron) show their windows without their insides, and actions are MSAA default \
@@ -89,6 +108,23 @@ mod tests {
 
     fn handles(nodes: &[RawNode]) -> Vec<&str> {
         nodes.iter().map(|n| n.handle.0.as_str()).collect()
+    }
+
+    #[test]
+    fn failures_name_their_hresult_when_the_system_has_no_text() {
+        assert_eq!(
+            failure("CoCreateInstance(CUIAutomation)", 0x8004_0154, ""),
+            "CoCreateInstance(CUIAutomation) failed: 0x80040154 (REGDB_E_CLASSNOTREG, the \
+             class is not registered)"
+        );
+        assert_eq!(
+            failure("Invoke", 0x8004_0154, "Class not registered\r\n"),
+            "Invoke failed: 0x80040154 (Class not registered)"
+        );
+        assert_eq!(
+            failure("Toggle", 0x8000_ffff, " "),
+            "Toggle failed: 0x8000ffff"
+        );
     }
 
     #[test]

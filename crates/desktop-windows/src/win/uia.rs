@@ -63,7 +63,7 @@ const PROPERTIES: [UIA_PROPERTY_ID; 18] = [
 ];
 
 fn hresult(what: &str, e: &windows::core::Error) -> String {
-    format!("{what} failed: {:#010x} {}", e.code().0 as u32, e.message())
+    crate::tree_source::failure(what, e.code().0 as u32, &e.message())
 }
 
 /// A UI Automation client on this thread, or why the system has none (with the
