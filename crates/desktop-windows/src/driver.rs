@@ -104,7 +104,7 @@ impl WindowsDesktop {
 
 /// An element read through UI Automation (`uia:`), not MSAA (`hwnd:`).
 fn is_uia(handle: &ElementHandle) -> bool {
-    handle.0.starts_with("uia:")
+    handle.0.starts_with(crate::uia_model::HANDLE_PREFIX)
 }
 
 fn monitor_rects(m: &monitors::Monitors) -> Vec<PhysicalRect> {

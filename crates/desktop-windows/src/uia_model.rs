@@ -216,16 +216,19 @@ pub fn rect(left: f64, top: f64, width: f64, height: f64) -> Option<PhysicalRect
     })
 }
 
+/// What every UI Automation element's handle starts with (MSAA's start `hwnd:`).
+pub const HANDLE_PREFIX: &str = "uia:";
+
 /// A UI Automation element's handle: `uia:` and its runtime id, which the walker finds
 /// again under the same top-level window.
 pub fn handle(window: u64, runtime_id: &[i32]) -> String {
     let ids: Vec<String> = runtime_id.iter().map(|i| format!("{i:x}")).collect();
-    format!("uia:{window:x}:{}", ids.join("."))
+    format!("{HANDLE_PREFIX}{window:x}:{}", ids.join("."))
 }
 
 /// The window and runtime id a `uia:` handle names, or `None` for any other text.
 pub fn parse_handle(text: &str) -> Option<(u64, Vec<i32>)> {
-    let rest = text.strip_prefix("uia:")?;
+    let rest = text.strip_prefix(HANDLE_PREFIX)?;
     let (window, ids) = rest.split_once(':')?;
     let window = u64::from_str_radix(window, 16).ok()?;
     let ids = ids
