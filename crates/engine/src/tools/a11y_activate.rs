@@ -42,10 +42,10 @@ impl Tool for A11yActivate {
         false
     }
 
-    fn describe(&self, a: &Args, seen: &Judged<'_>) -> Description {
+    fn describe(&self, a: &Args, judged: &Judged<'_>) -> Description {
         Description {
-            title: format!("Activate {}", acted_on(&self.target(a), seen)),
-            marks: centre_mark(seen, "activate"),
+            title: format!("Activate {}", acted_on(&self.target(a), judged)),
+            marks: centre_mark(judged, "activate"),
             ..Default::default()
         }
     }

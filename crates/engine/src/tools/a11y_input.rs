@@ -31,11 +31,11 @@ impl Tool for A11yInput {
         false
     }
 
-    fn describe(&self, a: &Args, seen: &Judged<'_>) -> Description {
+    fn describe(&self, a: &Args, judged: &Judged<'_>) -> Description {
         Description {
-            title: format!("Enter text into {}", acted_on(&self.target(a), seen)),
-            text: Some(seen.text(&a.text)),
-            marks: centre_mark(seen, "input"),
+            title: format!("Enter text into {}", acted_on(&self.target(a), judged)),
+            text: Some(judged.text(&a.text)),
+            marks: centre_mark(judged, "input"),
             ..Default::default()
         }
     }

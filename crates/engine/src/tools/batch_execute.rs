@@ -15,14 +15,14 @@ pub(crate) const MAX_ITEMS: usize = 100;
 
 /// A batch as the operator is told it: its items, each described by its own tool, and
 /// every point they touch marked.
-pub(super) fn describe(seen: &Judged<'_>) -> Description {
+pub(super) fn describe(judged: &Judged<'_>) -> Description {
     Description {
         title: format!(
             "Run a batch of {}",
-            count(seen.items.len(), "action", "actions")
+            count(judged.items.len(), "action", "actions")
         ),
-        marks: seen.items.iter().flat_map(|d| d.marks.clone()).collect(),
-        items: seen.items.to_vec(),
+        marks: judged.items.iter().flat_map(|d| d.marks.clone()).collect(),
+        items: judged.items.to_vec(),
         ..Default::default()
     }
 }

@@ -227,17 +227,17 @@ impl ToolCall {
     }
 
     /// What it does in the operator's words: its tool's `describe` (a batch's, over its
-    /// items described in `seen`), with the element and the window the gate read.
-    pub(crate) fn describe(&self, seen: &Judged<'_>) -> Description {
-        let mut d = self.typed.describe(seen);
-        d.element = seen.landing.element.as_ref().map(describe::element);
-        d.window = seen.landing.window.as_ref().map(describe::window);
+    /// items described in `judged`), with the element and the window the gate read.
+    pub(crate) fn describe(&self, judged: &Judged<'_>) -> Description {
+        let mut d = self.typed.describe(judged);
+        d.element = judged.landing.element.as_ref().map(describe::element);
+        d.window = judged.landing.window.as_ref().map(describe::window);
         d
     }
 
-    /// A batch in the operator's words, its items described in `seen`.
-    pub(crate) fn describe_batch(seen: &Judged<'_>) -> Description {
-        super::batch_execute::describe(seen)
+    /// A batch in the operator's words, its items described in `judged`.
+    pub(crate) fn describe_batch(judged: &Judged<'_>) -> Description {
+        super::batch_execute::describe(judged)
     }
 
     /// Runs it (not a batch) on the driver. On any failure, every key and button the

@@ -26,8 +26,8 @@ impl Tool for ClipboardWrite {
         false
     }
 
-    fn describe(&self, a: &Args, seen: &Judged<'_>) -> Description {
-        let text = seen.text(&a.text);
+    fn describe(&self, a: &Args, judged: &Judged<'_>) -> Description {
+        let text = judged.text(&a.text);
         Description {
             title: format!(
                 "Put {} on the clipboard",

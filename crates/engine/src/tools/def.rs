@@ -164,9 +164,9 @@ pub(crate) trait Tool: Sync + 'static {
     fn run(&self, args: Self::Args, ex: &mut Exec<'_>) -> Result<Value, ToolError>;
     /// What the call does, in the words an operator is shown (a confirmation, the
     /// trail, a governed approval): from its arguments and where the gate placed it
-    /// (`seen`), its text only as `seen` shows it (redacted as its events are). The
+    /// (`judged`), its text only as `judged` shows it (redacted as its events are). The
     /// engine adds the element and the window the gate read.
-    fn describe(&self, args: &Self::Args, seen: &Judged<'_>) -> Description;
+    fn describe(&self, args: &Self::Args, judged: &Judged<'_>) -> Description;
     /// Whether the operator's configuration vouches for these arguments, so that the
     /// call is at most moderate risk (an application listed in `apps.launch_allowed`);
     /// `escalates` and a secret still make it high. Only operator keys may decide

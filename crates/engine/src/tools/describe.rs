@@ -114,8 +114,8 @@ pub fn named(e: &ElementTarget) -> String {
 }
 
 /// The element an accessibility tool acts on: the one the gate found, else as named.
-pub fn acted_on(target: &Target, seen: &Judged<'_>) -> String {
-    match (&seen.landing.element, target) {
+pub fn acted_on(target: &Target, judged: &Judged<'_>) -> String {
+    match (&judged.landing.element, target) {
         (Some(e), _) => element(e),
         (None, Target::Element(e)) => named(e),
         (None, _) => "an element".into(),
@@ -174,7 +174,7 @@ impl Place {
 /// The places a pointer call touches, in order (a drag's start, then its end): each
 /// point the gate placed (its element's centre, or the pointer's own position), else
 /// what the call's target says.
-pub fn places(target: &Target, seen: &Judged<'_>) -> Vec<Place> {
+pub fn places(target: &Target, judged: &Judged<'_>) -> Vec<Place> {
     let asked: Vec<Asked> = match target {
         Target::Points(p) if p.is_empty() => vec![Asked::Here],
         Target::Points(p) => p.iter().map(|&(x, y)| Asked::Point(x, y, None)).collect(),
@@ -194,7 +194,7 @@ pub fn places(target: &Target, seen: &Judged<'_>) -> Vec<Place> {
     asked
         .into_iter()
         .enumerate()
-        .map(|(i, a)| match seen.point(i) {
+        .map(|(i, a)| match judged.point(i) {
             Some(lp) => placed(lp),
             None => a.place(),
         })
@@ -289,8 +289,9 @@ pub fn key_label(name: &str) -> String {
 
 /// The mark of the element an accessibility tool acts on: its centre, where the gate
 /// found it.
-pub fn centre_mark(seen: &Judged<'_>, label: &str) -> Vec<Mark> {
-    seen.point(0)
+pub fn centre_mark(judged: &Judged<'_>, label: &str) -> Vec<Mark> {
+    judged
+        .point(0)
         .map(|p| Mark {
             x: p.x,
             y: p.y,

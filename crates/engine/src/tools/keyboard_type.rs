@@ -43,8 +43,8 @@ impl Tool for KeyboardType {
         false
     }
 
-    fn describe(&self, a: &Args, seen: &Judged<'_>) -> Description {
-        let text = seen.text(&a.text);
+    fn describe(&self, a: &Args, judged: &Judged<'_>) -> Description {
+        let text = judged.text(&a.text);
         let then = if a.submit { ", then press Enter" } else { "" };
         Description {
             title: format!("Type {}{then}", quoted(&text)),

@@ -102,10 +102,10 @@ macro_rules! table {
             }
 
             /// See [`Tool::describe`]; a batch is described by its items.
-            pub(crate) fn describe(&self, seen: &Judged<'_>) -> Description {
+            pub(crate) fn describe(&self, judged: &Judged<'_>) -> Description {
                 match self {
-                    $(Typed::$Tool(a) => Tool::describe(&$tool::$Tool, a, seen),)*
-                    Typed::Batch(_) => $batch::describe(seen),
+                    $(Typed::$Tool(a) => Tool::describe(&$tool::$Tool, a, judged),)*
+                    Typed::Batch(_) => $batch::describe(judged),
                 }
             }
 

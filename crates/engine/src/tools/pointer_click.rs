@@ -64,9 +64,9 @@ impl Tool for PointerClick {
         reaches_shell(&a.modifiers)
     }
 
-    fn describe(&self, a: &Args, seen: &Judged<'_>) -> Description {
+    fn describe(&self, a: &Args, judged: &Judged<'_>) -> Description {
         let target = self.target(a);
-        let place = places(&target, seen).swap_remove(0);
+        let place = places(&target, judged).swap_remove(0);
         let times = match a.times {
             2 => "Double-click",
             3 => "Triple-click",

@@ -126,13 +126,13 @@ impl Tool for PointerDrag {
         reaches_shell(&a.modifiers)
     }
 
-    fn describe(&self, a: &Args, seen: &Judged<'_>) -> Description {
-        let ends = places(&self.target(a), seen);
+    fn describe(&self, a: &Args, judged: &Judged<'_>) -> Description {
+        let ends = places(&self.target(a), judged);
         let text = |i: usize| ends.get(i).map_or("?", |p| p.text.as_str());
         // Where it ends, when that is another window than where it starts.
-        let end_window = seen.landing.points.get(1).and_then(|p| p.window.as_ref());
+        let end_window = judged.landing.points.get(1).and_then(|p| p.window.as_ref());
         let detail = end_window
-            .filter(|w| seen.landing.window.as_ref().is_none_or(|s| s.id != w.id))
+            .filter(|w| judged.landing.window.as_ref().is_none_or(|s| s.id != w.id))
             .map(|w| format!("ends in {}", describe::window(w)));
         Description {
             title: format!("Drag from {} to {}", text(0), text(1)),

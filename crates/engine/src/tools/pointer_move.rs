@@ -44,9 +44,9 @@ impl Tool for PointerMove {
         false
     }
 
-    fn describe(&self, a: &Args, seen: &Judged<'_>) -> Description {
+    fn describe(&self, a: &Args, judged: &Judged<'_>) -> Description {
         let target = self.target(a);
-        let place = places(&target, seen).swap_remove(0);
+        let place = places(&target, judged).swap_remove(0);
         Description {
             title: format!("Move the pointer{}", place.after("to", "to")),
             detail: relative(&target),

@@ -72,9 +72,9 @@ impl Tool for PointerScroll {
         reaches_shell(&a.modifiers)
     }
 
-    fn describe(&self, a: &Args, seen: &Judged<'_>) -> Description {
+    fn describe(&self, a: &Args, judged: &Judged<'_>) -> Description {
         let target = self.target(a);
-        let place = places(&target, seen).swap_remove(0);
+        let place = places(&target, judged).swap_remove(0);
         let way = match (a.axis, a.amount >= 0) {
             (AxisArg::Vertical, true) => "up",
             (AxisArg::Vertical, false) => "down",

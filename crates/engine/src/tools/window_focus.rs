@@ -24,8 +24,8 @@ impl Tool for WindowFocus {
         false
     }
 
-    fn describe(&self, a: &Args, seen: &Judged<'_>) -> Description {
-        let which = match &seen.landing.window {
+    fn describe(&self, a: &Args, judged: &Judged<'_>) -> Description {
+        let which = match &judged.landing.window {
             Some(w) => describe::window(w),
             None => format!("window {}", a.id),
         };
