@@ -149,16 +149,12 @@ impl Place {
     /// `Click where the pointer is`; `at` and `on` are the words before a point and an
     /// element.
     pub fn after(&self, at: &str, on: &str) -> String {
-        let word = match self.kind {
-            PlaceKind::Here => "",
-            PlaceKind::Element => on,
-            PlaceKind::Point => at,
-        };
-        format!(
-            " {word}{}{}",
-            if word.is_empty() { "" } else { " " },
-            self.text
-        )
+        let text = &self.text;
+        match self.kind {
+            PlaceKind::Here => format!(" {text}"),
+            PlaceKind::Element => format!(" {on} {text}"),
+            PlaceKind::Point => format!(" {at} {text}"),
+        }
     }
 
     /// Its mark, labelled, if it has one.
