@@ -2,10 +2,13 @@
 //! its user. Each area (platform, display, input, capture, accessibility, hotkey,
 //! journal, transports) is `ok`, `degraded` or `missing` with the reason, and every
 //! problem carries the one next step that fixes it; `blockers` lists them, first cause
-//! first. The document's JSON Schema is `check.schema.json` (`check --json-schema`);
+//! first. `drivers` lists the desktop drivers built in and whether what each loads at
+//! run time is there (PipeWire's client library for GNOME and the portal). The
+//! document's JSON Schema is `check.schema.json` (`check --json-schema`);
 //! the same document is the MCP tool [`TOOL`].
 
 mod desktop;
+mod drivers;
 #[cfg(all(feature = "gnome", target_os = "linux"))]
 mod gnome;
 mod journal;
@@ -196,6 +199,7 @@ pub fn report(opts: &Options, session: &Session, server: Option<&ServerView>) ->
     let ready = found.iter().all(|(_, f)| f.status != Status::Missing);
     doc.insert("ready".into(), json!(ready));
     doc.insert("blockers".into(), Value::Array(blockers));
+    doc.insert("drivers".into(), drivers::to_json(&drivers::findings()));
     Value::Object(doc)
 }
 
@@ -337,6 +341,7 @@ fn text(doc: &Value) -> String {
             out.push_str(&format!("{:<24}next: {step}\n", ""));
         }
     }
+    out.push_str(&drivers::text(doc));
     out.push_str("session:\n");
     for (var, v) in doc["session"].as_object().into_iter().flatten() {
         if let (Some(value), Some(source)) = (v["value"].as_str(), v["source"].as_str()) {

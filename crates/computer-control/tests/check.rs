@@ -341,6 +341,91 @@ fn the_virtual_desktop_is_ready_without_a_hotkey() {
     assert!(!journal.exists(), "check creates no journal");
 }
 
+/// The drivers built in and PipeWire's client library, which GNOME and the portal load
+/// at run time: found where the machine has it, and where it cannot be loaded (the
+/// loader pointed at a file that is not there) named with the packages that provide it,
+/// while the binary still starts and serves.
+#[test]
+fn without_pipewire_s_library_gnome_and_the_portal_name_the_package() {
+    let check = |lib: Option<&str>, json: bool| {
+        let mut cmd = Command::new(BIN);
+        cmd.args(["check", "--platform", "virtual"]);
+        if json {
+            cmd.arg("--json");
+        }
+        if let Some(l) = lib {
+            cmd.env("COMPUTER_CONTROL_LIBPIPEWIRE", l);
+        }
+        let out = cmd.output().expect("check");
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        String::from_utf8_lossy(&out.stdout).to_string()
+    };
+    let driver = |v: &Value, name: &str| -> Value {
+        v["drivers"]
+            .as_array()
+            .and_then(|d| d.iter().find(|d| d["name"] == name))
+            .cloned()
+            .unwrap_or_else(|| panic!("no driver {name}: {v:#}"))
+    };
+    let v: Value = serde_json::from_str(&check(None, true)).expect("JSON");
+    assert_valid(&v);
+    let names: Vec<&str> = v["drivers"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter_map(|d| d["name"].as_str())
+        .collect();
+    assert_eq!(names, ["wlroots", "gnome", "portal", "x11"], "{v:#}");
+    for name in ["gnome", "portal"] {
+        let d = driver(&v, name);
+        assert_eq!(d["status"], "ok", "{d}");
+        assert!(
+            d["library"]
+                .as_str()
+                .is_some_and(|l| l.starts_with("libpipewire 0.")),
+            "{d}"
+        );
+    }
+
+    let gone = "/nonexistent/libpipewire-0.3.so.0";
+    let v: Value = serde_json::from_str(&check(Some(gone), true)).expect("JSON");
+    assert_valid(&v);
+    assert_eq!(
+        v["ready"], true,
+        "the virtual desktop needs no PipeWire: {v:#}"
+    );
+    for name in ["gnome", "portal"] {
+        let d = driver(&v, name);
+        assert_eq!(d["status"], "missing", "{d}");
+        let reason = d["reason"].as_str().unwrap_or_default();
+        assert!(reason.contains(gone) && reason.contains("capture"), "{d}");
+        let step = d["next_step"].as_str().unwrap_or_default();
+        assert!(
+            step.contains("libpipewire-0.3-0") && step.contains("pipewire-libs"),
+            "{d}"
+        );
+    }
+    for name in ["wlroots", "x11"] {
+        assert_eq!(driver(&v, name)["status"], "ok", "{v:#}");
+    }
+    let text = check(Some(gone), false);
+    assert!(
+        text.contains("drivers: wlroots, x11\n")
+            && text.contains("gnome, portal cannot run: PipeWire's client library")
+            && text.contains("libpipewire-0.3-0"),
+        "{text}"
+    );
+
+    // The binary starts and serves without the library.
+    let mut s = common::Server::start_env(None, &[], &[("COMPUTER_CONTROL_LIBPIPEWIRE", gone)]);
+    s.start_session(serde_json::json!({}));
+    s.ok("screen.capture", serde_json::json!({"scale": 0.25}));
+}
+
 /// The Windows build under Wine on a private Xvfb (`cc_test_kit::wine`): the report
 /// names the Windows backend, says capture fell back to GDI because Wine has no Desktop
 /// Duplication and that the tree comes from MSAA because it has no UI Automation, finds

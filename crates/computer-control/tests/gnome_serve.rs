@@ -1,6 +1,7 @@
 //! What only GNOME has, end to end (the scenarios every desktop passes are the driver
 //! conformance suite's, `conformance::gnome::`): `check` names GNOME and what it offers,
-//! with and without the project's shell extension and without PipeWire, and `serve
+//! with and without the project's shell extension, without PipeWire and without its
+//! client library, and `serve
 //! --platform auto` picks the GNOME driver. The server runs as the desk's user.
 
 use crate::common::Server;
@@ -75,5 +76,44 @@ fn check_names_gnome_and_what_is_missing() {
             .as_str()
             .is_some_and(|r| r.contains("PipeWire")),
         "{v}"
+    );
+    // PipeWire's client library cannot be loaded (the loader pointed at a file that is
+    // not there): capture is missing with the packages that provide it, `auto` passes
+    // over GNOME saying why, and `--platform gnome` stops with the same words.
+    let gone = "/nonexistent/libpipewire-0.3.so.0";
+    let run = |args: &[&str]| {
+        let mut cmd = command(&bare, args);
+        cmd.env("COMPUTER_CONTROL_LIBPIPEWIRE", gone)
+            .stdin(std::process::Stdio::null());
+        cmd.output().unwrap()
+    };
+    let v: Value =
+        serde_json::from_slice(&run(&["check", "--json", "--platform", "gnome"]).stdout).unwrap();
+    assert_eq!(v["platform"]["status"], "missing", "{v}");
+    assert_eq!(v["input"]["status"], "ok", "Mutter's input is there: {v}");
+    assert_eq!(v["capture"]["status"], "missing", "{v}");
+    let reason = v["capture"]["reason"].as_str().unwrap_or_default();
+    assert!(reason.contains(gone), "{v}");
+    let step = v["capture"]["next_step"].as_str().unwrap_or_default();
+    assert!(
+        step.contains("libpipewire-0.3-0") && step.contains("pipewire-libs"),
+        "{v}"
+    );
+    let gnome = v["drivers"]
+        .as_array()
+        .and_then(|d| d.iter().find(|d| d["name"] == "gnome"))
+        .cloned()
+        .unwrap_or_default();
+    assert_eq!(gnome["status"], "missing", "{v}");
+    let v: Value = serde_json::from_slice(&run(&["check", "--json"]).stdout).unwrap();
+    assert_ne!(v["platform"]["backend"], "gnome", "{v}");
+    let why = v["platform"]["wayland"].as_str().unwrap_or_default();
+    assert!(why.contains("libpipewire-0.3.so.0"), "{v}");
+    let out = run(&["serve", "--platform", "gnome"]);
+    assert!(!out.status.success(), "{out:?}");
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("--platform gnome") && err.contains("libpipewire-0.3-0"),
+        "{err}"
     );
 }

@@ -6,7 +6,8 @@
 //! snippets start the server with exactly the command and arguments they name. The
 //! installed npm package and the wheel's `computer_control` module are loaded as plugin
 //! directories (their manifest's entry answers `tools.list`). The aarch64 binary runs
-//! under qemu-user; the x86-64 one needs nothing newer than glibc 2.17. The Windows
+//! under qemu-user; the x86-64 one needs nothing newer than glibc 2.17, drives GNOME and
+//! the portal, and starts without PipeWire's client library. The Windows
 //! wheel and npm package carry the PE binary, and the launcher picks it on Windows.
 
 use crate::hosts_support;
@@ -82,10 +83,19 @@ fn run(cmd: &mut Command) -> Output {
 /// The MCP SDK's first minute with the server started as `command args` in `cwd`, on
 /// the virtual desktop with a private journal; returns the script's output.
 fn smoke(cwd: &Path, command: &str, args: &[String]) -> String {
+    smoke_env(cwd, command, args, &[])
+}
+
+/// [`smoke`] with more environment variables for the server.
+fn smoke_env(cwd: &Path, command: &str, args: &[String], envs: &[(&str, &str)]) -> String {
     let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/packaging/mcp_smoke.py");
     let out = Command::new("python3")
         .arg(&script)
         .args(["--env", "COMPUTER_CONTROL_PLATFORM=virtual"])
+        .args(
+            envs.iter()
+                .flat_map(|(k, v)| ["--env".to_string(), format!("{k}={v}")]),
+        )
         .arg("--env")
         .arg(format!(
             "COMPUTER_CONTROL_JOURNAL={}",
@@ -396,6 +406,105 @@ fn the_wheel_installs_into_a_fresh_venv_and_runs_with_uvx() {
         "mcp".into(),
     ];
     smoke(&venv.0, "uvx", &args);
+}
+
+/// Each driver's entry in a check report, by name: (status, reason, next step).
+fn drivers(report: &serde_json::Value) -> Vec<(String, String, String, String)> {
+    report["drivers"]
+        .as_array()
+        .unwrap_or_else(|| panic!("no drivers in {report}"))
+        .iter()
+        .map(|d| {
+            let s = |k: &str| d[k].as_str().unwrap_or_default().to_string();
+            (s("name"), s("status"), s("reason"), s("next_step"))
+        })
+        .collect()
+}
+
+/// The shipped Linux binary drives GNOME and the desktop portal: both drivers are built
+/// in and load PipeWire's client library at run time (it is not linked: see the
+/// libraries checked below). Where the library cannot be loaded (the loader pointed at
+/// a file that is not there) the binary still starts and serves an MCP host's first
+/// minute, and `check` (and the agent's `check_setup`) names the packages that provide
+/// it.
+#[test]
+fn the_linux_binary_drives_gnome_and_starts_without_pipewire_s_library() {
+    let dist = dist();
+    let bin = dist.join("bin/x86_64/computer-control");
+    let check = |envs: &[(&str, &str)], platform: &str| -> serde_json::Value {
+        let out = run(Command::new(&bin)
+            .args(["check", "--json", "--platform", platform])
+            .envs(envs.iter().copied()));
+        serde_json::from_slice(&out.stdout).expect("check --json prints JSON")
+    };
+    // PipeWire's library is on this machine (the GNOME desk's PipeWire brings it).
+    let here = drivers(&check(&[], "virtual"));
+    let names: Vec<&str> = here.iter().map(|d| d.0.as_str()).collect();
+    assert_eq!(names, ["wlroots", "gnome", "portal", "x11"], "{here:?}");
+    for d in here.iter().filter(|d| d.0 == "gnome" || d.0 == "portal") {
+        assert_eq!(d.1, "ok", "{d:?}");
+        assert!(d.2.contains("libpipewire 0."), "{d:?}");
+    }
+    // `--platform gnome` is a value this binary accepts (without the driver it is
+    // refused as a usage error): asked for off GNOME, it says why GNOME cannot start.
+    let v = check(&[], "gnome");
+    assert_eq!(v["platform"]["backend"], "gnome", "{v}");
+    // The MCP Registry entry offers exactly the backends the shipped binary accepts.
+    let help = run(Command::new(&bin).args(["mcp", "--help"]));
+    let help = String::from_utf8_lossy(&help.stdout).to_string();
+    let mut accepted = crate::registry::platforms(&help);
+    accepted.sort_unstable();
+    let entry: serde_json::Value = serde_json::from_str(
+        &std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("../../server.json"))
+            .expect("server.json"),
+    )
+    .expect("JSON");
+    for p in entry["packages"].as_array().expect("packages") {
+        let var = p["environmentVariables"]
+            .as_array()
+            .and_then(|e| e.iter().find(|v| v["name"] == "COMPUTER_CONTROL_PLATFORM"))
+            .expect("COMPUTER_CONTROL_PLATFORM");
+        let mut offered: Vec<&str> = var["choices"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .filter_map(|c| c.as_str())
+            .collect();
+        offered.sort_unstable();
+        assert_eq!(offered, accepted, "{var}");
+    }
+
+    let gone = "/nonexistent/libpipewire-0.3.so.0";
+    let without = [("COMPUTER_CONTROL_LIBPIPEWIRE", gone)];
+    let missing = |report: &serde_json::Value| {
+        for d in drivers(report)
+            .into_iter()
+            .filter(|d| d.0 == "gnome" || d.0 == "portal")
+        {
+            assert_eq!(d.1, "missing", "{d:?}");
+            assert!(d.2.contains("libpipewire-0.3.so.0"), "{d:?}");
+            assert!(
+                d.3.contains("libpipewire-0.3-0") && d.3.contains("pipewire-libs"),
+                "{d:?}"
+            );
+        }
+    };
+    let v = check(&without, "virtual");
+    missing(&v);
+    assert_eq!(v["ready"], true, "{v}");
+    let dir = Fresh::new("no-pipewire");
+    let text = smoke_env(
+        &dir.0,
+        bin.to_str().expect("utf-8"),
+        &["mcp".into()],
+        &without,
+    );
+    let report: serde_json::Value = text
+        .lines()
+        .find_map(|l| l.strip_prefix("CHECK "))
+        .and_then(|j| serde_json::from_str(j).ok())
+        .unwrap_or_else(|| panic!("no check report in {text}"));
+    missing(&report);
 }
 
 /// The highest `GLIBC_x.y` symbol version a binary needs.

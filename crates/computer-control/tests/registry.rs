@@ -2,7 +2,8 @@
 //! own schema (vendored in packaging/mcp-registry with its source), and the checks its
 //! publisher makes beyond the schema: one exact version everywhere (Cargo, npm, the
 //! entry), the npm package's `mcpName` and the PyPI README's `mcp-name:` line naming
-//! this server, and arguments and environment variables the binary really takes.
+//! this server, and arguments, environment variables and backends the binary really
+//! takes.
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
@@ -144,6 +145,30 @@ fn the_arguments_and_variables_are_the_binarys() {
             if name.starts_with("COMPUTER_CONTROL_") && name != "COMPUTER_CONTROL_LOG" {
                 assert!(help.contains(name), "`mcp --help` does not name {name}");
             }
+            // The backends offered are exactly those the Linux binary accepts, the
+            // GNOME and portal drivers included.
+            if name == "COMPUTER_CONTROL_PLATFORM" {
+                let mut offered: Vec<&str> = v["choices"]
+                    .as_array()
+                    .into_iter()
+                    .flatten()
+                    .filter_map(|c| c.as_str())
+                    .collect();
+                let mut accepted = platforms(&help);
+                offered.sort_unstable();
+                accepted.sort_unstable();
+                assert_eq!(offered, accepted, "{v}");
+                assert!(accepted.contains(&"gnome") && accepted.contains(&"portal"));
+            }
         }
     }
+}
+
+/// The `--platform` values a `--help` text lists (clap's `[possible values: …]`).
+pub fn platforms(help: &str) -> Vec<&str> {
+    let at = help.find("--platform").expect("--platform in --help");
+    let rest = &help[at..];
+    let start = rest.find("[possible values: ").expect("possible values") + 18;
+    let end = rest[start..].find(']').expect("closing bracket") + start;
+    rest[start..end].split(", ").collect()
 }

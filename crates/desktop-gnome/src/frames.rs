@@ -11,18 +11,12 @@ use std::time::{Duration, Instant};
 
 use cc_desktop::{DriverError, PhysicalDisplay, RgbImage};
 use cc_protocol::PhysicalRect;
-use pipewire as pw;
-use pw::spa;
+
+use crate::libpipewire::{self as pw, Plane, StreamHandler};
+use crate::pod::{self, VideoFormat};
 
 /// How long a capture waits for a monitor's first frame.
 const FIRST_FRAME: Duration = Duration::from_secs(5);
-
-/// Byte order of a frame's 4-byte pixels.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Order {
-    Bgrx,
-    Rgbx,
-}
 
 /// The latest frame of one stream.
 #[derive(Debug, Default)]
@@ -45,123 +39,72 @@ struct Shared {
 /// The PipeWire thread and the latest frame of each node it reads.
 pub struct Frames {
     shared: Arc<Shared>,
-    quit: Option<pw::channel::Sender<()>>,
+    quit: Option<pw::Quit>,
     thread: Option<JoinHandle<()>>,
     /// Node per connector.
     nodes: HashMap<String, u32>,
 }
 
-/// What the stream thread keeps per stream: the format negotiated.
-#[derive(Default)]
-struct Negotiated {
-    info: spa::param::video::VideoInfoRaw,
-}
-
-fn format_param() -> Result<Vec<u8>, DriverError> {
-    use spa::param::format::{FormatProperties, MediaSubtype, MediaType};
-    use spa::param::video::VideoFormat;
-    let obj = spa::pod::object!(
-        spa::utils::SpaTypes::ObjectParamFormat,
-        spa::param::ParamType::EnumFormat,
-        spa::pod::property!(FormatProperties::MediaType, Id, MediaType::Video),
-        spa::pod::property!(FormatProperties::MediaSubtype, Id, MediaSubtype::Raw),
-        spa::pod::property!(
-            FormatProperties::VideoFormat,
-            Choice,
-            Enum,
-            Id,
-            VideoFormat::BGRx,
-            VideoFormat::BGRx,
-            VideoFormat::BGRA,
-            VideoFormat::RGBx,
-            VideoFormat::RGBA
-        ),
-        spa::pod::property!(
-            FormatProperties::VideoSize,
-            Choice,
-            Range,
-            Rectangle,
-            spa::utils::Rectangle {
-                width: 1920,
-                height: 1080
-            },
-            spa::utils::Rectangle {
-                width: 1,
-                height: 1
-            },
-            spa::utils::Rectangle {
-                width: 16384,
-                height: 16384
-            }
-        ),
-        spa::pod::property!(
-            FormatProperties::VideoFramerate,
-            Choice,
-            Range,
-            Fraction,
-            spa::utils::Fraction { num: 30, denom: 1 },
-            spa::utils::Fraction { num: 0, denom: 1 },
-            spa::utils::Fraction {
-                num: 1000,
-                denom: 1
-            }
-        ),
-    );
-    spa::pod::serialize::PodSerializer::serialize(
-        std::io::Cursor::new(Vec::new()),
-        &spa::pod::Value::Object(obj),
-    )
-    .map(|(c, _)| c.into_inner())
-    .map_err(|e| DriverError::Failed(format!("PipeWire format: {e:?}")))
-}
-
-fn order_of(f: spa::param::video::VideoFormat) -> Option<Order> {
-    use spa::param::video::VideoFormat;
-    if f == VideoFormat::BGRx || f == VideoFormat::BGRA {
-        Some(Order::Bgrx)
-    } else if f == VideoFormat::RGBx || f == VideoFormat::RGBA {
-        Some(Order::Rgbx)
-    } else {
-        None
+/// Whether a pixel format is BGR-ordered (`Some(true)`), RGB-ordered, or not one of the
+/// 4-byte formats the reader copies.
+fn bgr_order(format: u32) -> Option<bool> {
+    match format {
+        pod::BGRX | pod::BGRA => Some(true),
+        pod::RGBX | pod::RGBA => Some(false),
+        _ => None,
     }
 }
 
-/// Copies the buffer's first plane into the node's latest frame.
-fn store(shared: &Shared, node: u32, n: &Negotiated, buffer: &mut pw::buffer::Buffer) {
-    let Some(order) = order_of(n.info.format()) else {
+/// Copies a frame's first plane into the node's latest frame.
+fn store(shared: &Shared, node: u32, format: VideoFormat, plane: &Plane<'_>) {
+    let Some(bgr) = bgr_order(format.format) else {
         return;
     };
-    let size = n.info.size();
-    let Some(d) = buffer.datas_mut().first_mut() else {
-        return;
-    };
-    let chunk = d.chunk();
-    let (offset, len) = (chunk.offset() as usize, chunk.size() as usize);
-    let stride = match usize::try_from(chunk.stride()) {
+    let (offset, len) = (plane.offset as usize, plane.size as usize);
+    let stride = match usize::try_from(plane.stride) {
         Ok(s) if s > 0 => s,
-        _ => size.width as usize * 4,
+        _ => format.width as usize * 4,
     };
     // A zero-size chunk carries no picture (a cursor-only or empty update).
     if len == 0 {
         return;
     }
-    let Some(bytes) = d.data() else { return };
+    let Some(bytes) = plane.data else { return };
     let Some(src) = bytes.get(offset..offset.saturating_add(len)) else {
         return;
     };
-    if src.len() < stride * (size.height as usize).saturating_sub(1) + size.width as usize * 4 {
+    if src.len() < stride * (format.height as usize).saturating_sub(1) + format.width as usize * 4 {
         return;
     }
     let mut frames = shared.frames.lock().unwrap_or_else(|e| e.into_inner());
     let f = frames.entry(node).or_default();
-    f.width = size.width;
-    f.height = size.height;
+    f.width = format.width;
+    f.height = format.height;
     f.stride = stride;
-    f.bgr = order == Order::Bgrx;
+    f.bgr = bgr;
     f.data.clear();
     f.data.extend_from_slice(src);
     drop(frames);
     shared.arrived.notify_all();
+}
+
+/// One stream's callbacks: the format it settled on, and each frame stored.
+struct Reader {
+    shared: Arc<Shared>,
+    node: u32,
+    format: Option<VideoFormat>,
+}
+
+impl StreamHandler for Reader {
+    fn format(&mut self, pod: &[u8]) {
+        self.format = pod::video_format(pod);
+    }
+
+    fn frame(&mut self, plane: &Plane<'_>) {
+        if let Some(f) = self.format {
+            store(&self.shared, self.node, f, plane);
+        }
+    }
 }
 
 /// Where the PipeWire thread connects: a socket by name (the environment's when
@@ -174,76 +117,52 @@ pub enum Remote {
     Fd(std::os::fd::OwnedFd),
 }
 
+/// PipeWire's client library, or why it cannot be loaded and what installs it: GNOME
+/// and portal capture need it, everything else runs without it.
+pub fn library() -> Result<&'static pw::Library, DriverError> {
+    pw::library().map_err(|e| DriverError::Unavailable(format!("{e}; {}", pw::INSTALL)))
+}
+
 /// The PipeWire thread's body: one stream per node, run until told to quit.
 fn run(
+    lib: &'static pw::Library,
     nodes: Vec<u32>,
     remote: Remote,
     shared: Arc<Shared>,
-    quit: pw::channel::Receiver<()>,
-    ready: std::sync::mpsc::Sender<Result<(), String>>,
+    ready: std::sync::mpsc::Sender<Result<pw::Quit, String>>,
 ) {
-    let fail = |e: &dyn std::fmt::Display| format!("PipeWire: {e}");
     let result = (|| -> Result<(), String> {
-        pw::init();
-        let mainloop = pw::main_loop::MainLoop::new(None).map_err(|e| fail(&e))?;
-        let context = pw::context::Context::new(&mainloop).map_err(|e| fail(&e))?;
+        let main_loop = pw::MainLoop::new(lib)?;
+        let context = pw::Context::new(&main_loop)?;
         let core = match remote {
-            Remote::Socket(name) => {
-                let props =
-                    name.map(|r| pw::properties::properties! { *pw::keys::REMOTE_NAME => r });
-                context.connect(props)
-            }
-            Remote::Fd(fd) => context.connect_fd(fd, None),
-        }
-        .map_err(|e| fail(&e))?;
-        let param = format_param().map_err(|e| e.to_string())?;
-        let mut kept = Vec::new();
+            Remote::Socket(name) => context.connect(name.as_deref()),
+            Remote::Fd(fd) => context.connect_fd(fd),
+        }?;
+        let param = pod::enum_format();
+        let mut streams = Vec::new();
         for node in nodes {
-            let stream = pw::stream::Stream::new(
+            let reader = Reader {
+                shared: shared.clone(),
+                node,
+                format: None,
+            };
+            streams.push(pw::Stream::connect(
                 &core,
                 "computer-control",
-                pw::properties::properties! {
-                    *pw::keys::MEDIA_TYPE => "Video",
-                    *pw::keys::MEDIA_CATEGORY => "Capture",
-                    *pw::keys::MEDIA_ROLE => "Screen",
-                },
-            )
-            .map_err(|e| fail(&e))?;
-            let sh = shared.clone();
-            let listener = stream
-                .add_local_listener_with_user_data(Negotiated::default())
-                .param_changed(|_, n, id, param| {
-                    if id != spa::param::ParamType::Format.as_raw() {
-                        return;
-                    }
-                    if let Some(p) = param {
-                        let _ = n.info.parse(p);
-                    }
-                })
-                .process(move |stream, n| {
-                    if let Some(mut b) = stream.dequeue_buffer() {
-                        store(&sh, node, n, &mut b);
-                    }
-                })
-                .register()
-                .map_err(|e| fail(&e))?;
-            let pod = spa::pod::Pod::from_bytes(&param)
-                .ok_or_else(|| "PipeWire: the format parameter does not parse".to_string())?;
-            stream
-                .connect(
-                    spa::utils::Direction::Input,
-                    Some(node),
-                    pw::stream::StreamFlags::AUTOCONNECT | pw::stream::StreamFlags::MAP_BUFFERS,
-                    &mut [pod],
-                )
-                .map_err(|e| fail(&e))?;
-            kept.push((stream, listener));
+                &[
+                    ("media.type", "Video"),
+                    ("media.category", "Capture"),
+                    ("media.role", "Screen"),
+                ],
+                node,
+                &param,
+                Box::new(reader),
+            )?);
         }
-        let ml = mainloop.clone();
-        let _attached = quit.attach(mainloop.loop_(), move |()| ml.quit());
-        let _ = ready.send(Ok(()));
-        mainloop.run();
-        drop(kept);
+        let _ = ready.send(Ok(main_loop.quitter()));
+        main_loop.run();
+        drop(streams);
+        drop(core);
         Ok(())
     })();
     if let Err(e) = result {
@@ -267,17 +186,17 @@ impl Frames {
 
     /// Opens a stream per (display id, node) over `remote`.
     pub fn open_remote(recorded: &[(String, u32)], remote: Remote) -> Result<Frames, DriverError> {
+        let lib = library()?;
         let shared = Arc::new(Shared::default());
-        let (tx, rx) = pw::channel::channel();
         let (ready_tx, ready_rx) = std::sync::mpsc::channel();
         let nodes: Vec<u32> = recorded.iter().map(|(_, n)| *n).collect();
         let sh = shared.clone();
         let thread = std::thread::Builder::new()
             .name("cc-gnome-pipewire".into())
-            .spawn(move || run(nodes, remote, sh, rx, ready_tx))
+            .spawn(move || run(lib, nodes, remote, sh, ready_tx))
             .map_err(|e| DriverError::Failed(format!("PipeWire thread: {e}")))?;
-        match ready_rx.recv_timeout(Duration::from_secs(10)) {
-            Ok(Ok(())) => {}
+        let quit = match ready_rx.recv_timeout(Duration::from_secs(10)) {
+            Ok(Ok(quit)) => quit,
             Ok(Err(e)) => {
                 let _ = thread.join();
                 return Err(DriverError::Unavailable(e));
@@ -287,10 +206,10 @@ impl Frames {
                     "PipeWire: the stream thread did not start".into(),
                 ));
             }
-        }
+        };
         Ok(Frames {
             shared,
-            quit: Some(tx),
+            quit: Some(quit),
             thread: Some(thread),
             nodes: recorded.iter().cloned().collect(),
         })
@@ -412,7 +331,7 @@ impl Drop for Frames {
     /// Quits the PipeWire loop (closing the streams) and joins its thread.
     fn drop(&mut self) {
         if let Some(q) = self.quit.take() {
-            let _ = q.send(());
+            q.quit();
         }
         if let Some(t) = self.thread.take() {
             let _ = t.join();

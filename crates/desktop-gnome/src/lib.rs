@@ -5,6 +5,10 @@
 //! `cc-desktop-atspi`. All of Mutter's interfaces are used on one D-Bus connection
 //! kept for the driver's life: a session ends with the connection that made it.
 //!
+//! PipeWire's client library is loaded at run time, when a driver first needs frames
+//! (`libpipewire.rs`): a binary with this driver starts, and serves its other drivers,
+//! on a machine without PipeWire, and `check` names the package that provides it.
+//!
 //! Mutter's interfaces need no consent, so this serves a user's own session (an agent
 //! the user runs). A sandboxed application goes through the desktop portal instead.
 //!
@@ -15,10 +19,12 @@
 
 pub mod frames;
 mod keysyms;
+mod libpipewire;
 mod monitors;
 mod mutter;
 mod paste;
 mod placing;
+mod pod;
 pub mod portal;
 mod reach;
 pub mod shell;
@@ -43,6 +49,16 @@ pub const PLATFORM: Platform = Platform {
     detect: detect_env,
     reach: reach::reach_env,
 };
+
+/// What installs PipeWire's client library (Debian/Ubuntu and Fedora packages), for a
+/// person to act on when [`pipewire_library`] fails.
+pub use libpipewire::INSTALL as INSTALL_PIPEWIRE_LIBRARY;
+
+/// PipeWire's client library: its version, or why it cannot be loaded. GNOME and portal
+/// capture need it; nothing else does.
+pub fn pipewire_library() -> Result<String, String> {
+    libpipewire::library().map(|l| format!("libpipewire {}", l.version()))
+}
 
 /// The owner reported for clipboard text this driver put there.
 const SELF_OWNER: &str = "computer-control";
@@ -123,6 +139,8 @@ pub struct GnomeReport {
     pub screen_cast: bool,
     /// PipeWire's socket, or why frames cannot arrive.
     pub pipewire: Result<String, String>,
+    /// PipeWire's client library (its version), or why it cannot be loaded.
+    pub pipewire_library: Result<String, String>,
     /// Monitors in the layout.
     pub outputs: usize,
     /// The shell extension's version, or why windows have no rectangles.
@@ -144,12 +162,13 @@ impl GnomeReport {
         if self.pipewire.is_err() {
             missing.push("PipeWire (the screen cast's frames)");
         }
-        (!missing.is_empty()).then(|| {
-            format!(
+        if !missing.is_empty() {
+            return Some(format!(
                 "the session bus lacks {}: not a GNOME (Mutter) session, or Mutter is too old",
                 missing.join(", ")
-            )
-        })
+            ));
+        }
+        self.pipewire_library.clone().err()
     }
 }
 
@@ -185,6 +204,8 @@ impl GnomeDesktop {
     /// opens their PipeWire streams and joins the accessibility bus. Fails when Mutter's
     /// services are missing: a driver whose input would go nowhere is never made.
     pub fn connect_with(opts: GnomeOptions) -> Result<GnomeDesktop, DriverError> {
+        // No session is started that could not show its frames.
+        frames::library()?;
         let rt = mutter::runtime()?;
         let bus = opts.session_bus.clone();
         let (conn, monitors) = rt.block_on(async {
@@ -233,6 +254,7 @@ impl GnomeDesktop {
                     Some(p) => Err(format!("no PipeWire at {}", p.display())),
                     None => reach::pipewire_socket(|k| std::env::var(k).ok()),
                 },
+                pipewire_library: pipewire_library(),
                 outputs,
                 extension: shell::version(&conn).await.map_err(|e| e.to_string()),
                 accessibility: Ok(()),

@@ -1,11 +1,11 @@
 //! The desktop areas of `check` in a GNOME session: a probe of the session bus for
-//! Mutter's remote-desktop and screen-cast services, PipeWire's socket, the project's
-//! shell extension and the accessibility bus. It starts no session, so a running
+//! Mutter's remote-desktop and screen-cast services, PipeWire's socket and client
+//! library, the project's shell extension and the accessibility bus. It starts no session, so a running
 //! server's is left as it is.
 
 use serde_json::json;
 
-use cc_desktop_gnome::{GnomeDesktop, GnomeOptions, GnomeReport};
+use cc_desktop_gnome::{GnomeDesktop, GnomeOptions, GnomeReport, INSTALL_PIPEWIRE_LIBRARY};
 
 use super::desktop::{START_A11Y_BUS, START_SESSION_BUS};
 use super::{Finding, ServerView, Status};
@@ -78,10 +78,12 @@ fn gnome(r: &GnomeReport) -> Vec<(&'static str, Finding)> {
         Some(why) => Finding::problem(
             Status::Missing,
             format!("--platform gnome cannot start: {why}"),
-            if r.remote_desktop && r.screen_cast {
+            if !(r.remote_desktop && r.screen_cast) {
+                USE_GNOME
+            } else if r.pipewire.is_err() {
                 START_PIPEWIRE
             } else {
-                USE_GNOME
+                INSTALL_PIPEWIRE_LIBRARY
             },
         ),
     }
@@ -122,16 +124,19 @@ fn gnome(r: &GnomeReport) -> Vec<(&'static str, Finding)> {
             USE_GNOME,
         )
     };
-    let capture = match (&r.pipewire, r.screen_cast) {
-        (Ok(sock), true) => Finding::ok(format!(
-            "Mutter ScreenCast: a PipeWire stream per monitor kept open ({sock})"
-        )),
-        (_, false) => Finding::problem(
+    let capture = match (&r.pipewire, &r.pipewire_library, r.screen_cast) {
+        (_, _, false) => Finding::problem(
             Status::Missing,
             "org.gnome.Mutter.ScreenCast is not on the session bus: no capture",
             USE_GNOME,
         ),
-        (Err(e), true) => Finding::problem(Status::Missing, e.clone(), START_PIPEWIRE),
+        (Err(e), _, true) => Finding::problem(Status::Missing, e.clone(), START_PIPEWIRE),
+        (Ok(_), Err(e), true) => {
+            Finding::problem(Status::Missing, e.clone(), INSTALL_PIPEWIRE_LIBRARY)
+        }
+        (Ok(sock), Ok(lib), true) => Finding::ok(format!(
+            "Mutter ScreenCast: a PipeWire stream per monitor kept open ({sock}, {lib})"
+        )),
     };
     let accessibility = match &r.accessibility {
         Ok(()) => Finding::ok("AT-SPI accessibility bus joined"),

@@ -5,6 +5,7 @@
 
 use serde_json::json;
 
+use cc_desktop_gnome::INSTALL_PIPEWIRE_LIBRARY;
 use cc_desktop_gnome::portal::{PortalDesktop, PortalOptions, PortalReport};
 
 use super::desktop::{START_A11Y_BUS, START_SESSION_BUS};
@@ -88,7 +89,11 @@ fn portal(r: &PortalReport) -> Vec<(&'static str, Finding)> {
         Some(why) => Finding::problem(
             Status::Missing,
             format!("--platform portal cannot start: {why}"),
-            INSTALL_PORTAL,
+            if r.offer.remote_desktop > 0 && r.offer.screen_cast > 0 {
+                INSTALL_PIPEWIRE_LIBRARY
+            } else {
+                INSTALL_PORTAL
+            },
         ),
     }
     .with("backend", json!("portal"))
@@ -126,17 +131,17 @@ fn portal(r: &PortalReport) -> Vec<(&'static str, Finding)> {
             INSTALL_PORTAL,
         )
     };
-    let capture = if r.offer.screen_cast > 0 {
-        Finding::ok(format!(
-            "portal ScreenCast version {}: a PipeWire stream per shared monitor kept open",
-            r.offer.screen_cast
-        ))
-    } else {
-        Finding::problem(
+    let capture = match (&r.pipewire_library, r.offer.screen_cast) {
+        (_, 0) => Finding::problem(
             Status::Missing,
             "the portal offers no ScreenCast: no capture",
             INSTALL_PORTAL,
-        )
+        ),
+        (Err(e), _) => Finding::problem(Status::Missing, e.clone(), INSTALL_PIPEWIRE_LIBRARY),
+        (Ok(lib), v) => Finding::ok(format!(
+            "portal ScreenCast version {v}: a PipeWire stream per shared monitor kept open \
+             ({lib})"
+        )),
     };
     let accessibility = Finding::problem(
         Status::Degraded,

@@ -114,6 +114,8 @@ pub struct PortalReport {
     pub token_file: Option<PathBuf>,
     /// A token from an earlier session is there (the next start may need no dialog).
     pub has_token: bool,
+    /// PipeWire's client library (its version), or why it cannot be loaded.
+    pub pipewire_library: Result<String, String>,
 }
 
 impl PortalReport {
@@ -126,13 +128,14 @@ impl PortalReport {
         if self.offer.screen_cast == 0 {
             missing.push("org.freedesktop.portal.ScreenCast (capture)");
         }
-        (!missing.is_empty()).then(|| {
-            format!(
+        if !missing.is_empty() {
+            return Some(format!(
                 "the desktop portal lacks {}: no xdg-desktop-portal, or no backend for this \
                  desktop (xdg-desktop-portal-gnome, xdg-desktop-portal-kde)",
                 missing.join(", ")
-            )
-        })
+            ));
+        }
+        self.pipewire_library.clone().err()
     }
 
     /// What the user will be asked, in one sentence.
@@ -220,6 +223,8 @@ impl PortalDesktop {
     /// streams and warms the seat up. Fails when the user declines or does not answer
     /// in time: a driver whose input would go nowhere is never made.
     pub fn connect_with(opts: PortalOptions) -> Result<PortalDesktop, DriverError> {
+        // The user is not asked for a session whose frames could not be read.
+        crate::frames::library()?;
         let rt = mutter::runtime()?;
         let file = token_file(&opts);
         let token = read_token(file.as_ref());
@@ -314,6 +319,7 @@ impl PortalDesktop {
             offer,
             has_token: read_token(file.as_ref()).is_some(),
             token_file: file,
+            pipewire_library: crate::pipewire_library(),
         })
     }
 
@@ -571,10 +577,31 @@ mod tests {
             },
             token_file: None,
             has_token: false,
+            pipewire_library: Ok("libpipewire 0.3.65".into()),
         };
         let why = r.unusable().expect("unusable");
         assert!(why.contains("RemoteDesktop"), "{why}");
         assert!(why.contains("xdg-desktop-portal-kde"), "{why}");
+    }
+
+    #[test]
+    fn a_portal_without_pipewire_s_library_is_unusable() {
+        let r = PortalReport {
+            offer: session::Offer {
+                remote_desktop: 2,
+                screen_cast: 4,
+            },
+            token_file: None,
+            has_token: false,
+            pipewire_library: Err("libpipewire-0.3.so.0 cannot be loaded".into()),
+        };
+        let why = r.unusable().expect("unusable");
+        assert!(why.contains("libpipewire-0.3.so.0"), "{why}");
+        let ok = PortalReport {
+            pipewire_library: Ok("libpipewire 0.3.65".into()),
+            ..r
+        };
+        assert_eq!(ok.unusable(), None);
     }
 
     #[test]
@@ -586,6 +613,7 @@ mod tests {
             },
             token_file: None,
             has_token: false,
+            pipewire_library: Ok("libpipewire 0.3.65".into()),
         };
         assert!(r(1).consent().contains("every start"));
         assert!(r(2).consent().contains("remembered"));
