@@ -149,21 +149,33 @@ impl WineDesk {
     }
 
     /// The server built for Windows: `$COMPUTER_CONTROL_WINDOWS_EXE`, else
-    /// `<target>/x86_64-pc-windows-gnu/debug/computer-control.exe` beside `linux_bin`
-    /// (the `CARGO_BIN_EXE_*` of the Linux build). Panics with the build command when
-    /// it is missing.
+    /// `<target>/x86_64-pc-windows-gnu/<profile>/computer-control.exe` beside `linux_bin`
+    /// (the `CARGO_BIN_EXE_*` of the Linux build, `<target>/<profile>/...`), so a test
+    /// runs the debug build and a benchmark the release build. Panics with the build
+    /// command when it is missing.
     pub fn windows_exe(linux_bin: &str) -> PathBuf {
         if let Some(p) = std::env::var_os("COMPUTER_CONTROL_WINDOWS_EXE") {
             return PathBuf::from(p);
         }
-        let target = Path::new(linux_bin)
+        let profile_dir = Path::new(linux_bin)
             .parent()
-            .and_then(Path::parent)
-            .expect("the binary's target directory");
-        let exe = target.join("x86_64-pc-windows-gnu/debug/computer-control.exe");
+            .expect("the binary's profile directory");
+        let profile = profile_dir
+            .file_name()
+            .and_then(|p| p.to_str())
+            .unwrap_or("debug");
+        let target = profile_dir.parent().expect("the binary's target directory");
+        let exe = target.join(format!(
+            "x86_64-pc-windows-gnu/{profile}/computer-control.exe"
+        ));
+        let release = if profile == "release" {
+            " --release"
+        } else {
+            ""
+        };
         assert!(
             exe.is_file(),
-            "{} is missing: cargo build -p computer-control --target x86_64-pc-windows-gnu --no-default-features --features windows",
+            "{} is missing: cargo build{release} -p computer-control --target x86_64-pc-windows-gnu --no-default-features --features windows",
             exe.display()
         );
         exe
