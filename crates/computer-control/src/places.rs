@@ -86,6 +86,31 @@ pub fn state_dir_step(os: Os) -> &'static str {
     }
 }
 
+/// Where the HTTP server writes the agent token it generated, or what to set. A token
+/// another local user can read is theirs to drive the desktop with, so the place is
+/// this user's alone:
+///
+/// * Windows: `%LOCALAPPDATA%\computer-control`, inside the user's profile, whose ACL
+///   (inherited by what is created there) admits the user, SYSTEM and Administrators
+///   only. Never `%TEMP%`: a file there gets no ACL of its own, and a service's or a
+///   changed environment can point it at a shared directory. Unset, it is an error.
+/// * Linux and macOS: `$XDG_RUNTIME_DIR` (the user's, mode 0700, cleared at logout)
+///   when set, else `None`: the temp directory, where the file's own mode (0600)
+///   keeps other users out.
+pub fn token_dir(os: Os, env: Env) -> Result<Option<PathBuf>, String> {
+    match os {
+        Os::Windows => set(env, "LOCALAPPDATA")
+            .map(|d| Some(PathBuf::from(join(os, &d, &["computer-control"]))))
+            .ok_or_else(|| {
+                "LOCALAPPDATA is not set, so there is no directory of this user's alone for \
+                 the agent token file: set it in the server's environment (Windows sets it \
+                 at sign-in), or hand the token in with `http.token`"
+                    .to_string()
+            }),
+        Os::Linux | Os::MacOs => Ok(set(env, "XDG_RUNTIME_DIR").map(PathBuf::from)),
+    }
+}
+
 /// The file a host reads its MCP servers from, where it is a file of this user's; the
 /// variable itself (`%APPDATA%`, `~`) when the environment does not name it. `None`
 /// for hosts configured by a command or a directory of one's choosing.
@@ -172,6 +197,40 @@ mod tests {
         assert!(state_dir_step(Os::Windows).contains("LOCALAPPDATA"));
         let e = state_dir(Os::Linux, &env_of(&[])).unwrap_err();
         assert!(e.contains("HOME"), "{e}");
+    }
+
+    #[test]
+    fn the_token_file_goes_where_only_this_user_reads() {
+        let win = env_of(&[
+            ("LOCALAPPDATA", r"C:\Users\ada\AppData\Local"),
+            ("TEMP", r"C:\Windows\Temp"),
+            ("XDG_RUNTIME_DIR", "/run/user/1000"),
+        ]);
+        assert_eq!(
+            token_dir(Os::Windows, &win).unwrap(),
+            Some(PathBuf::from(
+                r"C:\Users\ada\AppData\Local\computer-control"
+            ))
+        );
+        let unix = env_of(&[("XDG_RUNTIME_DIR", "/run/user/1000"), ("TEMP", "/tmp")]);
+        for os in [Os::Linux, Os::MacOs] {
+            assert_eq!(
+                token_dir(os, &unix).unwrap(),
+                Some(PathBuf::from("/run/user/1000"))
+            );
+            // Without it: the temp directory, with the file's own mode.
+            assert_eq!(token_dir(os, &env_of(&[("TEMP", "/tmp")])).unwrap(), None);
+        }
+    }
+
+    #[test]
+    fn without_localappdata_windows_writes_no_token_file_elsewhere() {
+        let temp_only = env_of(&[("TEMP", r"C:\Windows\Temp"), ("LOCALAPPDATA", "")]);
+        let e = token_dir(Os::Windows, &temp_only).unwrap_err();
+        assert!(
+            e.contains("LOCALAPPDATA") && e.contains("http.token"),
+            "{e}"
+        );
     }
 
     #[test]

@@ -115,3 +115,75 @@ fn a_malformed_allowed_host_stops_the_start() {
         assert!(e.contains("is not a host name or address"), "{bad}: {e}");
     }
 }
+
+/// The Windows build under Wine on a private Xvfb (`cc_test_kit::wine`): the agent token
+/// it generates is written under `%LOCALAPPDATA%\computer-control` (the user's
+/// profile, ACLed to the user), not the temp directory, and the file holds the token.
+#[test]
+fn the_windows_build_writes_its_generated_token_under_localappdata() {
+    use std::io::BufRead;
+    let desk = cc_test_kit::wine::WineDesk::start();
+    let exe = cc_test_kit::wine::WineDesk::windows_exe(env!("CARGO_BIN_EXE_computer-control"));
+    let dir = TempDir::new();
+    // Wine's drive Z: is the Unix root.
+    let journal = format!("Z:{}", dir.0.join("j.db").display());
+    let mut child = desk
+        .server(
+            &exe,
+            &[
+                "serve",
+                "--transport",
+                "http",
+                "--port",
+                "0",
+                "--platform",
+                "windows",
+                "--journal",
+                &journal,
+            ],
+        )
+        .env_remove("COMPUTER_CONTROL_CONFIG")
+        .stdin(std::process::Stdio::null())
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .expect("wine64 computer-control.exe serve --transport http");
+    let stderr = child.stderr.take().expect("stderr");
+    let (tx, rx) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        for line in std::io::BufReader::new(stderr).lines() {
+            let Ok(line) = line else { break };
+            let _ = tx.send(line);
+        }
+    });
+    let mut seen = Vec::new();
+    let written = loop {
+        let Ok(line) = rx.recv_timeout(std::time::Duration::from_secs(60)) else {
+            let _ = child.kill();
+            panic!("no token file announced; stderr:\n{}", seen.join("\n"));
+        };
+        if let Some(rest) = line.strip_prefix("computer-control: generated agent token written to ")
+        {
+            break rest.split(" (").next().unwrap_or_default().to_string();
+        }
+        seen.push(line);
+    };
+    let _ = child.kill();
+    let _ = child.wait();
+    // C:\users\<user>\AppData\Local\computer-control\computer-control-http-….json
+    let lower = written.to_ascii_lowercase();
+    assert!(
+        lower.starts_with("c:\\users\\") && lower.contains("\\appdata\\local\\computer-control\\"),
+        "{written}"
+    );
+    assert!(!lower.contains("\\temp\\"), "{written}");
+    let unix = desk
+        .prefix
+        .join("drive_c")
+        .join(written[3..].replace('\\', "/"));
+    let body: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&unix).expect("the token file"))
+            .expect("the token file is JSON");
+    let _ = std::fs::remove_file(&unix);
+    assert_eq!(body["agent"].as_str().map(str::len), Some(64), "{body}");
+}

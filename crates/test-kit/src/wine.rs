@@ -102,6 +102,49 @@ impl WineDesk {
         desk
     }
 
+    /// Switches the desk's one monitor to `width` x `height` (at most the size the desk
+    /// started with: a Xvfb cannot grow its screen) through the X server's RandR, as a
+    /// person changing the resolution would: a mode of that size is added to the
+    /// Xvfb's one output, then set. Wine 8 reads its monitors from RandR's outputs and
+    /// CRTCs, so its programs see the new monitor rectangle (and get
+    /// `WM_DISPLAYCHANGE`). This is the only monitor change a Xvfb can show Wine: it
+    /// has one output, so no second monitor, and Wine 8 ignores RandR 1.5's monitors
+    /// (`xrandr --setmonitor`, how the X11 desk splits its screen). Panics when xrandr
+    /// refuses.
+    pub fn set_mode(&self, width: u32, height: u32) {
+        let xrandr = |args: &[&str]| -> String {
+            let out = Command::new("xrandr")
+                .args(args)
+                .env("DISPLAY", &self.display)
+                .output()
+                .expect("run xrandr (x11-xserver-utils)");
+            assert!(out.status.success(), "xrandr {args:?}: {out:?}");
+            String::from_utf8_lossy(&out.stdout).into_owned()
+        };
+        let now = xrandr(&[]);
+        let output = now
+            .lines()
+            .find(|l| l.contains(" connected"))
+            .and_then(|l| l.split_whitespace().next())
+            .unwrap_or_else(|| panic!("xrandr lists no connected output: {now}"))
+            .to_string();
+        let name = format!("cc-{width}x{height}");
+        if !now
+            .lines()
+            .any(|l| l.split_whitespace().next() == Some(&name))
+        {
+            // A mode line's timings mean nothing to a Xvfb; its size is what counts.
+            let (w, h) = (width, height);
+            let clock = format!("{:.2}", 60.0 * f64::from(w + 24) * f64::from(h + 3) / 1e6);
+            let timings = [w, w + 8, w + 16, w + 24, h, h + 1, h + 2, h + 3].map(|v| v.to_string());
+            let mut args = vec!["--newmode", &name, &clock];
+            args.extend(timings.iter().map(String::as_str));
+            xrandr(&args);
+            xrandr(&["--addmode", &output, &name]);
+        }
+        xrandr(&["--output", &output, "--mode", &name]);
+    }
+
     /// The desk's own Windows program (`scripts/wine/cc-form.c`, built into the prefix
     /// by `prefix.sh`): a form with named checkboxes and a password edit, and the
     /// probes a suite reads the desk with from another Windows process.
@@ -149,21 +192,33 @@ impl WineDesk {
     }
 
     /// The server built for Windows: `$COMPUTER_CONTROL_WINDOWS_EXE`, else
-    /// `<target>/x86_64-pc-windows-gnu/debug/computer-control.exe` beside `linux_bin`
-    /// (the `CARGO_BIN_EXE_*` of the Linux build). Panics with the build command when
-    /// it is missing.
+    /// `<target>/x86_64-pc-windows-gnu/<profile>/computer-control.exe` beside `linux_bin`
+    /// (the `CARGO_BIN_EXE_*` of the Linux build, `<target>/<profile>/...`), so a test
+    /// runs the debug build and a benchmark the release build. Panics with the build
+    /// command when it is missing.
     pub fn windows_exe(linux_bin: &str) -> PathBuf {
         if let Some(p) = std::env::var_os("COMPUTER_CONTROL_WINDOWS_EXE") {
             return PathBuf::from(p);
         }
-        let target = Path::new(linux_bin)
+        let profile_dir = Path::new(linux_bin)
             .parent()
-            .and_then(Path::parent)
-            .expect("the binary's target directory");
-        let exe = target.join("x86_64-pc-windows-gnu/debug/computer-control.exe");
+            .expect("the binary's profile directory");
+        let profile = profile_dir
+            .file_name()
+            .and_then(|p| p.to_str())
+            .unwrap_or("debug");
+        let target = profile_dir.parent().expect("the binary's target directory");
+        let exe = target.join(format!(
+            "x86_64-pc-windows-gnu/{profile}/computer-control.exe"
+        ));
+        let release = if profile == "release" {
+            " --release"
+        } else {
+            ""
+        };
         assert!(
             exe.is_file(),
-            "{} is missing: cargo build -p computer-control --target x86_64-pc-windows-gnu --no-default-features --features windows",
+            "{} is missing: cargo build{release} -p computer-control --target x86_64-pc-windows-gnu --no-default-features --features windows",
             exe.display()
         );
         exe

@@ -65,6 +65,34 @@ impl Client {
         }
     }
 
+    /// `tools.call` whose answer line is read whole but not parsed (a capture's is a
+    /// large base64 image): checks it is ok and returns its length in bytes. What a
+    /// harness that hands the image on pays, without a JSON parser's cost (the only
+    /// cost here that depends on how the benchmark itself was built).
+    pub fn tool_unparsed(&mut self, tool: &str, arguments: Value) -> usize {
+        self.id += 1;
+        let mut line = serde_json::to_vec(&json!({"jsonrpc": "2.0", "id": self.id,
+            "method": "tools.call", "params": {"tool": tool, "arguments": arguments}}))
+        .expect("json");
+        line.push(b'\n');
+        self.stdin.write_all(&line).expect("write");
+        self.stdin.flush().expect("flush");
+        let mut buf = String::new();
+        loop {
+            buf.clear();
+            self.out.read_line(&mut buf).expect("read");
+            if buf.contains("\"method\":\"event\"") {
+                continue;
+            }
+            assert!(
+                buf.contains("\"ok\":true") && !buf.contains("\"ok\":false"),
+                "{tool}: {}",
+                &buf[..buf.len().min(2000)]
+            );
+            return buf.len();
+        }
+    }
+
     /// `tools.call`; returns the envelope, which must be ok.
     pub fn tool(&mut self, tool: &str, arguments: Value) -> Value {
         let r = self.call("tools.call", json!({"tool": tool, "arguments": arguments}));
@@ -89,6 +117,12 @@ fn pct(sorted: &[Duration], p: f64) -> Duration {
 pub fn stats(mut v: Vec<Duration>) -> (Duration, Duration) {
     v.sort();
     (pct(&v, 0.5), pct(&v, 0.99))
+}
+
+/// p50 and p90 (the Windows benchmark's pair: its samples are too few for a p99).
+pub fn p50_p90(mut v: Vec<Duration>) -> (Duration, Duration) {
+    v.sort();
+    (pct(&v, 0.5), pct(&v, 0.9))
 }
 
 /// A duration as µs under a millisecond, else ms.

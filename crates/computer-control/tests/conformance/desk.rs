@@ -124,8 +124,10 @@ pub trait Desk: Sized {
     /// `oracle`, where a held key would repeat) tells, beyond the server's own
     /// `system.status.held` that every scenario checks.
     fn assert_nothing_held(&self, oracle: &dyn Oracle, s: &mut Server);
-    /// Adds a second monitor (or splits the screen in two), or `None` when this desk
-    /// cannot change its monitors, with the reason printed.
+    /// Changes the monitor layout: adds a second monitor, splits the screen in two, or
+    /// (where the display server has one output only) changes the monitor's
+    /// resolution; `None` when this desk cannot change its monitors, with the reason
+    /// printed.
     fn add_monitor(&mut self, s: &mut Server) -> Option<MonitorChange>;
     /// Minimizes a window from outside the server (the window manager's own way), or
     /// `false` when this desk has none.

@@ -8,7 +8,8 @@
 //! clipboard as another client, a copy another client owns (marked secret or not); it
 //! also minimizes a window and ends a process from outside, as a taskbar would. The
 //! emergency chord is pressed from the X side with xdotool, as a person's keys arrive.
-//! Wine on one Xvfb shows one monitor, which stays as it is.
+//! Wine on one Xvfb shows one monitor; its monitor change is that monitor's
+//! resolution, changed through the X server's RandR.
 
 use std::io::{BufRead, BufReader};
 use std::path::{Path, PathBuf};
@@ -208,12 +209,15 @@ impl Desk for WindowsDesk {
         assert!(down.is_empty(), "virtual keys down: {down:?}");
     }
 
+    /// The one monitor Wine shows becomes 1280×720: a Xvfb has one output, so the
+    /// change a person can make here is its resolution (`WineDesk::set_mode`), which
+    /// reaches Wine's programs as a new monitor rectangle.
     fn add_monitor(&mut self, _: &mut Server) -> Option<MonitorChange> {
-        eprintln!(
-            "windows: Wine 8 takes its monitors from the X server's RandR outputs, and a \
-             Xvfb has one output whose monitors cannot be split"
-        );
-        None
+        self.desk.set_mode(1280, 720);
+        Some(MonitorChange {
+            surface: json!({"displays": [{}],
+                            "physical": {"x": 0, "y": 0, "width": 1280, "height": 720}}),
+        })
     }
 
     fn minimize(&mut self, window: &Value) -> bool {

@@ -15,6 +15,7 @@ use serde_json::json;
 use cc_engine::config::AgentToken;
 
 use super::{AppState, Identity, Role, json_response};
+use crate::places;
 
 /// Random bytes in a generated token (hex-encoded: twice as many characters).
 const TOKEN_BYTES: usize = 32;
@@ -201,14 +202,22 @@ pub(crate) fn ct_eq(a: &[u8], b: &[u8]) -> bool {
     std::hint::black_box(diff) == 0
 }
 
-/// Writes `text` to a new file only the owner can read, in `$XDG_RUNTIME_DIR` (private
-/// to the user and cleared at logout) or else the temp directory. `create_new` refuses
-/// an existing path, so a planted file or symlink is never written through.
+/// Writes `text` to a new file only the owner can read, where `places::token_dir` says
+/// (`%LOCALAPPDATA%\computer-control` on Windows, created if missing; else
+/// `$XDG_RUNTIME_DIR`, or the temp directory with the file's mode 0600). `create_new`
+/// refuses an existing path, so a planted file or symlink is never written through.
 fn write_private_file(text: &str) -> anyhow::Result<PathBuf> {
-    let dir = std::env::var_os("XDG_RUNTIME_DIR")
-        .map(PathBuf::from)
-        .filter(|d| d.is_dir())
-        .unwrap_or_else(std::env::temp_dir);
+    let os = places::Os::current();
+    let dir = match places::token_dir(os, &places::from_env).map_err(anyhow::Error::msg)? {
+        Some(d) if os == places::Os::Windows => {
+            std::fs::create_dir_all(&d).map_err(|e| {
+                anyhow::anyhow!("cannot create the token directory {}: {e}", d.display())
+            })?;
+            d
+        }
+        Some(d) if d.is_dir() => d,
+        _ => std::env::temp_dir(),
+    };
     let mut suffix = [0u8; 4];
     getrandom::fill(&mut suffix).map_err(|e| anyhow::anyhow!("no randomness: {e}"))?;
     let name = format!(

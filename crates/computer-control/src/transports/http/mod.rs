@@ -288,8 +288,15 @@ async fn run(engine: Engine, opts: Options) -> anyhow::Result<()> {
     // "listening" line comes last: once it is out, everything above is true.
     if let Some(path) = state.tokens.file() {
         eprintln!(
-            "computer-control: generated agent token written to {} (mode 0600)",
-            path.display()
+            "computer-control: generated agent token written to {} ({})",
+            path.display(),
+            // What keeps other users out: the file's mode, or on Windows the ACL of
+            // the profile directory it is in.
+            if cfg!(windows) {
+                "in this user's profile"
+            } else {
+                "mode 0600"
+            }
         );
     }
     if console.is_some() && !state.tokens.has_operator() {
