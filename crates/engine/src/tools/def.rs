@@ -10,6 +10,7 @@ use serde::de::DeserializeOwned;
 use serde_json::Value;
 
 use super::Typed;
+use super::element_target::ElementTarget;
 use super::exec::Exec;
 use crate::config::Config;
 use crate::spec::{Issue, Ty};
@@ -131,22 +132,6 @@ pub enum Spot {
     /// The centre of an element's rectangle, wherever it is when the call is judged
     /// and again when it runs.
     Centre(ElementTarget),
-}
-
-/// How a call names its element.
-#[derive(Debug, Clone, PartialEq)]
-pub enum ElementTarget {
-    /// A node of a snapshot (only the latest one's may be acted on).
-    Node {
-        /// The snapshot the node is of.
-        snapshot_id: String,
-        /// The node's id in that snapshot.
-        node_id: u32,
-    },
-    /// A stable element reference, valid while the element lives.
-    Ref(String),
-    /// Whatever single element of the live tree matches.
-    Select(crate::selector::Selector),
 }
 
 /// The behaviour of a tool over its typed arguments. Every method is required.

@@ -9,6 +9,7 @@ pub(crate) mod call;
 pub use args::validate_args;
 pub(crate) mod def;
 pub(crate) mod element;
+pub(crate) mod element_target;
 pub(crate) mod exec;
 pub(crate) mod fields;
 pub(crate) mod observe;
@@ -139,6 +140,7 @@ table! {
 }
 
 pub use call::ToolCall;
-pub use def::{ElementTarget, Lands, Nature, Needs, Spot, Target, TextEntry, ToolDef};
+pub use def::{Lands, Nature, Needs, Spot, Target, TextEntry, ToolDef};
+pub use element_target::ElementTarget;
 pub(crate) use table::index;
 pub use table::{batch, find, tools};
