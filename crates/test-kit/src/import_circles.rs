@@ -2,19 +2,20 @@
 //! import another that imports it back, directly or through other modules of the same
 //! crate. A circle makes two files one concept in two places (neither can be read,
 //! moved or tested without the other); the names that tie it belong in a module both
-//! sides import, the parent, or the module that owns the concept. A `pub use` alias
-//! does not open a circle here: importing a name through a module is importing that
-//! module.
+//! sides import, the parent, or the module that owns the concept.
 //!
 //! The check reads the source as text (no compiler): each crate's module tree from its
-//! `lib.rs`/`main.rs` and `mod` declarations, then every path in a `use` or in code
-//! that names a module of the same crate (`crate::`, `super::`, `self::`, a child
-//! module, or a name a `use` brought in). An import points at the file of the longest
-//! prefix of the path that is a module, so a name taken from a module's parent is an
-//! import of the parent's file. Test modules count: they are compiled with their file.
+//! `lib.rs`/`main.rs` and `mod` declarations, then every path a module writes that
+//! names something of the same crate (`crate::`, `super::`, `self::`, a child module,
+//! a name a `use` brought in, a name a glob brought in). An import points at the file
+//! that defines the name: a `pub use` is followed to the definition, so re-exporting a
+//! name elsewhere never hides a circle. A module's own ancestors are its context, not
+//! its imports (a child takes its parent's names as Rust lets it see their private
+//! items). A `#[cfg(test)] mod` is a module of its own: nothing imports it, so its
+//! imports cannot close a loop.
 //!
-//! `cargo test -p cc-test-kit --lib import_circles::` runs it; a failure lists each
-//! circle with the files and the paths that tie it.
+//! `cargo test -p cc-test-kit --all-features --lib import_circles::` runs it; a failure
+//! lists each circle with its files and the paths that tie them.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
@@ -174,7 +175,8 @@ fn skip_string(c: &[char], mut i: usize) -> usize {
     i
 }
 
-/// One leaf of a `use` tree: its whole path and the name it binds (none for a glob).
+/// Collects the leaves of the `use` tree at `i` under `prefix` (each its whole path and
+/// the name it binds, none for a glob) and answers the index just past the tree.
 fn use_leaves(
     t: &[Token],
     mut i: usize,
