@@ -8,6 +8,7 @@ pub(crate) mod call;
 /// Argument validation, for the wire's fuzz checks and anyone validating before calling.
 pub use args::validate_args;
 pub(crate) mod def;
+pub(crate) mod describe;
 pub(crate) mod element;
 pub(crate) mod element_target;
 pub(crate) mod exec;
@@ -15,10 +16,11 @@ pub(crate) mod fields;
 pub(crate) mod observe;
 mod table;
 
-use cc_protocol::{ErrorCode, ToolError};
+use cc_protocol::{Description, ErrorCode, ToolError};
 use serde_json::Value;
 
 use crate::config::Config;
+use def::Judged;
 use def::Tool;
 use exec::Exec;
 
@@ -97,6 +99,14 @@ macro_rules! table {
                 match self {
                     $(Typed::$Tool(a) => Some(Tool::target(&$tool::$Tool, a)),)*
                     Typed::Batch(_) => None,
+                }
+            }
+
+            /// See [`Tool::describe`]; a batch is described by its items.
+            pub(crate) fn describe(&self, judged: &Judged<'_>) -> Description {
+                match self {
+                    $(Typed::$Tool(a) => Tool::describe(&$tool::$Tool, a, judged),)*
+                    Typed::Batch(_) => $batch::describe(judged),
                 }
             }
 
