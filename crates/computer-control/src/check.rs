@@ -7,6 +7,12 @@
 //! document's JSON Schema is `check.schema.json` (`check --json-schema`);
 //! the same document is the MCP tool [`TOOL`].
 
+#[cfg(any(
+    all(feature = "x11", unix),
+    all(feature = "wlroots", target_os = "linux"),
+    all(feature = "gnome", target_os = "linux")
+))]
+mod buses;
 mod desktop;
 mod drivers;
 #[cfg(all(feature = "gnome", target_os = "linux"))]
@@ -15,6 +21,7 @@ mod journal;
 #[cfg(all(feature = "gnome", target_os = "linux"))]
 mod portal;
 mod transports;
+mod virtual_desktop;
 #[cfg(all(feature = "wlroots", target_os = "linux"))]
 mod wayland;
 #[cfg(feature = "windows")]

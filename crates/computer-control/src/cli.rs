@@ -9,6 +9,7 @@ use serde_json::{Value, json};
 use cc_engine::config::{ConfigStack, config_json_schema, load_file};
 
 use crate::compose::Transport;
+use crate::transports::{DEFAULT_HOST, DEFAULT_PORT};
 use crate::{check, manifest, platform, transports};
 
 /// Governed desktop automation for AI agents: observe and act on a desktop through a
@@ -118,20 +119,6 @@ pub struct CommonArgs {
     allow_hosts: Vec<String>,
 }
 
-/// Where the journal is, without creating anything: `configured` if set, else
-/// `computer-control/governance.db` in this system's state place
-/// ([`crate::places::state_dir`]: `$XDG_STATE_HOME` or `~/.local/state`, on Windows
-/// `%LOCALAPPDATA%`).
-pub fn default_journal(configured: &str) -> anyhow::Result<std::path::PathBuf> {
-    if !configured.is_empty() {
-        return Ok(std::path::PathBuf::from(configured));
-    }
-    let os = crate::places::Os::current();
-    let state =
-        crate::places::state_dir(os, &crate::places::from_env).map_err(anyhow::Error::msg)?;
-    Ok(state.join("governance.db"))
-}
-
 /// Defaults, then the config file, then `--platform`, `--principal-id`, `--journal` and
 /// the token files (each validated like the config key it overrides).
 fn base_config(a: &CommonArgs) -> anyhow::Result<ConfigStack> {
@@ -214,12 +201,6 @@ fn serve(a: ServeArgs) -> anyhow::Result<ExitCode> {
     })?;
     Ok(ExitCode::SUCCESS)
 }
-
-/// Where the HTTP transports listen unless told otherwise (`--host`): this machine only,
-/// so nothing on the network reaches the desktop before an operator opens it up.
-pub const DEFAULT_HOST: &str = "127.0.0.1";
-/// The HTTP transports' port unless told otherwise (`--port`).
-pub const DEFAULT_PORT: u16 = 8765;
 
 /// Runs the chosen command.
 pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {

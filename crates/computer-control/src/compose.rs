@@ -154,7 +154,7 @@ fn mcp_with_operator(
 /// The journal path: `governance.journal` (the flag already applied over it), else the
 /// XDG state directory (created if needed).
 fn journal_path(configured: &str) -> anyhow::Result<PathBuf> {
-    let path = crate::cli::default_journal(configured)?;
+    let path = crate::places::default_journal(configured)?;
     if let Some(dir) = path.parent().filter(|_| configured.is_empty()) {
         // The journal's own directory: no other account needs to list it.
         let mut builder = std::fs::DirBuilder::new();

@@ -10,6 +10,7 @@ pub mod compose;
 mod fault_driver;
 pub mod fleet;
 mod gnome_extension;
+pub mod hosts;
 pub mod manifest;
 pub mod places;
 pub mod platform;

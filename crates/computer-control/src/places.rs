@@ -10,7 +10,7 @@
 
 use std::path::PathBuf;
 
-use crate::setup::Host;
+use crate::hosts::Host;
 
 /// The operating systems with their own conventions.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -72,6 +72,17 @@ pub fn state_dir(os: Os, env: Env) -> Result<PathBuf, String> {
             .ok_or("neither XDG_STATE_HOME nor HOME is set; pass --journal")?,
     };
     Ok(PathBuf::from(dir))
+}
+
+/// Where the journal is, without creating anything: `configured` if set, else
+/// `governance.db` in this system's state place ([`state_dir`]: `$XDG_STATE_HOME` or
+/// `~/.local/state`, on Windows `%LOCALAPPDATA%`).
+pub fn default_journal(configured: &str) -> anyhow::Result<PathBuf> {
+    if !configured.is_empty() {
+        return Ok(PathBuf::from(configured));
+    }
+    let state = state_dir(Os::current(), &from_env).map_err(anyhow::Error::msg)?;
+    Ok(state.join("governance.db"))
 }
 
 /// What a host's environment must carry for [`state_dir`] to have an answer.

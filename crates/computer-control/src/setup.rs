@@ -13,34 +13,14 @@ use std::path::{Path, PathBuf};
 
 use anyhow::Context as _;
 
-use clap::ValueEnum;
 use serde_json::{Map, Value, json};
 
+use crate::hosts::Host;
 use crate::places::Os;
 use crate::session::Session;
 
 /// The name hosts show for the server.
 pub const SERVER_NAME: &str = "computer-control";
-
-/// The hosts with a snippet.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
-pub enum Host {
-    /// Claude Desktop: `claude_desktop_config.json`.
-    ClaudeDesktop,
-    /// Claude Code: `claude mcp add`.
-    ClaudeCode,
-    /// OpenAI Codex: `~/.codex/config.toml`.
-    Codex,
-    /// Cursor: `~/.cursor/mcp.json` or `.cursor/mcp.json`.
-    Cursor,
-    /// The MCP Inspector (`npx @modelcontextprotocol/inspector`).
-    Inspector,
-    /// Any stdio MCP client: the command, its arguments and environment.
-    Stdio,
-    /// The dsh harness (the plugin protocol, not MCP): writes a plugin directory
-    /// (`--dir`) holding the `manifest.json` whose entry starts this server.
-    Dsh,
-}
 
 /// `setup`'s options.
 #[derive(Debug, clap::Args)]

@@ -28,11 +28,13 @@ pub mod args;
 pub mod canonical;
 pub mod digest;
 pub mod limits;
+pub mod sha256;
 pub mod timestamp;
 pub mod tools;
 pub mod types;
 
 pub use canonical::{CanonValue, JsString, canonical_string};
-pub use digest::{ArgsDigestInput, args_digest, event_hash, sha256_hex, value_digest};
+pub use digest::{ArgsDigestInput, args_digest, event_hash};
+pub use sha256::{sha256_hex, value_digest};
 pub use timestamp::{TimestampError, format_timestamp, parse_timestamp};
 pub use types::*;

@@ -2,9 +2,8 @@
 
 use crate::common;
 
-use cc_contract::digest::{
-    ArgsDigestInput, GENESIS_HASH, args_digest, event_hash, is_sha256_hex, value_digest,
-};
+use cc_contract::digest::{ArgsDigestInput, GENESIS_HASH, args_digest, event_hash};
+use cc_contract::sha256::{is_sha256_hex, value_digest};
 use cc_contract::timestamp::parse_timestamp;
 use cc_contract::types::*;
 use serde_json::{Value, json};

@@ -9,7 +9,8 @@ use crate::common;
 use std::collections::BTreeSet;
 
 use cc_contract::canonical::{CanonValue, JsString, canonical_string};
-use cc_contract::digest::{ArgsDigestInput, args_digest, sha256_hex};
+use cc_contract::digest::{ArgsDigestInput, args_digest};
+use cc_contract::sha256::sha256_hex;
 use cc_contract::types::{
     ActionPostcondition, ActionProvenance, ActionResource, DataLabel, ExecutionMode, TargetEvidence,
 };

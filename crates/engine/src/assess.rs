@@ -13,11 +13,8 @@ use serde_json::{Value, json};
 
 use crate::config::{ConfigStack, Effect, SafetyConfig};
 use crate::rules::{Landing, Verdict};
-use crate::tools::describe::{Judged, TextView};
+use crate::tools::def::{Judged, REDACTED, TextView};
 use crate::tools::{ElementTarget, Nature, TextEntry, ToolCall, ToolDef};
-
-/// What replaces secret text in events, logs and previews.
-pub const REDACTED: &str = "[redacted]";
 
 /// What the desktop says about one call, read just before it is judged.
 #[derive(Debug, Clone, Default)]

@@ -47,7 +47,7 @@ mod call_tests;
 #[cfg(test)]
 mod safety_tests;
 
-pub use assess::{Outcome, REDACTED, redact, redact_result};
+pub use assess::{Outcome, redact, redact_result};
 pub use bounded::bounded;
 pub use call::{CallControl, Notice, Progress};
 pub use engine::{Engine, METHODS, tool_json};
@@ -55,4 +55,5 @@ pub use events::{BusStats, EventBus, RING_BYTES, RING_SIZE, SharedEvent, Subscri
 pub use frames::Shot;
 pub use rules::{CONSOLE_TITLE, Landing, Policy, Verdict};
 pub use spec::Issue;
+pub use tools::def::REDACTED;
 pub use vendor::{Vocabulary, find_vocabulary, vocabularies, vocabulary_json};

@@ -5,7 +5,7 @@
 //! without panicking.
 
 use cc_contract::digest::GENESIS_HASH;
-use cc_contract::digest::{is_sha256_hex, is_value_digest};
+use cc_contract::sha256::{is_sha256_hex, is_value_digest};
 use cc_contract::{
     ActionEnvelope, ArgsDigestInput, CanonValue, SessionEvent, args_digest, canonical_string,
     event_hash, format_timestamp, parse_timestamp, sha256_hex, value_digest,

@@ -12,7 +12,7 @@ use serde_json::{Value, json};
 use crate::args::{DeleteSession, PruneSessions};
 use crate::error::{GovResult, db, fail_with, invalid};
 use crate::kernel::Governance;
-use crate::sessions::load_owned;
+use crate::owned_session::load_owned;
 use crate::store::get_all;
 
 fn confirmed(confirm: bool, tool: &str) -> GovResult<()> {

@@ -20,8 +20,8 @@ use crate::failpoint::{self, Failpoint};
 use crate::grants;
 use crate::kernel::{Governance, in_tx, in_tx_keep};
 use crate::leases;
+use crate::owned_session::{load_owned, require_running};
 use crate::preview::Prepared;
-use crate::sessions::{load_owned, require_running};
 use crate::store::{append_event, get_one, save_receipt};
 use crate::util::{new_id, ts};
 

@@ -10,7 +10,7 @@ use serde_json::{Value, json};
 use crate::args::{GetFollowUps, SubmitFollowUp};
 use crate::error::{GovResult, db, fail_with, invalid};
 use crate::kernel::Governance;
-use crate::sessions::load_owned;
+use crate::owned_session::load_owned;
 use crate::store::{append_event, get_all, to_json};
 use crate::util::{new_id, ts};
 

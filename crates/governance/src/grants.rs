@@ -12,7 +12,7 @@ use serde_json::json;
 use crate::args::check_ttl;
 use crate::error::{GovResult, db, fail};
 use crate::kernel::Governance;
-use crate::sessions::{load_owned, require_running};
+use crate::owned_session::{load_owned, require_running};
 use crate::store::{append_event, get_all, to_json};
 use crate::util::{is_past, new_id, ts, ts_after};
 

@@ -10,7 +10,7 @@ use serde_json::{Value, json};
 use crate::args::{AcquireLease, EmergencyStop, MAX_ACTION_BUDGET, ReleaseLease, check_ttl};
 use crate::error::{GovResult, db, fail, fail_with, invalid};
 use crate::kernel::{Governance, in_tx, in_tx_keep};
-use crate::sessions::{load_owned, require_running};
+use crate::owned_session::{load_owned, require_running};
 use crate::store::{append_event, get_all, get_one, to_json};
 use crate::util::{is_past, new_id, ts, ts_after};
 

@@ -27,6 +27,7 @@ mod grants;
 mod journal_lock;
 mod kernel;
 mod leases;
+mod owned_session;
 mod policy;
 mod preview;
 mod previews;

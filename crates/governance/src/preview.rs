@@ -17,9 +17,9 @@ use crate::args::{ActionArgs, DEFAULT_TTL_MS, GetCapabilities, MAX_TTL_MS};
 use crate::error::{GovResult, fail_with, invalid};
 use crate::grants;
 use crate::kernel::Governance;
+use crate::owned_session::load_owned;
 use crate::policy::{capability, decide, tool_or_invalid};
 use crate::sensitivity;
-use crate::sessions::load_owned;
 use crate::util::{new_id, ts, ts_after};
 
 /// A preview plus what execution needs from it.

@@ -8,7 +8,7 @@ use serde_json::json;
 use crate::args::{ReleaseReservation, ReserveTarget, check_ttl};
 use crate::error::{GovResult, db, fail, fail_with};
 use crate::kernel::Governance;
-use crate::sessions::{load_owned, require_running};
+use crate::owned_session::{load_owned, require_running};
 use crate::store::{append_event, get_all, get_one, to_json};
 use crate::util::{is_past, new_id, ts, ts_after};
 

@@ -9,53 +9,11 @@ use rusqlite::{Transaction, params};
 use serde_json::{Value, json};
 
 use crate::args::{GetEvents, SessionRef, StartSession};
-use crate::error::{GovResult, db, fail, fail_with, invalid};
+use crate::error::{GovResult, db, fail_with, invalid};
 use crate::kernel::Governance;
-use crate::store::{self, append_event, get_one, to_json};
+use crate::owned_session::load_owned;
+use crate::store::{self, append_event, to_json};
 use crate::util::{new_id, ts};
-
-/// Loads a session and checks it belongs to `principal` (`session_not_found`,
-/// `principal_mismatch`). Every governed operation starts here.
-pub(crate) fn load_owned(
-    tx: &rusqlite::Connection,
-    session_id: &str,
-    principal: &str,
-) -> GovResult<Session> {
-    let session: Session = get_one(
-        tx,
-        "SELECT data FROM sessions WHERE session_id = ?1",
-        params![session_id],
-    )?
-    .ok_or_else(|| {
-        fail(
-            ErrorCode::SessionNotFound,
-            format!("no session {session_id}"),
-        )
-    })?;
-    if session.principal_id != principal {
-        return Err(fail(
-            ErrorCode::PrincipalMismatch,
-            format!("session {session_id} belongs to another principal"),
-        ));
-    }
-    Ok(session)
-}
-
-/// `session_not_running` unless the session is `running`.
-pub(crate) fn require_running(session: &Session) -> GovResult<()> {
-    if session.state != SessionState::Running {
-        return Err(fail_with(
-            ErrorCode::SessionNotRunning,
-            format!(
-                "session {} is {}",
-                session.session_id,
-                session.state.as_str()
-            ),
-            json!({"state": session.state.as_str()}),
-        ));
-    }
-    Ok(())
-}
 
 fn save(tx: &Transaction<'_>, session: &Session) -> GovResult<()> {
     tx.execute(

@@ -7,6 +7,9 @@
 //! temporary directories (`temp`). Each desk is private to
 //! the test that starts it, so tests run in parallel in one process.
 //!
+//! Beside them, one check of the whole workspace (`import_circles`, a test only): no
+//! crate's modules import each other in a loop.
+//!
 //! What needs a crate's own binary (`CARGO_BIN_EXE_*` exists only in that crate's
 //! tests) stays in that crate's `tests/`.
 
@@ -16,6 +19,8 @@ pub mod consent;
 pub mod gnome;
 #[cfg(feature = "gnome")]
 pub mod gnome_monitor;
+#[cfg(test)]
+mod import_circles;
 pub mod sway;
 pub mod temp;
 pub mod wine;

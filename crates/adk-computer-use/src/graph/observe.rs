@@ -51,7 +51,7 @@ pub(super) fn join(state: &mut GraphState) -> Result<(), ComputerUseError> {
         .as_ref()
         .ok_or_else(|| missing("observe_semantic"))?;
     for (what, digest) in [("visual", &visual.digest), ("semantic", &semantic.digest)] {
-        if !cc_contract::digest::is_value_digest(digest) {
+        if !cc_contract::sha256::is_value_digest(digest) {
             return Err(ComputerUseError::Runtime {
                 operation: "observe",
                 code: Some("invalid_response".into()),

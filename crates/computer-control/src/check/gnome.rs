@@ -7,7 +7,7 @@ use serde_json::json;
 
 use cc_desktop_gnome::{GnomeDesktop, GnomeOptions, GnomeReport, INSTALL_PIPEWIRE_LIBRARY};
 
-use super::desktop::{START_A11Y_BUS, START_SESSION_BUS};
+use super::buses::{START_A11Y_BUS, START_SESSION_BUS};
 use super::{Finding, ServerView, Status};
 
 const USE_GNOME: &str = "run the server inside the GNOME session (GNOME Shell 42 or later on \

@@ -13,7 +13,7 @@ use super::{Finding, Status};
 /// The finding for the configured journal (`""`: the default place). `in_server`: the
 /// caller is the server that holds it.
 pub fn finding(configured: &str, in_server: bool) -> Finding {
-    let path = match crate::cli::default_journal(configured) {
+    let path = match crate::places::default_journal(configured) {
         Ok(p) => p,
         Err(e) => {
             return Finding::problem(

@@ -8,7 +8,7 @@ use serde_json::json;
 use cc_desktop_gnome::INSTALL_PIPEWIRE_LIBRARY;
 use cc_desktop_gnome::portal::{PortalDesktop, PortalOptions, PortalReport};
 
-use super::desktop::{START_A11Y_BUS, START_SESSION_BUS};
+use super::buses::{START_A11Y_BUS, START_SESSION_BUS};
 use super::{Finding, ServerView, Status};
 
 const INSTALL_PORTAL: &str = "install xdg-desktop-portal and the desktop's backend \

@@ -6,7 +6,7 @@ use std::net::TcpListener;
 use serde_json::json;
 
 use super::{Finding, Status};
-use crate::cli::{DEFAULT_HOST, DEFAULT_PORT};
+use crate::transports::{DEFAULT_HOST, DEFAULT_PORT};
 
 /// Whether the HTTP transports' default address is free, and which transports exist.
 pub fn finding() -> Finding {

@@ -5,7 +5,7 @@ use serde_json::json;
 
 use cc_desktop_wlroots::{WlrootsDesktop, WlrootsReport};
 
-use super::desktop::{START_A11Y_BUS, START_SESSION_BUS};
+use super::buses::{START_A11Y_BUS, START_SESSION_BUS};
 use super::{Finding, ServerView, Status};
 
 const USE_WLROOTS: &str = "use a wlroots compositor that offers the protocol (sway 1.5 or \

@@ -5,7 +5,8 @@ use serde_json::json;
 
 use cc_desktop_x11::{X11Desktop, X11Report};
 
-use super::desktop::{START_A11Y_BUS, START_SESSION_BUS, no_x11};
+use super::buses::{START_A11Y_BUS, START_SESSION_BUS};
+use super::virtual_desktop::no_x11;
 use super::{Finding, ServerView, Status};
 
 /// How to give the server a display when it has none.

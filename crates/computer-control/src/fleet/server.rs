@@ -19,6 +19,7 @@ use serde_json::{Value, json};
 
 use crate::transports::http::auth::{self, Authorities};
 use crate::transports::http::login::{KEY_HEADER, Logins};
+use crate::transports::http::secret::ct_eq;
 
 use super::watch::Fleet;
 use super::{audit, stop};
@@ -147,7 +148,7 @@ async fn guard(State(p): State<Plane>, req: Request, next: Next) -> Response {
 async fn require_operator(State(p): State<Plane>, req: Request, next: Next) -> Response {
     let headers = req.headers();
     if let Some(t) = auth::bearer(headers) {
-        if auth::ct_eq(t.as_bytes(), p.token.as_bytes()) {
+        if ct_eq(t.as_bytes(), p.token.as_bytes()) {
             return next.run(req).await;
         }
         return refuse(
@@ -209,7 +210,7 @@ async fn login(State(p): State<Plane>, headers: HeaderMap, body: Bytes) -> Respo
             "the body must be {\"token\": \"<operator token>\"}",
         );
     };
-    if !auth::ct_eq(token.trim().as_bytes(), p.token.as_bytes()) {
+    if !ct_eq(token.trim().as_bytes(), p.token.as_bytes()) {
         return refuse(
             StatusCode::UNAUTHORIZED,
             "unauthorized",

@@ -8,3 +8,9 @@ pub mod jsonrpc;
 pub mod mcp;
 pub mod pool;
 pub mod stdio;
+
+/// Where the HTTP transports listen unless told otherwise (`--host`): this machine only,
+/// so nothing on the network reaches the desktop before an operator opens it up.
+pub const DEFAULT_HOST: &str = "127.0.0.1";
+/// The HTTP transports' port unless told otherwise (`--port`).
+pub const DEFAULT_PORT: u16 = 8765;

@@ -12,6 +12,7 @@ mod wire_enum;
 
 pub mod action;
 pub mod capability;
+pub mod contract_error;
 pub mod error;
 pub mod event;
 pub mod grant;
@@ -31,7 +32,8 @@ pub use action::{
 pub use capability::{
     CapabilityCertification, ExecutionCapability, InterferenceLevel, VerificationSource,
 };
-pub use error::{ContractError, ErrorCode};
+pub use contract_error::ContractError;
+pub use error::ErrorCode;
 pub use event::{EventIntegrity, EventSchemaVersion, SessionEvent};
 pub use grant::{ApprovalGrant, GrantScope};
 pub use lease::{ControlLease, LeaseBoundaries, LeaseKind, LeaseState};

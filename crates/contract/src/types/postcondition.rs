@@ -4,7 +4,7 @@
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 
 /// The expected state, tagged by `kind`. Values are never carried raw: a UI value or file
-/// content is given as its [`crate::digest::value_digest`].
+/// content is given as its [`crate::sha256::value_digest`].
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(tag = "kind", rename_all = "camelCase", deny_unknown_fields)]
 pub enum ActionPostcondition {
@@ -176,7 +176,7 @@ impl ActionPostcondition {
         };
         match self.expected_digest() {
             Some(_) if !exists => Err(PostconditionError::DigestWithoutExistence),
-            Some(digest) if !crate::digest::is_value_digest(digest) => {
+            Some(digest) if !crate::sha256::is_value_digest(digest) => {
                 Err(PostconditionError::MalformedDigest(digest.to_owned()))
             }
             _ => Ok(()),

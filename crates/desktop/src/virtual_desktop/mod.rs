@@ -279,8 +279,11 @@ impl Driver for VirtualDesktop {
     /// Only its own applications run here: `cc-form`, `cc-list` and `cc-display`
     /// (opened again if closed, raised if open). Their process is the desktop's.
     fn launch(&mut self, app: &str, args: &[String]) -> Result<Launched, DriverError> {
-        let Some(kind) = scene::WindowKind::from_app_id(app) else {
-            let known: Vec<&str> = scene::WindowKind::ALL.iter().map(|k| k.app_id()).collect();
+        let Some(kind) = widgets::WindowKind::from_app_id(app) else {
+            let known: Vec<&str> = widgets::WindowKind::ALL
+                .iter()
+                .map(|k| k.app_id())
+                .collect();
             return Ok(Launched::Refused(format!(
                 "the virtual desktop runs only its own applications ({}); {app:?} is not one of them",
                 known.join(", ")

@@ -7,37 +7,10 @@
 use cc_protocol::PhysicalRect;
 
 use super::widgets::{
-    self, BORDER, H_NOTCH, H_OFFSET_MAX, ITEM_COUNT, TITLE_H, VISIBLE_ROWS, WidgetId,
+    self, BORDER, H_NOTCH, H_OFFSET_MAX, ITEM_COUNT, ListState, TITLE_H, VISIBLE_ROWS, WidgetId,
+    WindowKind,
 };
 use crate::PhysicalDisplay;
-
-/// Which built-in application a window shows.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub(super) enum WindowKind {
-    Form,
-    List,
-    Displays,
-}
-
-impl WindowKind {
-    /// Every built-in application, in the initial stacking order.
-    pub(super) const ALL: [WindowKind; 3] =
-        [WindowKind::Form, WindowKind::List, WindowKind::Displays];
-
-    /// The application with this id (`cc-form`, `cc-list`, `cc-display`).
-    pub(super) fn from_app_id(app: &str) -> Option<WindowKind> {
-        WindowKind::ALL.into_iter().find(|k| k.app_id() == app)
-    }
-
-    /// The application id reported by `windows()`.
-    pub(super) fn app_id(self) -> &'static str {
-        match self {
-            WindowKind::Form => "cc-form",
-            WindowKind::List => "cc-list",
-            WindowKind::Displays => "cc-display",
-        }
-    }
-}
 
 /// A built-in application's window as it first opens.
 fn initial_window(kind: WindowKind) -> Window {
@@ -116,15 +89,6 @@ impl std::fmt::Debug for FormState {
             .field("select_all", &self.select_all)
             .finish()
     }
-}
-
-/// The list's selection and scroll offsets.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub(super) struct ListState {
-    pub selected: Option<usize>,
-    pub first_row: usize,
-    /// Horizontal offset in pixels, `0..=H_OFFSET_MAX`.
-    pub h_offset: i32,
 }
 
 /// Everything visible on the desktop.

@@ -1,12 +1,48 @@
-//! The widgets of the three built-in windows: identity, role, geometry and focus order.
+//! The three built-in windows (`WindowKind`) and their widgets: identity, role, geometry
+//! and focus order.
 //!
 //! Geometry is fixed and relative to the window's top-left corner, so a widget's
 //! physical rectangle is always `window origin + offset`; only the list rows depend on
-//! state (which rows are scrolled into view).
+//! state (which rows are scrolled into view, `ListState`, which the scene holds).
 
 use cc_protocol::{PhysicalRect, Role};
 
-use super::scene::{ListState, WindowKind};
+/// Which built-in application a window shows.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub(super) enum WindowKind {
+    Form,
+    List,
+    Displays,
+}
+
+impl WindowKind {
+    /// Every built-in application, in the initial stacking order.
+    pub(super) const ALL: [WindowKind; 3] =
+        [WindowKind::Form, WindowKind::List, WindowKind::Displays];
+
+    /// The application with this id (`cc-form`, `cc-list`, `cc-display`).
+    pub(super) fn from_app_id(app: &str) -> Option<WindowKind> {
+        WindowKind::ALL.into_iter().find(|k| k.app_id() == app)
+    }
+
+    /// The application id reported by `windows()`.
+    pub(super) fn app_id(self) -> &'static str {
+        match self {
+            WindowKind::Form => "cc-form",
+            WindowKind::List => "cc-list",
+            WindowKind::Displays => "cc-display",
+        }
+    }
+}
+
+/// The list's selection and scroll offsets.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub(super) struct ListState {
+    pub selected: Option<usize>,
+    pub first_row: usize,
+    /// Horizontal offset in pixels, `0..=H_OFFSET_MAX`.
+    pub h_offset: i32,
+}
 
 /// Height of a window's title bar, in pixels.
 pub(super) const TITLE_H: i32 = 28;

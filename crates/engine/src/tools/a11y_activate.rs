@@ -6,7 +6,8 @@ use serde::Deserialize;
 use serde_json::{Value, json};
 
 use super::def::{Lands, Nature, Needs, Runs, Target, TextEntry, Tool, ToolDef};
-use super::describe::{Judged, acted_on, centre_mark};
+use super::def::Judged;
+use super::describe::{acted_on, centre_mark};
 use super::element::{self, ElementArg};
 use super::element::{acted, center, click_at, resolve};
 use super::exec::{Exec, drv};

@@ -1,9 +1,12 @@
 //! Argument validation: the spec's checks plus the cross-field rules a schema cannot
-//! say (each tool's `check`: x with y, batch items against their own tools).
+//! say (each tool's `check`: x with y, batch items against their own tools; an acting
+//! tool's `observe` against the observing tools' own specs).
 
 use serde_json::Value;
 
 use super::def::{Checked, ToolDef};
+use super::find;
+use super::observe::{ARG, OBSERVERS};
 use crate::spec::{Issue, ValidateMode, validate};
 
 /// Validates and normalizes a tool's arguments (config defaults first). Every problem
@@ -24,13 +27,48 @@ pub fn validate_args(def: &ToolDef, args: &Value, config: &Value) -> Result<Valu
     (def.check)(&mut checked);
     // Every acting tool's `observe`, checked in one place.
     if def.mutates() && !def.is_batch() {
-        super::observe::check(&mut checked);
+        check_observe(&mut checked);
     }
     match out {
         Some(v) if issues.is_empty() => Ok(v),
         _ => Err(issues),
     }
 }
+/// Validates `observe.capture` and `observe.snapshot` against their tools' specs (so a
+/// bad observation is refused before the action runs) and normalizes them in place.
+fn check_observe(c: &mut Checked<'_>) {
+    for (member, tool) in OBSERVERS {
+        let raw = c
+            .out
+            .as_ref()
+            .and_then(|o| o.get(ARG))
+            .or_else(|| c.raw.get(ARG))
+            .and_then(|o| o.get(member))
+            .filter(|v| !v.is_null())
+            .cloned();
+        let (Some(raw), Some(def)) = (raw, find(tool)) else {
+            continue;
+        };
+        match (c.validate)(def, &raw, c.config) {
+            Ok(norm) => {
+                if let Some(slot) = c.out.as_mut().and_then(|o| o.get_mut(ARG)) {
+                    slot[member] = norm;
+                }
+            }
+            Err(issues) => {
+                for i in issues {
+                    let path = if i.path.is_empty() {
+                        format!("{ARG}.{member}")
+                    } else {
+                        format!("{ARG}.{member}.{}", i.path)
+                    };
+                    c.issue(path, i.message);
+                }
+            }
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

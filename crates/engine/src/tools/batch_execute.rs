@@ -6,7 +6,8 @@ use cc_protocol::{Description, Risk};
 use serde_json::{Value, json};
 
 use super::def::{Checked, Lands, Nature, Needs, Runs, TextEntry, ToolDef, Validate};
-use super::describe::{Judged, count};
+use super::def::Judged;
+use super::describe::count;
 use super::table::find;
 use crate::spec::{Field, Issue, Ty};
 

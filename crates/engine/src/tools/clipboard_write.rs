@@ -5,7 +5,8 @@ use serde::Deserialize;
 use serde_json::{Value, json};
 
 use super::def::{Lands, Nature, Needs, Runs, Target, TextEntry, Tool, ToolDef, no_check};
-use super::describe::{Judged, count};
+use super::def::Judged;
+use super::describe::count;
 use super::exec::{Exec, drv};
 use crate::spec::{Field, Ty};
 

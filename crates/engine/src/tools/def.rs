@@ -5,12 +5,12 @@
 //! arguments is a method of [`Tool`] over the tool's own typed arguments (none has a
 //! default either). Nothing outside the tool table matches a tool by its name.
 
-use cc_protocol::{Description, ErrorCode, Risk, ToolError};
+use cc_protocol::{Description, ErrorCode, Landing, LandingPoint, Risk, ToolError};
 use serde::de::DeserializeOwned;
 use serde_json::Value;
 
 use super::Typed;
-use super::describe::Judged;
+use super::element_target::ElementTarget;
 use super::exec::Exec;
 use crate::config::Config;
 use crate::spec::{Issue, Ty};
@@ -134,20 +134,58 @@ pub enum Spot {
     Centre(ElementTarget),
 }
 
-/// How a call names its element.
-#[derive(Debug, Clone, PartialEq)]
-pub enum ElementTarget {
-    /// A node of a snapshot (only the latest one's may be acted on).
-    Node {
-        /// The snapshot the node is of.
-        snapshot_id: String,
-        /// The node's id in that snapshot.
-        node_id: u32,
-    },
-    /// A stable element reference, valid while the element lives.
-    Ref(String),
-    /// Whatever single element of the live tree matches.
-    Select(crate::selector::Selector),
+/// What replaces secret text in events, logs and previews.
+pub const REDACTED: &str = "[redacted]";
+
+/// The call as the gate judged it, which is what a tool's `describe` may use beyond its
+/// arguments: where the gate placed the call, how much of its text may be shown, and,
+/// for a batch, its items described.
+#[derive(Debug, Clone, Copy)]
+pub struct Judged<'a> {
+    /// Where it lands, as far as the gate read it (empty when it did not).
+    pub landing: &'a Landing,
+    /// How its text is shown.
+    pub text: TextView,
+    /// A batch's items, each described.
+    pub items: &'a [Description],
+}
+
+impl Judged<'_> {
+    /// `text` as people may see it (see [`TextView`]).
+    pub fn text(&self, text: &str) -> String {
+        self.text.show(text)
+    }
+
+    /// The `i`-th point the gate placed, if it placed one.
+    pub(crate) fn point(&self, i: usize) -> Option<&LandingPoint> {
+        self.landing.points.get(i)
+    }
+}
+
+/// How much of a call's text people may see: events, logs, confirmations and the
+/// operator's description all show it through this one rule.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct TextView {
+    /// What the tool writes its text into.
+    pub entry: TextEntry,
+    /// The text is secret (a password field, a labelled credential, or typed where
+    /// the focus may have moved): shown as [`REDACTED`], whatever the tool.
+    pub secret: bool,
+}
+
+impl TextView {
+    /// Secret text is redacted whole; text typed at the focus is shown up to its first
+    /// tab or newline (which may move the focus into a password field) and redacted
+    /// after it; any other text is shown as it is.
+    pub fn show(&self, text: &str) -> String {
+        if self.secret {
+            return REDACTED.to_string();
+        }
+        match text.find(['\t', '\n']) {
+            Some(i) if self.entry == TextEntry::Focused => format!("{}{REDACTED}", &text[..=i]),
+            _ => text.to_string(),
+        }
+    }
 }
 
 /// The behaviour of a tool over its typed arguments. Every method is required.

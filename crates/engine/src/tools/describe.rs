@@ -2,61 +2,10 @@
 //! person, and where a pointer call lands, from the gate's landing when it placed the
 //! call, else from the call's own target. Imports no tool.
 
-use cc_protocol::{Description, Landing, LandingElement, LandingPoint, LandingWindow, Mark};
+use cc_protocol::{LandingElement, LandingPoint, LandingWindow, Mark};
 
-use super::def::{ElementTarget, Spot, Target, TextEntry};
-use crate::assess::REDACTED;
-
-/// The call as the gate judged it, which is what a tool's `describe` may use beyond its
-/// arguments: where the gate placed the call, how much of its text may be shown, and,
-/// for a batch, its items described.
-#[derive(Debug, Clone, Copy)]
-pub struct Judged<'a> {
-    /// Where it lands, as far as the gate read it (empty when it did not).
-    pub landing: &'a Landing,
-    /// How its text is shown.
-    pub text: TextView,
-    /// A batch's items, each described.
-    pub items: &'a [Description],
-}
-
-impl Judged<'_> {
-    /// `text` as people may see it (see [`TextView`]).
-    pub fn text(&self, text: &str) -> String {
-        self.text.show(text)
-    }
-
-    /// The `i`-th point the gate placed, if it placed one.
-    fn point(&self, i: usize) -> Option<&LandingPoint> {
-        self.landing.points.get(i)
-    }
-}
-
-/// How much of a call's text people may see: events, logs, confirmations and the
-/// operator's description all show it through this one rule.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct TextView {
-    /// What the tool writes its text into.
-    pub entry: TextEntry,
-    /// The text is secret (a password field, a labelled credential, or typed where
-    /// the focus may have moved): shown as [`REDACTED`], whatever the tool.
-    pub secret: bool,
-}
-
-impl TextView {
-    /// Secret text is redacted whole; text typed at the focus is shown up to its first
-    /// tab or newline (which may move the focus into a password field) and redacted
-    /// after it; any other text is shown as it is.
-    pub fn show(&self, text: &str) -> String {
-        if self.secret {
-            return REDACTED.to_string();
-        }
-        match text.find(['\t', '\n']) {
-            Some(i) if self.entry == TextEntry::Focused => format!("{}{REDACTED}", &text[..=i]),
-            _ => text.to_string(),
-        }
-    }
-}
+use super::def::{Judged, Spot, Target};
+use super::element_target::ElementTarget;
 
 /// A canvas point as a person reads it: `(640, 360)`.
 pub fn point(x: f64, y: f64) -> String {
@@ -301,8 +250,9 @@ pub fn centre_mark(judged: &Judged<'_>, label: &str) -> Vec<Mark> {
 mod tests {
     use super::*;
     use crate::config::defaults;
+    use crate::tools::def::TextView;
     use crate::tools::{ToolCall, find};
-    use cc_protocol::Role;
+    use cc_protocol::{Description, Landing, Role};
     use serde_json::{Value, json};
 
     fn describe(tool: &str, args: Value, landing: &Landing) -> Description {

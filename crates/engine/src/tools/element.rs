@@ -8,7 +8,8 @@ use cc_protocol::{ErrorCode, ToolError};
 use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
 
-use super::def::{Checked, ElementTarget, Target};
+use super::def::{Checked, Target};
+use super::element_target::ElementTarget;
 use super::exec::{Exec, drv};
 use crate::selector::{self, Selector};
 use crate::snapshot::Entry;

@@ -6,7 +6,8 @@ use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
 
 use super::def::{Lands, Nature, Needs, Runs, Target, TextEntry, Tool, ToolDef, no_check};
-use super::describe::{Judged, key_label};
+use super::def::Judged;
+use super::describe::key_label;
 use super::exec::{Exec, drv};
 use super::fields::{key, key_name};
 use crate::spec::{Field, Ty};

@@ -7,7 +7,8 @@ use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
 
 use super::def::{Lands, Nature, Needs, Runs, Target, TextEntry, Tool, ToolDef, no_check};
-use super::describe::{Judged, quoted};
+use super::def::Judged;
+use super::describe::quoted;
 use super::exec::{Exec, drv};
 use super::fields::text;
 use crate::call::Progress;

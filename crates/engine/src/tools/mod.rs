@@ -10,6 +10,7 @@ pub use args::validate_args;
 pub(crate) mod def;
 pub(crate) mod describe;
 pub(crate) mod element;
+pub(crate) mod element_target;
 pub(crate) mod exec;
 pub(crate) mod fields;
 pub(crate) mod observe;
@@ -19,8 +20,8 @@ use cc_protocol::{Description, ErrorCode, ToolError};
 use serde_json::Value;
 
 use crate::config::Config;
+use def::Judged;
 use def::Tool;
-use describe::Judged;
 use exec::Exec;
 
 /// Declares each tool's file, lists its `def` in [`TABLE`] in order, and makes the
@@ -149,6 +150,7 @@ table! {
 }
 
 pub use call::ToolCall;
-pub use def::{ElementTarget, Lands, Nature, Needs, Spot, Target, TextEntry, ToolDef};
+pub use def::{Lands, Nature, Needs, Spot, Target, TextEntry, ToolDef};
+pub use element_target::ElementTarget;
 pub(crate) use table::index;
 pub use table::{batch, find, tools};

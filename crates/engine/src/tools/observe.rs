@@ -1,13 +1,14 @@
 //! `observe`: what an action's caller will look at next, answered with the action
 //! itself (one round trip instead of two). Every acting tool takes it; the worker runs
 //! it after the action settles (`worker/observe.rs`), each observation gated as the
-//! observing tool would be, so a capture is redacted and a denied one is refused.
+//! observing tool would be, so a capture is redacted and a denied one is refused. Its
+//! members are checked against the observing tools' own specs with the rest of the
+//! arguments (`args.rs`).
 
 use serde::Deserialize;
 use serde_json::{Value, json};
 
-use super::def::{Checked, Nature, ToolDef};
-use super::find;
+use super::def::{Nature, ToolDef};
 use crate::spec::{Field, Ty};
 
 /// The argument's name, on every acting tool.
@@ -83,41 +84,6 @@ pub(crate) fn extend(mut def: ToolDef) -> ToolDef {
     // Built once per tool at table initialisation.
     def.outputs = Box::leak(outputs.into_boxed_slice());
     def
-}
-
-/// Validates `observe.capture` and `observe.snapshot` against their tools' specs (so a
-/// bad observation is refused before the action runs) and normalizes them in place.
-pub(crate) fn check(c: &mut Checked<'_>) {
-    for (member, tool) in OBSERVERS {
-        let raw = c
-            .out
-            .as_ref()
-            .and_then(|o| o.get(ARG))
-            .or_else(|| c.raw.get(ARG))
-            .and_then(|o| o.get(member))
-            .filter(|v| !v.is_null())
-            .cloned();
-        let (Some(raw), Some(def)) = (raw, find(tool)) else {
-            continue;
-        };
-        match (c.validate)(def, &raw, c.config) {
-            Ok(norm) => {
-                if let Some(slot) = c.out.as_mut().and_then(|o| o.get_mut(ARG)) {
-                    slot[member] = norm;
-                }
-            }
-            Err(issues) => {
-                for i in issues {
-                    let path = if i.path.is_empty() {
-                        format!("{ARG}.{member}")
-                    } else {
-                        format!("{ARG}.{member}.{}", i.path)
-                    };
-                    c.issue(path, i.message);
-                }
-            }
-        }
-    }
 }
 
 #[cfg(test)]

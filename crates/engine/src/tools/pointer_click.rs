@@ -6,7 +6,8 @@ use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
 
 use super::def::{Lands, Nature, Needs, Runs, Target, TextEntry, Tool, ToolDef};
-use super::describe::{Judged, places, relative};
+use super::def::Judged;
+use super::describe::{places, relative};
 use super::element;
 use super::exec::{Exec, pointer};
 use super::fields::{

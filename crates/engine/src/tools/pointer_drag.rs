@@ -6,7 +6,8 @@ use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
 
 use super::def::{Checked, Lands, Nature, Needs, Runs, Spot, Target, TextEntry, Tool, ToolDef};
-use super::describe::{self, Judged, places};
+use super::def::Judged;
+use super::describe::{self, places};
 use super::element::{self, ElementArg};
 use super::exec::{Exec, drv, pointer};
 use super::fields::{

@@ -7,7 +7,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
 
 use super::def::{Lands, Nature, Needs, Runs, Target, TextEntry, Tool, ToolDef, no_check};
-use super::describe::Judged;
+use super::def::Judged;
 use super::exec::{Exec, pointer};
 use crate::spec::Ty;
 

@@ -7,7 +7,8 @@ use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
 
 use super::def::{Lands, Nature, Needs, Runs, Target, TextEntry, Tool, ToolDef};
-use super::describe::{Judged, count, places, relative};
+use super::def::Judged;
+use super::describe::{count, places, relative};
 use super::exec::{Exec, drv};
 use super::exec::pointer;
 use super::element;

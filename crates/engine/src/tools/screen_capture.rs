@@ -17,7 +17,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
 
 use super::def::{Checked, Lands, Nature, Needs, Runs, Target, TextEntry, Tool, ToolDef};
-use super::describe::Judged;
+use super::def::Judged;
 use super::exec::Exec;
 use super::fields::window_id;
 use crate::encode::{Fit, Format};

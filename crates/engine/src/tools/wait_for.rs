@@ -9,7 +9,7 @@ use serde::Deserialize;
 use serde_json::{Value, json};
 
 use super::def::{Checked, Lands, Nature, Needs, Runs, Target, TextEntry, Tool, ToolDef};
-use super::describe::Judged;
+use super::def::Judged;
 use super::exec::Exec;
 use super::exec::watch::{self, Cond, Element, WindowMatch};
 use super::screen_capture::Region;

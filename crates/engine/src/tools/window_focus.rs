@@ -5,7 +5,8 @@ use serde::Deserialize;
 use serde_json::{Value, json};
 
 use super::def::{Lands, Nature, Needs, Runs, Target, TextEntry, Tool, ToolDef, no_check};
-use super::describe::{self, Judged};
+use super::def::Judged;
+use super::describe;
 use super::exec::{Exec, drv};
 use super::fields::window_id;
 use crate::spec::{Field, Ty};

@@ -5,7 +5,7 @@ use serde::Deserialize;
 use serde_json::{Value, json};
 
 use super::def::{Lands, Nature, Needs, Runs, Target, TextEntry, Tool, ToolDef, no_check};
-use super::describe::Judged;
+use super::def::Judged;
 use super::exec::{Exec, drv};
 use crate::spec::Ty;
 

@@ -10,9 +10,10 @@ use serde_json::{Value, json};
 
 use super::input::{Input, Read, Refusal, declared_size};
 use super::keys::{chord_call, map_chord};
-use super::run::Ran;
 use super::scaling::Display;
-use super::{Context, Plan, Press, PressChange, Size, Vocabulary, full_capture, region_capture};
+use super::{
+    Context, Plan, Press, PressChange, Ran, Size, Vocabulary, full_capture, region_capture,
+};
 use crate::tools::call::Built;
 use crate::tools::fields::ButtonArg;
 use crate::tools::pointer_scroll::AxisArg;

@@ -15,9 +15,8 @@ use serde_json::{Value, json};
 
 use super::input::{Input, Read, Refusal};
 use super::keys::{chord_call, map_chord, map_key};
-use super::run::Ran;
 use super::scaling::{Display, grid_to_canvas};
-use super::{Context, Plan, Press, PressChange, Size, Vocabulary, full_capture};
+use super::{Context, Plan, Press, PressChange, Ran, Size, Vocabulary, full_capture};
 use crate::tools::call::Built;
 use crate::tools::fields::ButtonArg;
 use crate::tools::pointer_scroll::AxisArg;

@@ -49,7 +49,7 @@ pub struct Vocabulary {
     /// Calls as the vendor documents them.
     pub examples: fn() -> Vec<Value>,
     translate: fn(&Value, &mut Context) -> Result<Plan, Refusal>,
-    answer: fn(&Value, &Plan, &run::Ran, &Display) -> Value,
+    answer: fn(&Value, &Plan, &Ran, &Display) -> Value,
     /// The vendor-shaped answer to a failure, when the vendor has one.
     failure: fn(&Value, &ToolError) -> Option<Value>,
     /// The size the caller declares in this call (the vendor's tool-definition fields).
@@ -91,6 +91,37 @@ pub fn vocabulary_json(v: &Vocabulary) -> Value {
 pub struct VendorSession {
     displays: HashMap<&'static str, Display>,
     pressed: HashMap<&'static str, Press>,
+}
+
+/// What the plan's calls answered.
+pub(crate) struct Ran {
+    /// Each step's result, in order.
+    pub results: Vec<Value>,
+    /// The closing capture, when the plan asked for one.
+    pub shot: Option<Shot>,
+}
+
+/// A capture as a vendor carries it.
+pub(crate) struct Shot {
+    pub mime: String,
+    pub base64: String,
+    pub data_url: String,
+    pub width: u64,
+    pub height: u64,
+}
+
+impl Shot {
+    fn from_result(r: &Value) -> Option<Shot> {
+        let url = r["data_url"].as_str()?;
+        let (mime, data) = url.strip_prefix("data:")?.split_once(";base64,")?;
+        Some(Shot {
+            mime: mime.to_string(),
+            base64: data.to_string(),
+            data_url: url.to_string(),
+            width: r["width"].as_u64()?,
+            height: r["height"].as_u64()?,
+        })
+    }
 }
 
 /// A deferred press: where the button went down, and where the pointer moved since.

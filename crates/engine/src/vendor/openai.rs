@@ -11,9 +11,8 @@ use serde_json::{Value, json};
 
 use super::input::{Input, Read, Refusal, declared_size};
 use super::keys::{chord_call, map_key};
-use super::run::Ran;
 use super::scaling::Display;
-use super::{Context, Plan, Size, Vocabulary, full_capture};
+use super::{Context, Plan, Ran, Size, Vocabulary, full_capture};
 use crate::tools::call::Built;
 use crate::tools::fields::ButtonArg;
 use crate::tools::pointer_scroll::AxisArg;

@@ -9,42 +9,11 @@ use cc_protocol::{Envelope, ErrorCode, ToolError};
 use serde_json::{Value, json};
 
 use super::scaling::Display;
-use super::{Context, Plan, PressChange, Refusal, Vocabulary};
+use super::{Context, Plan, PressChange, Ran, Refusal, Shot, Vocabulary};
 use crate::Engine;
 use crate::call::{CallControl, Progress};
 use crate::config::ConfigStack;
 use crate::tools::ToolCall;
-
-/// What the plan's calls answered.
-pub(crate) struct Ran {
-    /// Each step's result, in order.
-    pub results: Vec<Value>,
-    /// The closing capture, when the plan asked for one.
-    pub shot: Option<Shot>,
-}
-
-/// A capture as a vendor carries it.
-pub(crate) struct Shot {
-    pub mime: String,
-    pub base64: String,
-    pub data_url: String,
-    pub width: u64,
-    pub height: u64,
-}
-
-impl Shot {
-    fn from_result(r: &Value) -> Option<Shot> {
-        let url = r["data_url"].as_str()?;
-        let (mime, data) = url.strip_prefix("data:")?.split_once(";base64,")?;
-        Some(Shot {
-            mime: mime.to_string(),
-            base64: data.to_string(),
-            data_url: url.to_string(),
-            width: r["width"].as_u64()?,
-            height: r["height"].as_u64()?,
-        })
-    }
-}
 
 fn refused(r: Refusal) -> ToolError {
     ToolError::with_data(

@@ -1,7 +1,7 @@
 //! Approval binding. A resume input is data from outside the graph; it authorizes nothing
 //! until it is shown to approve exactly this action under exactly this policy.
 
-use cc_contract::digest::is_sha256_hex;
+use cc_contract::sha256::is_sha256_hex;
 use cc_contract::{PolicyDecision, PolicyVerdict};
 
 use super::{mismatch, parse, require_eq, require_unexpired};

@@ -5,7 +5,7 @@
 use std::sync::Arc;
 
 use cc_contract::ActionEnvelope;
-use cc_contract::digest::is_sha256_hex;
+use cc_contract::sha256::is_sha256_hex;
 
 use super::{parse, require_unexpired};
 use crate::bound::FreshEnvelope;

@@ -3,7 +3,7 @@
 //! even when every id matches.
 
 use cc_contract::ExecutionReceipt;
-use cc_contract::digest::is_sha256_hex;
+use cc_contract::sha256::is_sha256_hex;
 
 use super::{mismatch, require_eq};
 use crate::bound::{BoundReceipt, FreshEnvelope};

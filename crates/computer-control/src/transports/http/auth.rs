@@ -14,11 +14,9 @@ use serde_json::json;
 
 use cc_engine::config::AgentToken;
 
+use super::secret::{ct_eq, generate};
 use super::{AppState, Identity, Role, json_response};
 use crate::places;
-
-/// Random bytes in a generated token (hex-encoded: twice as many characters).
-const TOKEN_BYTES: usize = 32;
 
 /// The two role tokens, the agent tokens with their own identity (`http.agents`), and
 /// the file holding the agent token if it was generated.
@@ -184,22 +182,6 @@ impl Tokens {
 pub struct Urls<'a> {
     /// The agent's endpoint (`/rpc`, `/mcp`) over HTTP, if this process has one.
     pub agent: Option<&'a str>,
-}
-
-/// 32 random bytes as 64 hex characters.
-pub(super) fn generate() -> anyhow::Result<String> {
-    let mut buf = [0u8; TOKEN_BYTES];
-    getrandom::fill(&mut buf).map_err(|e| anyhow::anyhow!("no randomness for a token: {e}"))?;
-    Ok(buf.iter().map(|b| format!("{b:02x}")).collect())
-}
-
-/// Equality whose time depends only on the lengths (a token's length is no secret).
-pub(crate) fn ct_eq(a: &[u8], b: &[u8]) -> bool {
-    if a.len() != b.len() {
-        return false;
-    }
-    let diff = a.iter().zip(b).fold(0u8, |acc, (x, y)| acc | (x ^ y));
-    std::hint::black_box(diff) == 0
 }
 
 /// Writes `text` to a new file only the owner can read, where `places::token_dir` says
@@ -640,14 +622,6 @@ mod tests {
             .expect("refused");
             assert!(e.to_string().contains("reuses a token"), "{e}");
         }
-    }
-
-    #[test]
-    fn generated_tokens_are_long_hex_and_distinct() {
-        let (a, b) = (generate().unwrap(), generate().unwrap());
-        assert_eq!(a.len(), 64);
-        assert!(a.chars().all(|c| c.is_ascii_hexdigit()));
-        assert_ne!(a, b);
     }
 
     #[test]

@@ -75,7 +75,7 @@ impl Logins {
 
     /// A new sign-in: `(session id, per-tab key)`.
     pub fn create(&self, now: Instant) -> anyhow::Result<(String, String)> {
-        let (id, key) = (super::auth::generate()?, super::auth::generate()?);
+        let (id, key) = (super::secret::generate()?, super::secret::generate()?);
         let mut open = self.lock();
         open.retain(|l| alive(l, now));
         if open.len() >= MAX_LOGINS {
@@ -97,8 +97,8 @@ impl Logins {
         open.retain(|l| alive(l, now));
         let mut found = None;
         for (i, l) in open.iter().enumerate() {
-            let hit = super::auth::ct_eq(id.as_bytes(), l.id.as_bytes())
-                & super::auth::ct_eq(key.as_bytes(), l.key.as_bytes());
+            let hit = super::secret::ct_eq(id.as_bytes(), l.id.as_bytes())
+                & super::secret::ct_eq(key.as_bytes(), l.key.as_bytes());
             if hit {
                 found = Some(i);
             }
@@ -115,7 +115,7 @@ impl Logins {
     /// Ends the sign-in whose session id is `id`.
     pub fn remove(&self, id: &str) {
         self.lock()
-            .retain(|l| !super::auth::ct_eq(id.as_bytes(), l.id.as_bytes()));
+            .retain(|l| !super::secret::ct_eq(id.as_bytes(), l.id.as_bytes()));
     }
 
     /// This listener's session cookie in a request, if any.

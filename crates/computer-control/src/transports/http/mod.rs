@@ -25,6 +25,7 @@ mod readiness;
 mod roles;
 pub mod routes;
 mod rpc;
+pub(crate) mod secret;
 pub mod sse;
 
 use std::net::SocketAddr;
