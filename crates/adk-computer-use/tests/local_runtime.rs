@@ -192,6 +192,29 @@ fn a_journal_that_cannot_open_is_an_open_error() {
     );
 }
 
+/// A plain tool's arguments that do not fit are refused where the in-process caller makes
+/// the engine's call, with the engine's code, before any session starts.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_plain_call_that_does_not_validate_is_refused_with_its_code() {
+    use adk_computer_use::governed::ToolCaller;
+    let dir = tempfile::tempdir().expect("temp dir");
+    let c = client(&dir);
+    let args = serde_json::Map::from_iter([("x".to_string(), serde_json::json!(5))]);
+    let err = c
+        .call_tool("pointer_click", args)
+        .await
+        .expect_err("y is missing");
+    assert!(
+        matches!(&err, ComputerUseError::Runtime { code: Some(c), .. } if c == "invalid_arguments"),
+        "{err:?}"
+    );
+    let fine = serde_json::Map::new();
+    assert!(
+        c.call_tool("pointer_position", fine).await.is_ok(),
+        "the caller still serves"
+    );
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn text_entry_preview_binds_with_its_sensitivity() {
     let dir = tempfile::tempdir().expect("temp dir");

@@ -238,10 +238,10 @@
       case 'safety.confirmation_requested':
         addPending({
           request_id: p.request_id, tool: p.tool, arguments: p.arguments, risk: p.risk,
-          reason: p.reason, timeout_s: p.timeout_s, landing: p.landing,
+          reason: p.reason, timeout_s: p.timeout_s, description: p.description,
           deadline: deadlineFrom(p.expires_at, p.timeout_s, ev.at),
         });
-        trailSystem(ev, 'confirm', 'Confirmation requested', describe(p.tool, p.arguments, p.landing).title + ' — ' + (p.reason || ''));
+        trailSystem(ev, 'confirm', 'Confirmation requested', described(p.description, p.tool).title + ' — ' + (p.reason || ''));
         if (app.state === 'ready') setState('confirming');
         break;
       case 'safety.confirmation_resolved':
@@ -256,7 +256,7 @@
         break;
       case 'governance.approval_requested':
         trailSystem(ev, 'confirm', 'Governed action awaits approval',
-          describe(p.tool, p.arguments).title + (Array.isArray(p.reasons) ? ' — ' + p.reasons.join('; ') : ''));
+          described(p.description, p.tool).title + (Array.isArray(p.reasons) ? ' — ' + p.reasons.join('; ') : ''));
         refreshGoverned();
         break;
       case 'governance.approval_resolved':
@@ -324,29 +324,6 @@
     file: 'by the panic file',
   };
 
-  // What well-known combinations usually do, so the risk is plain at a glance.
-  const COMBO_EFFECTS = {
-    'win+r': 'Opens the Run dialog, which can start any program or command.',
-    'win+x': 'Opens the power-user menu (terminal, settings, shutdown).',
-    'win+l': 'Locks the screen.',
-    'win+d': 'Shows the desktop, hiding every window.',
-    'win+e': 'Opens the file manager.',
-    'win+i': 'Opens the system settings.',
-    'win': 'Opens the start menu or launcher.',
-    'ctrl+alt+delete': 'Opens the security screen (lock, sign out, task manager).',
-    'ctrl+alt+t': 'Opens a terminal on many Linux desktops.',
-    'ctrl+shift+esc': 'Opens the task manager.',
-    'alt+f4': 'Closes the active window (may discard unsaved work).',
-    'ctrl+alt+backspace': 'May kill the graphical session on some Linux systems.',
-    'alt+f2': 'Opens the run-command prompt on many Linux desktops.',
-  };
-  const KEY_ALIASES = {super: 'win', meta: 'win', cmd: 'win', lwin: 'win', rwin: 'win', lctrl: 'ctrl', rctrl: 'ctrl', lalt: 'alt', ralt: 'alt', del: 'delete'};
-
-  function comboEffect(keys) {
-    const norm = keys.map((k) => KEY_ALIASES[k.toLowerCase()] || k.toLowerCase());
-    return COMBO_EFFECTS[norm.join('+')] || null;
-  }
-
   const KEY_NAMES = {
     win: 'Win', lwin: 'Left Win', rwin: 'Right Win', super: 'Super', meta: 'Meta', cmd: 'Cmd',
     ctrl: 'Ctrl', lctrl: 'Left Ctrl', rctrl: 'Right Ctrl', alt: 'Alt', lalt: 'Left Alt', ralt: 'Right Alt',
@@ -357,12 +334,6 @@
   };
   const DANGER_KEYS = new Set(['win', 'lwin', 'rwin', 'super', 'meta', 'cmd']);
   const MODIFIERS = new Set(['ctrl', 'lctrl', 'rctrl', 'alt', 'lalt', 'ralt', 'shift', 'lshift', 'rshift']);
-
-  function keyList(keys) {
-    if (Array.isArray(keys)) return keys.map(String);
-    if (typeof keys === 'string') return keys.split('+').map((k) => k.trim()).filter(Boolean);
-    return [];
-  }
 
   function keyLabel(k) {
     const low = k.toLowerCase();
@@ -382,170 +353,24 @@
     return (x === undefined || x === null) ? null : '(' + Math.round(x) + ', ' + Math.round(y) + ')';
   }
 
-  // An element as a person recognises it: its role and name.
-  function elementText(e) {
-    return (e.role || 'element') + (e.name ? ' “' + e.name + '”' : '');
-  }
-
-  // A window as a person recognises it: its title and application.
-  function windowText(w) {
-    const name = w.title ? '“' + w.title + '”' : (w.app_id || 'window ' + w.id);
-    return name + (w.title && w.app_id ? ' (' + w.app_id + ')' : '');
-  }
-
-  // How the arguments name an element, for when the server's landing is not at hand.
-  function namedElement(e) {
-    if (!e) return 'an element';
-    if (e.ref) return 'element ' + e.ref;
-    const s = e.selector;
-    if (s) {
-      const parts = [s.role, s.name ? '“' + s.name + '”' : null,
-        s.name_contains ? 'named like “' + s.name_contains + '”' : null,
-        s.text ? 'with text “' + s.text + '”' : null].filter(Boolean);
-      return parts.length ? parts.join(' ') : 'the element the selector finds';
-    }
-    if (e.node_id !== undefined && e.node_id !== null) return 'element #' + e.node_id + ' of snapshot ' + (e.snapshot_id || '?');
-    return 'an element';
-  }
-
-  // One place a pointer action touches: the server's landing point (with the element
-  // at its centre, or the pointer's own position) when it came with the request, else
-  // what the arguments say. Returns its kind (point, element, here), its text and, when
-  // it can be placed on the canvas, the point to mark.
-  function spot(lp, at, elementArg, relTo) {
-    if (lp) {
-      const where = point(lp.x, lp.y);
-      if (lp.element) return {kind: 'element', text: elementText(lp.element) + ' at ' + where, mark: lp};
-      if (lp.here) return {kind: 'here', text: 'where the pointer is, at ' + where, mark: lp};
-      return {kind: 'point', text: where, mark: lp};
-    }
-    if (elementArg) return {kind: 'element', text: namedElement(elementArg), mark: null};
-    if (at && at.x !== undefined && at.x !== null) {
-      // A point relative to a window cannot be placed without the window.
-      if (relTo !== undefined && relTo !== null) return {kind: 'point', text: point(at.x, at.y) + ' in window ' + relTo, mark: null};
-      return {kind: 'point', text: point(at.x, at.y), mark: at};
-    }
-    return {kind: 'here', text: 'where the pointer is', mark: null};
-  }
-
-  // The words before a spot: "Click at (x, y)", "Click on button “OK” at …",
-  // "Click where the pointer is".
-  function onSpot(s, point, element) {
-    return (s.kind === 'here' ? ' ' : s.kind === 'element' ? element : point) + s.text;
-  }
-
-  // A person-readable account of an action: a title, optional rich parts (keys, text),
-  // where it lands, and the canvas points it touches (for markers on the screen).
-  // `landing` is where the server resolved it (safety.confirmation_requested): the
-  // points, elements and windows as the gate judged them; without it (the trail) the
-  // arguments alone are described.
-  function describe(tool, args, landing) {
-    const a = args || {};
-    const l = landing || null;
-    const lps = (l && Array.isArray(l.points)) ? l.points : [];
-    const d = {title: tool, parts: null, text: null, where: null, effect: null, points: [],
-      element: l && l.element ? elementText(l.element) : null,
-      window: l && l.window ? windowText(l.window) : null};
-    const mark = (s, label) => { if (s.mark) d.points.push({x: s.mark.x, y: s.mark.y, label}); };
-    const relative = (x, y) => (a.window !== undefined && a.window !== null && x !== undefined && x !== null)
-      ? 'given as ' + point(x, y) + ' relative to window ' + a.window : null;
-    // The landing's i-th point; none without a landing (the arguments alone).
-    const lp = (i) => (l ? lps[i] : undefined);
-    switch (tool) {
-      case 'keyboard.combo': {
-        const keys = keyList(a.keys);
-        d.title = 'Press ' + keys.map(keyLabel).join(' + ');
-        d.parts = keys;
-        d.where = 'in the focused window';
-        d.effect = comboEffect(keys);
-        break;
-      }
-      case 'keyboard.press':
-        d.title = 'Press ' + keyLabel(String(a.key || '?'));
-        d.parts = [String(a.key || '?')];
-        d.where = 'in the focused window';
-        break;
-      case 'keyboard.type': {
-        const text = String(a.text ?? '');
-        d.title = 'Type ' + text.length + ' character' + (text.length === 1 ? '' : 's') + (a.submit ? ', then press Enter' : '');
-        d.text = text;
-        d.where = 'into the focused window';
-        break;
-      }
-      case 'pointer.click': {
-        const times = a.times > 1 ? (a.times === 2 ? 'Double-click' : 'Triple-click') : 'Click';
-        const btn = a.button && a.button !== 'left' ? ' (' + a.button + ' button)' : '';
-        const s = spot(lp(0), a, a.element, a.window);
-        d.title = times + btn + onSpot(s, ' at ', ' on ');
-        d.where = relative(a.x, a.y);
-        mark(s, 'click');
-        break;
-      }
-      case 'pointer.move': {
-        const s = spot(lp(0), a, a.element, a.window);
-        d.title = 'Move the pointer' + onSpot(s, ' to ', ' to ');
-        d.where = relative(a.x, a.y);
-        mark(s, 'move');
-        break;
-      }
-      case 'pointer.drag': {
-        const f = spot(lp(0), a.from, a.from_element, a.window);
-        const t = spot(lp(1), a.to, a.to_element, a.window);
-        d.title = 'Drag from ' + f.text + ' to ' + t.text;
-        const tw = lp(1) && lp(1).window;
-        if (tw && !(l.window && l.window.id === tw.id)) d.where = 'ends in ' + windowText(tw);
-        mark(f, 'from');
-        mark(t, 'to');
-        break;
-      }
-      case 'pointer.scroll': {
-        const n = Number(a.amount || 0);
-        const dir = a.axis === 'horizontal' ? (n >= 0 ? 'right' : 'left') : (n >= 0 ? 'up' : 'down');
-        const s = spot(lp(0), a, a.element, a.window);
-        d.title = 'Scroll ' + dir + ' ' + Math.abs(n) + ' notch' + (Math.abs(n) === 1 ? '' : 'es') + onSpot(s, ' at ', ' over ');
-        d.where = relative(a.x, a.y);
-        mark(s, 'scroll');
-        break;
-      }
-      case 'wait.pause': d.title = 'Wait ' + (a.ms ?? 0) + ' ms'; break;
-      case 'screen.capture': d.title = 'Capture the screen' + (a.region ? ' (a region)' : ''); break;
-      case 'a11y.snapshot': d.title = 'Read the accessibility tree'; break;
-      case 'a11y.activate':
-        d.title = 'Activate ' + (d.element || namedElement(a));
-        if (lps[0]) d.points.push({x: lps[0].x, y: lps[0].y, label: 'activate'});
-        break;
-      case 'a11y.input':
-        d.title = 'Enter text into ' + (d.element || namedElement(a));
-        d.text = String(a.text ?? '');
-        if (lps[0]) d.points.push({x: lps[0].x, y: lps[0].y, label: 'input'});
-        break;
-      case 'window.list': d.title = 'List the windows'; break;
-      case 'window.focus': d.title = 'Bring ' + (d.window || 'window ' + a.id) + ' to the front'; break;
-      case 'clipboard.read': d.title = 'Read the clipboard (its text is never shown here)'; break;
-      case 'clipboard.write': {
-        const text = String(a.text ?? '');
-        d.title = 'Put ' + text.length + ' character' + (text.length === 1 ? '' : 's') + ' on the clipboard';
-        d.text = text;
-        break;
-      }
-      case 'app.launch': {
-        const args = Array.isArray(a.args) ? a.args : [];
-        d.title = 'Launch ' + String(a.app ?? '?') + (args.length ? ' with ' + args.length + ' argument' + (args.length === 1 ? '' : 's') : '');
-        d.text = args.length ? args.join(' ') : null;
-        d.effect = 'starts a program in the desktop session';
-        break;
-      }
-      case 'batch.execute': {
-        const items = Array.isArray(a.items) ? a.items : [];
-        d.title = 'Run a batch of ' + items.length + ' action' + (items.length === 1 ? '' : 's');
-        const landed = (l && Array.isArray(l.items)) ? l.items : [];
-        d.batch = items.map((it, i) => describe(it && it.tool, it && it.arguments, landed[i]));
-        for (const b of d.batch) d.points.push(...b.points);
-        break;
-      }
-      default: break;
-    }
-    return d;
+  // What an action does, as the server's tool described it (the `description` of
+  // its event or answer): a title, the keys it presses, its text (redacted as the
+  // server redacts it), where and in which window, and the canvas points to mark.
+  // Without one (an older server, a finished action whose start was missed), the
+  // tool's name alone.
+  function described(d, tool) {
+    const x = d && typeof d === 'object' ? d : {};
+    return {
+      title: typeof x.title === 'string' && x.title ? x.title : String(tool || 'action'),
+      keys: Array.isArray(x.keys) ? x.keys.map(String) : [],
+      text: typeof x.text === 'string' ? x.text : null,
+      detail: x.detail || null,
+      effect: x.effect || null,
+      element: x.element || null,
+      window: x.window || null,
+      marks: Array.isArray(x.marks) ? x.marks.filter((m) => m && typeof m === 'object') : [],
+      items: Array.isArray(x.items) ? x.items.map((it) => described(it, null)) : [],
+    };
   }
 
   // ---------------------------------------------------------------- pending cards
@@ -592,7 +417,7 @@
   }
 
   function renderCard(p) {
-    const d = describe(p.tool, p.arguments, p.landing);
+    const d = described(p.description, p.tool);
     const card = el('article', 'card risk-' + (p.risk || 'unknown'));
     card.dataset.requestId = p.request_id;
     card.dataset.tool = p.tool;
@@ -610,9 +435,9 @@
     card.append(bar);
 
     const title = el('h3', 'card-title');
-    if (d.parts && d.parts.length) {
+    if (d.keys.length) {
       title.append(el('span', 'verb', 'Press'));
-      d.parts.forEach((k, i) => {
+      d.keys.forEach((k, i) => {
         if (i) title.append(el('span', 'plus', '+'));
         title.append(kbd(k));
       });
@@ -627,9 +452,9 @@
       box.append(el('pre', 'typed-text', d.text === '' ? '(empty)' : d.text));
       card.append(box);
     }
-    if (d.batch && d.batch.length) {
+    if (d.items.length) {
       const ol = el('ol', 'batch-list');
-      for (const b of d.batch) ol.append(el('li', null, b.title + (b.text ? ': “' + clip(b.text, 80) + '”' : '')));
+      for (const b of d.items) ol.append(el('li', null, b.title + (b.text ? ': “' + clip(b.text, 80) + '”' : '')));
       card.append(ol);
     }
 
@@ -638,7 +463,7 @@
     fact('Effect', d.effect);
     fact('Element', d.element);
     fact('Window', d.window);
-    fact('Where', [d.where, d.points.length ? 'marked on the screen below' : null].filter(Boolean).join('; ') || null);
+    fact('Where', [d.detail, d.marks.length ? 'marked on the screen below' : null].filter(Boolean).join('; ') || null);
     fact('Reason', p.reason);
     card.append(facts);
 
@@ -752,7 +577,7 @@
 
   function renderGovCard(item) {
     const r = item.r;
-    const d = describe(r.tool, r.arguments);
+    const d = described(r.description, r.tool);
     const card = el('article', 'card gov-card');
     card.dataset.sessionId = r.sessionId;
     card.dataset.actionId = r.actionId;
@@ -876,7 +701,7 @@
   // ---------------------------------------------------------------- trail
 
   function trailAction(ev, p) {
-    const d = describe(p.tool, p.arguments);
+    const d = described(p.description, p.tool);
     const row = el('li', 'row row-running');
     row.dataset.tool = p.tool;
     row.dataset.status = 'running';
@@ -885,9 +710,9 @@
     row.append(el('span', 'row-icon', '…'));
     const body = el('div', 'row-body');
     const line = el('div', 'row-title');
-    if (d.parts && d.parts.length) {
+    if (d.keys.length) {
       line.append(el('span', null, 'Press '));
-      d.parts.forEach((k, i) => { if (i) line.append(el('span', 'plus', '+')); line.append(kbd(k)); });
+      d.keys.forEach((k, i) => { if (i) line.append(el('span', 'plus', '+')); line.append(kbd(k)); });
     } else {
       line.textContent = d.title;
     }
@@ -911,7 +736,7 @@
       if (t.open && t.tool === p.tool && (t.request_id || null) === (p.request_id || null)) { item = t; break; }
     }
     if (!item) {
-      trailAction(ev, {tool: p.tool, arguments: {}, request_id: p.request_id});
+      trailAction(ev, {tool: p.tool, request_id: p.request_id});
       item = app.trail[app.trail.length - 1];
     }
     item.open = false;
@@ -985,7 +810,7 @@
     if (pc && !app.pending.has(pc.request_id)) {
       addPending({
         request_id: pc.request_id, tool: pc.tool, arguments: pc.arguments, risk: pc.risk,
-        reason: pc.reason, timeout_s: null, landing: pc.landing,
+        reason: pc.reason, timeout_s: null, description: pc.description,
         deadline: performance.now() + 1000 * (pc.expires_in_s || 0),
       });
     } else if (pc) {
@@ -1061,8 +886,8 @@
     const r = app.frame.region;
     if (img.hidden || !r || !img.clientWidth) return;
     for (const p of app.pending.values()) {
-      const d = describe(p.tool, p.arguments, p.landing);
-      for (const pt of d.points) {
+      const d = described(p.description, p.tool);
+      for (const pt of d.marks) {
         if (pt.x === undefined || pt.x === null) continue;
         const fx = (pt.x - r.x) / r.width, fy = (pt.y - r.y) / r.height;
         if (fx < 0 || fy < 0 || fx > 1 || fy > 1) continue;

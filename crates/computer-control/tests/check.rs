@@ -381,6 +381,9 @@ fn the_windows_build_under_wine_reports_gdi_msaa_and_the_hotkey() {
     let why = v["capture"]["reason"].as_str().unwrap_or_default();
     assert!(why.contains("Desktop Duplication"), "{v:#}");
     assert_eq!(v["accessibility"]["api"], "msaa", "{v:#}");
+    // Why, with the HRESULT of the failed CoCreateInstance(CUIAutomation).
+    let why = v["accessibility"]["reason"].as_str().unwrap_or_default();
+    assert!(why.contains("0x80040154"), "{v:#}");
     assert!(
         blocker(&v, "accessibility")["next_step"].is_string(),
         "{v:#}"

@@ -1,6 +1,7 @@
 //! `serve --transport mcp` driven by a real MCP client (the official SDK over a child
-//! process): the plain tools under MCP-safe names, and a governed click that reaches
-//! a committed, verified receipt.
+//! process): the plain tools under MCP-safe names (a call that does not validate
+//! refused at the edge), and a governed click that reaches a committed, verified
+//! receipt.
 
 use std::time::Duration;
 
@@ -100,6 +101,20 @@ async fn mcp_serves_plain_and_governed_tools() {
         .find_map(|c| c.as_image())
         .expect("the observed capture's image block");
     assert_eq!(image.mime_type, "image/jpeg");
+
+    // Arguments that do not fit are refused where the MCP edge makes the call: every
+    // problem at its path, and the server keeps serving.
+    let bad = call(&c, "pointer_click", json!({"x": 5, "times": 9})).await;
+    assert_eq!(bad.is_error, Some(true), "{bad:?}");
+    let err = bad.structured_content.as_ref().expect("structured error");
+    assert_eq!(err["error"], "invalid_arguments", "{err}");
+    let paths: Vec<&str> = err["details"]["issues"]
+        .as_array()
+        .expect("issues")
+        .iter()
+        .filter_map(|i| i["path"].as_str())
+        .collect();
+    assert!(paths.contains(&"y") && paths.contains(&"times"), "{err}");
 
     // A plain tool, through the engine.
     let (form, (x, y)) = form(&c).await;

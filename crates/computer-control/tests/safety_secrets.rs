@@ -1,6 +1,6 @@
 //! Secrets: text typed into password fields never appears in events (requested,
-//! started, finished), in `system.status`, in snapshots, nor in the logs, even at trace
-//! level.
+//! started, finished; their arguments and descriptions alike), in `system.status`, in
+//! snapshots, nor in the logs, even at trace level.
 
 use crate::common;
 use crate::safety_support;
@@ -37,8 +37,13 @@ fn password_text_never_appears_in_events_status_snapshots_or_logs() {
         p["request_id"] == id.as_str()
     });
     assert_eq!(req["payload"]["arguments"]["text"], "[redacted]", "{req}");
+    // The operator's description of it is redacted the same way, title included.
+    let described = &req["payload"]["description"];
+    assert_eq!(described["text"], "[redacted]", "{req}");
+    assert_eq!(described["title"], "Type “[redacted]”", "{req}");
     let pending = status(&mut s)["pending_confirmation"].clone();
     assert_eq!(pending["arguments"]["text"], "[redacted]", "{pending}");
+    assert_eq!(pending["description"]["text"], "[redacted]", "{pending}");
     confirm(&mut s, &id, true);
     let (_, fin) = s.wait_event_matching("action.finished", 0, |p| p["request_id"] == id.as_str());
     assert_eq!(
@@ -49,6 +54,7 @@ fn password_text_never_appears_in_events_status_snapshots_or_logs() {
     let (_, started) =
         s.wait_event_matching("action.started", 0, |p| p["request_id"] == id.as_str());
     assert_eq!(started["payload"]["arguments"]["text"], "[redacted]");
+    assert_eq!(started["payload"]["description"]["text"], "[redacted]");
 
     // 2. From "Name", a tab moves into the password field: what follows it is hidden.
     s.ok("pointer.click", json!({"x": NAME.0, "y": NAME.1}));
@@ -57,6 +63,10 @@ fn password_text_never_appears_in_events_status_snapshots_or_logs() {
     let (_, started) =
         s.wait_event_matching("action.started", from, |p| p["tool"] == "keyboard.type");
     assert_eq!(started["payload"]["arguments"]["text"], "alice\t[redacted]");
+    assert_eq!(
+        started["payload"]["description"]["text"],
+        "alice\t[redacted]"
+    );
     assert_eq!(name_value(&mut s), "alice");
 
     // 3. a11y.input into the password node.
@@ -90,6 +100,10 @@ fn password_text_never_appears_in_events_status_snapshots_or_logs() {
     assert_eq!(
         req["payload"]["arguments"]["items"][1]["arguments"]["text"],
         "[redacted]"
+    );
+    assert_eq!(
+        req["payload"]["description"]["items"][1]["text"], "[redacted]",
+        "{req}"
     );
     confirm(&mut s, &id, true);
     let (_, fin) = s.wait_event_matching("action.finished", 0, |p| p["request_id"] == id.as_str());

@@ -8,6 +8,7 @@ use cc_desktop::{
 use cc_protocol::{Key, PhysicalRect};
 
 use crate::report::WindowsReport;
+use crate::tree_source::TreeSource;
 use crate::win::{
     a11y, capture, clipboard, desk_thread::DeskThread, input, monitors, toplevel, uia,
 };
@@ -46,6 +47,7 @@ pub struct WindowsDesktop {
     dpi_aware: bool,
     indicator: Indicator,
     capturer: capture::Capturer,
+    tree_source: TreeSource,
 }
 
 impl WindowsDesktop {
@@ -65,6 +67,7 @@ impl WindowsDesktop {
             hotkey: Err("not registered".into()),
             dpi_aware,
             indicator: Indicator::Off,
+            tree_source: uia::probe(),
         };
         let keys: Vec<Key> = Key::split_combo(crate::DEFAULT_HOTKEY)
             .iter()
@@ -74,16 +77,34 @@ impl WindowsDesktop {
         Ok(d)
     }
 
+    /// The accessibility API windows are read through (UI Automation, or MSAA and why).
+    pub fn tree_source(&self) -> &TreeSource {
+        &self.tree_source
+    }
+
+    /// A UI Automation client when the system has one.
+    fn uia(&self) -> Option<windows::Win32::UI::Accessibility::IUIAutomation> {
+        match self.tree_source {
+            TreeSource::UiAutomation => uia::client().ok(),
+            TreeSource::Msaa { .. } => None,
+        }
+    }
+
     /// Everything `computer-control check` prints about this desktop.
     pub fn report(&mut self) -> WindowsReport {
         WindowsReport {
             dpi_aware: self.dpi_aware,
             monitors: self.monitors.monitors().len(),
             hotkey: self.hotkey.clone(),
-            ui_automation: uia::probe(),
+            tree_source: self.tree_source.clone(),
             capture: self.capturer.choice().clone(),
         }
     }
+}
+
+/// An element read through UI Automation (`uia:`), not MSAA (`hwnd:`).
+fn is_uia(handle: &ElementHandle) -> bool {
+    handle.0.starts_with(crate::uia_model::HANDLE_PREFIX)
 }
 
 fn monitor_rects(m: &monitors::Monitors) -> Vec<PhysicalRect> {
@@ -164,7 +185,11 @@ impl Driver for WindowsDesktop {
     }
 
     fn focused_is_password(&mut self) -> Result<bool, DriverError> {
-        Ok(a11y::focused_is_password())
+        let through_uia = self
+            .uia()
+            .and_then(|u| uia::focused_is_password(&u))
+            .unwrap_or(false);
+        Ok(through_uia || a11y::focused_is_password())
     }
 
     fn a11y_tree(
@@ -178,11 +203,24 @@ impl Driver for WindowsDesktop {
             Some(id) => return Err(DriverError::Failed(format!("no window {id:#x}"))),
             None => all,
         };
-        Ok(a11y::tree(&ids, max_nodes))
+        // Each window through UI Automation where the system has it; a window it
+        // cannot read (and every window on a system without it) through MSAA.
+        let client = self.uia();
+        let mut budget = max_nodes;
+        Ok(crate::tree_source::read_windows(
+            &ids,
+            &mut budget,
+            client.map(|u| move |w, b: &mut usize| uia::window_tree(&u, w, b)),
+            a11y::window_tree,
+        ))
     }
 
     fn a11y_element(&mut self, handle: &ElementHandle) -> Result<Option<ElementInfo>, DriverError> {
-        Ok(a11y::element(handle))
+        if is_uia(handle) {
+            uia::element(handle)
+        } else {
+            Ok(a11y::element(handle))
+        }
     }
 
     fn a11y_perform(
@@ -190,11 +228,19 @@ impl Driver for WindowsDesktop {
         handle: &ElementHandle,
         action: SemanticAction,
     ) -> Result<(), DriverError> {
-        a11y::perform(handle, action)
+        if is_uia(handle) {
+            uia::perform(handle, action)
+        } else {
+            a11y::perform(handle, action)
+        }
     }
 
     fn a11y_set_text(&mut self, handle: &ElementHandle, text: &str) -> Result<(), DriverError> {
-        a11y::set_text(handle, text)
+        if is_uia(handle) {
+            uia::set_text(handle, text)
+        } else {
+            a11y::set_text(handle, text)
+        }
     }
 
     fn poll_events(&mut self) -> Vec<DriverEvent> {

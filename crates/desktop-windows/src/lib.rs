@@ -2,8 +2,9 @@
 //! system has none, SendInput pointer,
 //! keys and any Unicode text with per-monitor DPI awareness, top-level windows with
 //! their executables, a `RegisterHotKey` emergency chord heard on a thread of its own,
-//! the clipboard, launching programs, indicator banners, and accessibility through
-//! MSAA (UI Automation is probed, not yet walked: `win/uia.rs`).
+//! the clipboard, launching programs, indicator banners, and accessibility through UI
+//! Automation where the system has it (`uia_tree.rs` walks, `win/uia.rs` reads), MSAA
+//! where it does not (Wine) or for a window UI Automation cannot read (`win/a11y.rs`).
 //!
 //! The coordinate, key, role and naming logic is plain code in its own modules, built
 //! and unit-tested on every platform; the system calls are in `win/`, built on Windows
@@ -15,7 +16,10 @@ pub mod dpi;
 pub mod keys;
 pub mod msaa_roles;
 pub mod report;
+pub mod tree_limits;
+pub mod tree_source;
 pub mod uia_model;
+pub mod uia_tree;
 
 #[cfg(windows)]
 mod driver;
@@ -25,6 +29,7 @@ mod win;
 #[cfg(windows)]
 pub use driver::{PLATFORM, WindowsDesktop};
 pub use report::WindowsReport;
+pub use tree_source::TreeSource;
 
 /// The default emergency hotkey (PROTOCOL §5.4), registered at open.
 pub const DEFAULT_HOTKEY: &str = "ctrl+alt+f12";

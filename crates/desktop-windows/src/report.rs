@@ -2,6 +2,7 @@
 //! plain value so the check's wording is unit-tested on every platform.
 
 use crate::capture_path::PathChoice;
+use crate::tree_source::TreeSource;
 
 /// What `computer-control check` reports about this desktop.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -13,8 +14,9 @@ pub struct WindowsReport {
     pub monitors: usize,
     /// The emergency hotkey registration, or why it failed.
     pub hotkey: Result<(), String>,
-    /// UI Automation on this system, or why not (Wine has none).
-    pub ui_automation: Result<(), String>,
+    /// The accessibility API the tree is read through: UI Automation, or MSAA and why
+    /// (Wine has no UI Automation).
+    pub tree_source: TreeSource,
     /// The capture path in use (Desktop Duplication or GDI), and why GDI when it is.
     pub capture: PathChoice,
 }

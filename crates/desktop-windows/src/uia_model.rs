@@ -98,6 +98,21 @@ pub enum Call {
     Toggle,
     /// `IUIAutomationSelectionItemPattern::Select`.
     Select,
+    /// `IUIAutomationElement::SetFocus`: activating an edit or a document is giving it
+    /// the keyboard ([`invoke_focuses`]).
+    Focus,
+}
+
+/// Whether invoking the element means giving it keyboard focus: an enabled, focusable
+/// edit or document with no pattern that presses it. Without this its activation would
+/// be a click at its centre, which may land on a caret position or a link inside it.
+pub fn invoke_focuses(role: Role, f: &Facts, p: &Patterns) -> bool {
+    matches!(role, Role::Edit | Role::Document)
+        && f.focusable
+        && f.enabled
+        && !p.invoke
+        && p.toggle.is_none()
+        && p.expand_collapse.is_none()
 }
 
 /// The call that performs `action`, or the reason the element cannot.
@@ -201,16 +216,19 @@ pub fn rect(left: f64, top: f64, width: f64, height: f64) -> Option<PhysicalRect
     })
 }
 
+/// What every UI Automation element's handle starts with (MSAA's start `hwnd:`).
+pub const HANDLE_PREFIX: &str = "uia:";
+
 /// A UI Automation element's handle: `uia:` and its runtime id, which the walker finds
 /// again under the same top-level window.
 pub fn handle(window: u64, runtime_id: &[i32]) -> String {
     let ids: Vec<String> = runtime_id.iter().map(|i| format!("{i:x}")).collect();
-    format!("uia:{window:x}:{}", ids.join("."))
+    format!("{HANDLE_PREFIX}{window:x}:{}", ids.join("."))
 }
 
 /// The window and runtime id a `uia:` handle names, or `None` for any other text.
 pub fn parse_handle(text: &str) -> Option<(u64, Vec<i32>)> {
-    let rest = text.strip_prefix("uia:")?;
+    let rest = text.strip_prefix(HANDLE_PREFIX)?;
     let (window, ids) = rest.split_once(':')?;
     let window = u64::from_str_radix(window, 16).ok()?;
     let ids = ids
@@ -274,6 +292,34 @@ mod tests {
             Ok(Call::ExpandOrCollapse)
         );
         assert!(actions(&Patterns::default()).is_empty());
+    }
+
+    #[test]
+    fn only_a_reachable_edit_or_document_is_invoked_by_focusing_it() {
+        let reachable = Facts {
+            focusable: true,
+            enabled: true,
+            ..Facts::default()
+        };
+        let plain = Patterns::default();
+        assert!(invoke_focuses(Role::Edit, &reachable, &plain));
+        assert!(invoke_focuses(Role::Document, &reachable, &plain));
+        assert!(!invoke_focuses(Role::Pane, &reachable, &plain));
+        let disabled = Facts {
+            enabled: false,
+            ..reachable
+        };
+        assert!(!invoke_focuses(Role::Edit, &disabled, &plain));
+        let unreachable = Facts {
+            focusable: false,
+            ..reachable
+        };
+        assert!(!invoke_focuses(Role::Edit, &unreachable, &plain));
+        let pressable = Patterns {
+            invoke: true,
+            ..Default::default()
+        };
+        assert!(!invoke_focuses(Role::Edit, &reachable, &pressable));
     }
 
     #[test]

@@ -3,9 +3,11 @@
 
 use std::time::{Duration, Instant};
 
-use cc_desktop::{Button, Driver, DriverEvent, Indicator, Launched, RawNode};
-use cc_desktop_windows::WindowsDesktop;
+use cc_desktop::{
+    Button, Driver, DriverError, DriverEvent, Indicator, Launched, RawNode, SemanticAction,
+};
 use cc_desktop_windows::capture_path::CapturePath;
+use cc_desktop_windows::{TreeSource, WindowsDesktop};
 use cc_protocol::{Key, Role};
 
 fn until<T>(what: &str, mut f: impl FnMut() -> Option<T>) -> T {
@@ -49,7 +51,14 @@ fn the_driver_drives_wine_notepad() {
     assert!(caps.capture && caps.input && caps.windows && caps.clipboard && caps.launch);
     assert!(caps.hotkey, "the default hotkey is registered");
     let report = d.report();
-    assert!(report.ui_automation.is_err(), "Wine 8 has no UI Automation");
+    // Wine 8 registers no CUIAutomation: the tree source is MSAA, and the report says
+    // why with the HRESULT (REGDB_E_CLASSNOTREG) and what that leaves out.
+    match &report.tree_source {
+        TreeSource::Msaa { why } => assert!(why.contains("0x80040154"), "{why}"),
+        TreeSource::UiAutomation => panic!("Wine 8 has no UI Automation"),
+    }
+    assert_eq!(d.tree_source(), &report.tree_source);
+    assert!(report.tree_source.missing().is_some());
     // Wine 8 has no Desktop Duplication: the driver falls back to GDI and says why.
     assert_eq!(
         report.capture.path,
@@ -163,6 +172,21 @@ fn the_driver_drives_wine_notepad() {
     assert_eq!(d.a11y_element(&gone).unwrap(), None);
     let bad = cc_desktop::ElementHandle("nonsense".into());
     assert_eq!(d.a11y_element(&bad).unwrap(), None);
+    // A UI Automation handle on a system without UI Automation is refused with the
+    // reason, read, acted on or written alike; a malformed one names nothing.
+    let uia = cc_desktop::ElementHandle(format!("uia:{:x}:2a.1", win.id));
+    for refused in [
+        d.a11y_element(&uia).map(|_| ()),
+        d.a11y_perform(&uia, SemanticAction::Invoke),
+        d.a11y_set_text(&uia, "x"),
+    ] {
+        match refused {
+            Err(DriverError::Unavailable(why)) => assert!(why.contains("0x80040154"), "{why}"),
+            other => panic!("{other:?}"),
+        }
+    }
+    let malformed = cc_desktop::ElementHandle("uia:zz:1".into());
+    assert_eq!(d.a11y_element(&malformed).unwrap(), None);
     assert!(matches!(
         d.launch("C:\\x.exe", &[]).unwrap(),
         Launched::Refused(_)

@@ -15,7 +15,7 @@ pub enum Approval {
     Confirmed(String),
     /// An operator approved it on the operator channel with this governance grant
     /// (`grt-…`), which the governed kernel consumed before calling
-    /// [`crate::Engine::call_tool_approved`]. The caller waits for the response.
+    /// [`crate::Engine::run_approved`]. The caller waits for the response.
     Granted(String),
 }
 

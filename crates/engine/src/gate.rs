@@ -147,12 +147,14 @@ pub(crate) fn decide(
     let request_id = format!("cfm-{}", random_hex(6));
     let expires_at = rfc3339(clock.wall() + Duration::from_secs_f64(timeout_s));
     let landing = assessed.landing();
+    let description = assessed.description();
     bus.emit(
         "safety.confirmation_requested",
         json!({
             "request_id": request_id,
             "tool": req.call.name(),
             "arguments": crate::bounded::bounded(&assessed.shown),
+            "description": crate::bounded::bounded(&json!(description)),
             "risk": assessed.risk,
             "reason": reason,
             "landing": landing,
@@ -164,6 +166,7 @@ pub(crate) fn decide(
         request_id: request_id.clone(),
         call: req.call.clone(),
         shown_arguments: assessed.shown.clone(),
+        description,
         risk: assessed.risk,
         reason: reason.clone(),
         landing,

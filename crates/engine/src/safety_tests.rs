@@ -510,14 +510,22 @@ fn stop_refuses_queued_actions_at_once() {
     assert_eq!(state(&e), "idle");
 }
 
+/// A call prepared as a transport prepares it, then judged ([`Engine::assess`]).
+fn judged(
+    e: &Engine,
+    tool: &str,
+    args: &Value,
+    declared: crate::assess::Declared,
+) -> Result<crate::assess::Assessment, cc_protocol::ToolError> {
+    e.prepare(tool, args).and_then(|c| e.assess(&c, declared))
+}
+
 /// The governed kernel's read-only question (`Engine::assess`, its `secret_target`):
 /// does a text-entry action write into a password field. The focused element and the
 /// latest snapshot's nodes answer it; asking replaces nothing, and what cannot be told
 /// (arguments that do not validate included) is `None`.
 fn secret(e: &Engine, tool: &str, args: &Value) -> Option<bool> {
-    let a = e
-        .assess(tool, args, crate::assess::Declared::default())
-        .ok()?;
+    let a = judged(e, tool, args, crate::assess::Declared::default()).ok()?;
     a.items.first()?.secret_target
 }
 
@@ -648,25 +656,19 @@ fn assess_judges_like_the_gate_without_acting() {
         Arc::new(SystemClock),
     );
     let none = Declared::default();
-    let unknown = e.assess("pointer.teleport", &json!({}), none).unwrap_err();
+    let unknown = judged(&e, "pointer.teleport", &json!({}), none).unwrap_err();
     assert_eq!(unknown.code, ErrorCode::UnknownTool);
-    let bad = e
-        .assess("pointer.click", &json!({"x": 1}), none)
-        .unwrap_err();
+    let bad = judged(&e, "pointer.click", &json!({"x": 1}), none).unwrap_err();
     assert_eq!(bad.code, ErrorCode::InvalidArguments);
     assert_eq!(bad.data.unwrap()["issues"][0]["path"], "y");
     // No session yet: the base config, and the points read on a canvas of the moment.
-    let before = e
-        .assess("pointer.click", &json!({"x": 5, "y": 7}), none)
-        .unwrap();
+    let before = judged(&e, "pointer.click", &json!({"x": 5, "y": 7}), none).unwrap();
     assert!(
         matches!(before.outcome, Outcome::Allow { .. }),
         "{before:?}"
     );
     assert_eq!(before.items[0].landing.points, vec![(5, 7)]);
-    let corner = e
-        .assess("pointer.move", &json!({"x": 0, "y": 0}), none)
-        .unwrap();
+    let corner = judged(&e, "pointer.move", &json!({"x": 0, "y": 0}), none).unwrap();
     assert!(matches!(corner.outcome, Outcome::Deny { .. }), "{corner:?}");
     assert_eq!(state(&e), "idle", "assessing starts nothing");
     start(&e, json!({}));
@@ -676,25 +678,19 @@ fn assess_judges_like_the_gate_without_acting() {
         e.configure(&json!({"patch": {"safety": {"rules": [], "protect_console": false}}}))
             .ok
     );
-    let unasked = e
-        .assess("pointer.click", &json!({"x": 5, "y": 7}), none)
-        .unwrap();
+    let unasked = judged(&e, "pointer.click", &json!({"x": 5, "y": 7}), none).unwrap();
     assert!(unasked.items[0].landing.points.is_empty());
     let patch = json!({"safety": {"rules": [
         {"match": {"tool": "pointer.click", "argument": {"name": "x", "matcher": "in_region",
                    "value": {"x": 0, "y": 0, "width": 10, "height": 10}}}, "effect": "confirm"}
     ]}});
     assert!(e.configure(&json!({ "patch": patch })).ok);
-    let inside = e
-        .assess("pointer.click", &json!({"x": 5, "y": 7}), none)
-        .unwrap();
+    let inside = judged(&e, "pointer.click", &json!({"x": 5, "y": 7}), none).unwrap();
     assert!(
         matches!(inside.outcome, Outcome::Confirm { .. }),
         "{inside:?}"
     );
-    let outside = e
-        .assess("pointer.click", &json!({"x": 50, "y": 7}), none)
-        .unwrap();
+    let outside = judged(&e, "pointer.click", &json!({"x": 50, "y": 7}), none).unwrap();
     assert!(
         matches!(outside.outcome, Outcome::Allow { .. }),
         "{outside:?}"
@@ -703,12 +699,11 @@ fn assess_judges_like_the_gate_without_acting() {
         {"tool": "pointer.click", "arguments": {"x": 50, "y": 50}},
         {"tool": "pointer.click", "arguments": {"x": 1, "y": 1}}
     ]});
-    let b = e
-        .assess("tools.nope", &batch, none)
+    let b = judged(&e, "tools.nope", &batch, none)
         .map(|_| ())
         .unwrap_err();
     assert_eq!(b.code, ErrorCode::UnknownTool);
-    let b = e.assess("batch.execute", &batch, none).unwrap();
+    let b = judged(&e, "batch.execute", &batch, none).unwrap();
     assert_eq!(b.items.len(), 2);
     assert_eq!(b.verdict.confirm, Some(0));
     assert!(matches!(b.outcome, Outcome::Confirm { .. }));

@@ -25,6 +25,8 @@ pub struct Pending {
     pub call: ToolCall,
     /// The arguments as shown to people (secrets redacted).
     pub shown_arguments: Value,
+    /// What it does, in the operator's words (its text redacted as `shown_arguments`).
+    pub description: cc_protocol::Description,
     pub risk: Risk,
     pub reason: String,
     /// Where it lands, as the gate judged it.
@@ -94,7 +96,7 @@ impl Reply {
 /// An action sent to the worker and not started yet.
 #[derive(Debug, Clone)]
 pub struct Queued {
-    pub tool: String,
+    pub tool: &'static str,
     pub reply: Reply,
 }
 

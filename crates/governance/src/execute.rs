@@ -452,12 +452,10 @@ impl Governance {
     /// ask again; deny rules, the panic and standby still apply there.
     fn perform(&self, prepared: &Prepared, grant_id: Option<&str>) -> Outcome {
         self.ensure_engine_session();
-        let arguments = Value::Object(prepared.arguments.clone());
+        let call = prepared.call.clone();
         let env = match grant_id {
-            Some(g) => self
-                .engine
-                .call_tool_approved(prepared.def.name, &arguments, g),
-            None => self.engine.call_tool(prepared.def.name, &arguments),
+            Some(g) => self.engine.run_approved(call, g),
+            None => self.engine.run(call),
         };
         if env.ok {
             let result = match env.result {

@@ -1,8 +1,9 @@
 //! The server-side governed-action kernel (GOVERNANCE.md Part A) over the engine.
 //!
 //! The engine stays the only way to touch the desktop: every governed action is
-//! performed through [`cc_engine::Engine::call_tool`] (or, once an operator's grant for a
-//! `confirm` decision was consumed, [`cc_engine::Engine::call_tool_approved`]), so the
+//! prepared once as the engine's typed call ([`cc_engine::Engine::prepare`]), judged
+//! with it and performed through [`cc_engine::Engine::run`] (or, once an operator's grant
+//! for a `confirm` decision was consumed, [`cc_engine::Engine::run_approved`]), so the
 //! engine's safety gate still applies on top of the governance checks. This crate adds what the engine does not
 //! know: who acts (the host's principal), under which session, control lease and
 //! reservation, with which approval, and what the receipt of each action is — all

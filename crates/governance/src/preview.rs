@@ -6,7 +6,8 @@ use cc_contract::{
     ActionEnvelope, ActionPreview, ActionResource, ArgsDigestInput, Blocker, ErrorCode,
     ExecutionMode, PolicyDecision, PolicyVerdict, WindowId, args_digest,
 };
-use cc_engine::tools::{Target, ToolDef};
+use cc_engine::assess::Assessment;
+use cc_engine::tools::{Target, ToolCall, ToolDef};
 use cc_protocol::ToolError;
 use rusqlite::Connection;
 use serde_json::{Map, Value, json};
@@ -27,6 +28,10 @@ pub(crate) struct Prepared {
     pub def: &'static ToolDef,
     /// The arguments as the engine will receive them.
     pub arguments: Map<String, Value>,
+    /// The engine's typed call for them, made once here: judged now, run by execute.
+    pub call: ToolCall,
+    /// The engine gate's judgement of the call (what the operator is shown of it).
+    pub assessed: Assessment,
     /// The tool as the client named it (a plain tool, or an upstream alias whose result
     /// is reshaped for it).
     pub resolved: Resolved,
@@ -72,10 +77,15 @@ impl Governance {
         // The caller's evidence and labels can only raise what the engine assesses.
         let evidence = sensitivity::assess(def, a.target.as_ref(), None, ts(at));
         let declared = sensitivity::declared(evidence.as_ref(), &a.data_labels);
-        // The gate's own judgement, over the session's live config and the desktop.
+        // The engine's call, then the gate's own judgement of it, over the session's
+        // live config and the desktop.
+        let call = self
+            .engine
+            .prepare(def.name, &args_value)
+            .map_err(|e| arguments_refused(def, e))?;
         let assessed = self
             .engine
-            .assess(def.name, &args_value, declared)
+            .assess(&call, declared)
             .map_err(|e| arguments_refused(def, e))?;
         // The desktop's answer for the action's own field (not a batch's items).
         let own = assessed.items.first().filter(|_| !def.is_batch());
@@ -163,6 +173,8 @@ impl Governance {
             preview,
             def,
             arguments,
+            call,
+            assessed,
             resolved,
         })
     }

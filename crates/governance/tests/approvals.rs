@@ -161,6 +161,9 @@ fn a_confirm_action_runs_once_with_the_operators_grant_and_never_without() {
         p.reasons,
         vec!["rule 0 requires confirmation for pointer.click"]
     );
+    // What it does, in the click tool's own words.
+    let at = format!("Click at ({}, {})", f.submit.0, f.submit.1);
+    assert_eq!(p.description.title, at);
     let target = p.target.as_ref().unwrap();
     assert_eq!(target.app_id, "cc-form");
     assert_eq!(
@@ -175,6 +178,7 @@ fn a_confirm_action_runs_once_with_the_operators_grant_and_never_without() {
         .collect();
     assert_eq!(requested.len(), 1, "{requested:?}");
     assert_eq!(requested[0].payload["actionId"], "a1");
+    assert_eq!(requested[0].payload["description"]["title"], at.as_str());
     assert_eq!(g.pending_approvals().unwrap().len(), 1);
 
     let mut d = decision(&s, "a1");
@@ -237,6 +241,55 @@ fn a_confirm_action_runs_once_with_the_operators_grant_and_never_without() {
             "{t}: {types:?}"
         );
     }
+}
+
+/// The operator reads a governed typing in its tool's words, its text redacted as its
+/// arguments are: whole once the caller labels the data anything but public.
+#[test]
+fn the_description_of_a_governed_action_is_redacted_as_its_arguments() {
+    let dir = tempfile::tempdir().unwrap();
+    let e = engine();
+    let typing = json!({"patch": {"safety": {"rules": [
+        {"match": {"tool": "keyboard.type"}, "effect": "confirm"}
+    ]}}});
+    assert!(e.configure(&typing).ok);
+    let (_, bus) = e.subscribe(1024, None);
+    let g = kernel(&e, &dir.path().join("j.db"), "local-user", clock());
+    let f = form(&e);
+    let s = start(&g);
+    let l = lease(&g, &s);
+    let typed = |action: &str, labels: Value| {
+        let mut a = click(&f, &s, &l, action, 0);
+        a["tool"] = json!("keyboard_type");
+        a["arguments"] = json!({"text": "s3cret words"});
+        a["data_labels"] = labels;
+        a
+    };
+    ok(&g, "preview_action", typed("t1", json!(["public"])));
+    ok(&g, "preview_action", typed("t2", json!(["private"])));
+    let pending = g.pending_approvals().unwrap();
+    let of = |id: &str| pending.iter().find(|p| p.action_id == id).unwrap();
+    let public = &of("t1").description;
+    assert_eq!(public.title, "Type “s3cret words”");
+    assert_eq!(public.text.as_deref(), Some("s3cret words"));
+    let private = &of("t2").description;
+    assert_eq!(of("t2").arguments["text"], cc_engine::REDACTED);
+    assert_eq!(private.text.as_deref(), Some(cc_engine::REDACTED));
+    assert!(
+        !serde_json::to_string(private).unwrap().contains("s3cret"),
+        "{private:?}"
+    );
+    // The events the console reads say the same.
+    let announced: Vec<_> = std::iter::from_fn(|| bus.rx.try_recv().ok())
+        .filter(|ev| ev.kind == EVENT_REQUESTED)
+        .collect();
+    assert_eq!(announced.len(), 2, "{announced:?}");
+    assert!(
+        announced
+            .iter()
+            .all(|ev| ev.payload["actionId"] == "t1" || !ev.json().contains("s3cret")),
+        "{announced:?}"
+    );
 }
 
 #[test]
@@ -462,7 +515,10 @@ fn a_grant_never_lifts_a_deny_rule_of_the_engine_gate() {
     ]}}));
     assert!(configured.ok, "{configured:?}");
     let args = &click(&f, &s, &l, "a1", 0)["arguments"];
-    let r = e.call_tool_approved("pointer.click", args, &grant.grant_id);
+    let call = e
+        .prepare("pointer.click", args)
+        .expect("the click validates");
+    let r = e.run_approved(call, &grant.grant_id);
     assert_eq!(
         r.error_code(),
         Some(cc_protocol::ErrorCode::PolicyDenied),

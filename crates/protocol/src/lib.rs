@@ -7,6 +7,7 @@
 #![warn(missing_docs)]
 
 pub mod a11y;
+pub mod description;
 pub mod envelope;
 pub mod error_code;
 pub mod event;
@@ -17,6 +18,7 @@ pub mod risk;
 pub mod state;
 
 pub use a11y::{A11yNode, Role, StateFlag};
+pub use description::{Description, Mark};
 pub use envelope::{Envelope, Meta, ToolError};
 pub use error_code::ErrorCode;
 pub use event::Event;

@@ -93,13 +93,17 @@ fn dispatch(
     }
     let def = resolve_tool(tool).ok_or_else(|| no_tool(tool))?;
     let engine = governance.engine();
-    let mut env = engine.call_tool(def.name, &arguments);
+    // This in-process edge makes the typed call once; the engine runs it as it is.
+    let call = engine
+        .prepare(def.name, &arguments)
+        .map_err(|e| tool_error(tool, &engine_error(Some(e))))?;
+    let mut env = engine.run(call.clone());
     if env.error.as_ref().map(|e| e.code) == Some(cc_protocol::ErrorCode::NotStarted) {
         let started = engine.start(&json!({}));
         if !started.ok {
             return Err(tool_error(tool, &engine_error(started.error)));
         }
-        env = engine.call_tool(def.name, &arguments);
+        env = engine.run(call);
     }
     if !env.ok {
         return Err(tool_error(tool, &engine_error(env.error)));

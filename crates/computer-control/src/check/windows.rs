@@ -101,25 +101,18 @@ fn windows(r: &WindowsReport, server: Option<&ServerView>) -> Vec<(&'static str,
         ),
     }
     .with("path", json!(r.capture.path.name()));
-    let accessibility = match &r.ui_automation {
-        Ok(()) => Finding::problem(
-            Status::Degraded,
-            "UI Automation is on this system, but the tree is read through MSAA: \
-             applications that answer only UI Automation (WPF, WinUI, Chromium, Electron) \
-             show their windows without their insides",
-            "drive such applications by pointer and keys at captured positions; standard \
-             Win32 controls answer through MSAA",
+    let accessibility = match r.tree_source.missing() {
+        None => Finding::ok(
+            "UI Automation: each window's control view in one cached request (MSAA for a \
+             window UI Automation cannot read)",
         ),
-        Err(why) => Finding::problem(
+        Some(missing) => Finding::problem(
             Status::Degraded,
-            format!(
-                "{why}: the tree comes from MSAA (standard Win32 controls answer, \
-                 applications that answer only UI Automation show no insides)"
-            ),
+            format!("the tree comes from MSAA (standard Win32 controls answer): {missing}"),
             UIA_STEP,
         ),
     }
-    .with("api", json!("msaa"));
+    .with("api", json!(r.tree_source.name()));
     let combo = cc_desktop_windows::DEFAULT_HOTKEY;
     let held_here = server.is_some_and(|s| s.capabilities["hotkey"] == true);
     let hotkey = match &r.hotkey {
@@ -148,6 +141,7 @@ fn windows(r: &WindowsReport, server: Option<&ServerView>) -> Vec<(&'static str,
 #[cfg(test)]
 mod tests {
     use super::*;
+    use cc_desktop_windows::TreeSource;
     use cc_desktop_windows::capture_path::PathChoice;
 
     fn wine_like() -> WindowsReport {
@@ -155,7 +149,10 @@ mod tests {
             dpi_aware: true,
             monitors: 1,
             hotkey: Ok(()),
-            ui_automation: Err("no UI Automation client on this system: E_NOINTERFACE".into()),
+            tree_source: TreeSource::Msaa {
+                why: "CoCreateInstance(CUIAutomation) failed: 0x80040154 Class not registered"
+                    .into(),
+            },
             capture: PathChoice {
                 path: CapturePath::Gdi,
                 fallback_reason: Some("Desktop Duplication is unavailable: E_NOTIMPL".into()),
@@ -177,7 +174,10 @@ mod tests {
         assert!(capture.reason.contains("E_NOTIMPL"), "{}", capture.reason);
         let a11y = area(&found, "accessibility");
         assert_eq!(a11y.details["api"], "msaa");
-        assert!(a11y.reason.contains("E_NOINTERFACE"), "{}", a11y.reason);
+        assert_eq!(a11y.status, Status::Degraded);
+        assert!(a11y.reason.contains("0x80040154"), "{}", a11y.reason);
+        assert!(a11y.reason.contains("Chromium"), "{}", a11y.reason);
+        assert!(a11y.next_step.is_some());
         assert_eq!(area(&found, "hotkey").status, Status::Ok);
         assert_eq!(area(&found, "display").status, Status::Ok);
     }
@@ -189,13 +189,14 @@ mod tests {
             path: CapturePath::Dxgi,
             fallback_reason: None,
         };
-        r.ui_automation = Ok(());
+        r.tree_source = TreeSource::UiAutomation;
         let found = windows(&r, None);
         let capture = area(&found, "capture");
         assert_eq!(capture.status, Status::Ok);
         assert_eq!(capture.details["path"], "dxgi");
-        // The walker reads MSAA even where UI Automation exists: said, not hidden.
-        assert_eq!(area(&found, "accessibility").status, Status::Degraded);
+        let a11y = area(&found, "accessibility");
+        assert_eq!(a11y.status, Status::Ok);
+        assert_eq!(a11y.details["api"], "uia");
     }
 
     #[test]

@@ -1,6 +1,7 @@
 // The operator console's confirmation cards in Debian's chromium: for every way an
 // agent can aim a pointer or name an element, and for keyboard tools, the card says
-// what will run where (element role and name, window title), is the one an MCP host's
+// what will run where (element role and name, window title) in the words the tool
+// wrote (`description` of the event), is the one an MCP host's
 // approval link (`#approval=<request id>`) marks, and marks the point on the
 // screen where the gate placed it. Run by tests/http_browser.rs against a live server
 // on the virtual desktop whose rules ask for confirmation of every acting tool; prints
@@ -233,7 +234,7 @@ async function main() {
     const focusTitle = '“' + focused.title + '”';
     await check('keyboard.press', {key: 'enter'}, inFocus, ['Enter', 'in the focused window', focusTitle]);
     await check('keyboard.combo', {keys: 'ctrl+a'}, inFocus, ['Ctrl', focusTitle]);
-    await check('keyboard.type', {text: 'hello'}, inFocus, ['Type 5 characters', focusTitle]);
+    await check('keyboard.type', {text: 'hello'}, inFocus, ['Type “hello”', 'into the focused window', focusTitle]);
 
     if (pageErrors.length) fail('page errors: ' + pageErrors.join(' | '));
     result.ok = true;

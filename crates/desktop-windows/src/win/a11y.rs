@@ -1,5 +1,6 @@
-//! Accessibility through MSAA, one object per window: a top-level window and its child
-//! windows (standard controls are windows), each read with
+//! Accessibility through MSAA, where the system has no UI Automation (Wine) or UI
+//! Automation cannot read a window (`uia.rs`), one object per window: a top-level
+//! window and its child windows (standard controls are windows), each read with
 //! `AccessibleObjectFromWindow(OBJID_CLIENT)`. Where the proxy reports only a generic
 //! client (Wine has no Button proxy) the window class says the role. Handles are
 //! `hwnd:<hex>`; a password edit's value is never read.
@@ -8,7 +9,7 @@ use cc_desktop::{DriverError, ElementHandle, ElementInfo, RawNode, SemanticActio
 use cc_protocol::{PhysicalRect, Role, StateFlag};
 use windows::Win32::Foundation::HWND;
 use windows::Win32::System::Com::{COINIT_MULTITHREADED, CoInitializeEx};
-use windows::Win32::System::Variant::{VARIANT, VT_I4};
+use windows::Win32::System::Variant::VARIANT;
 use windows::Win32::UI::Accessibility::{AccessibleObjectFromWindow, IAccessible};
 use windows::Win32::UI::Input::KeyboardAndMouse::IsWindowEnabled;
 use windows::Win32::UI::WindowsAndMessaging::{
@@ -19,6 +20,7 @@ use windows::Win32::UI::WindowsAndMessaging::{
 use windows::core::{BSTR, Interface};
 
 use super::toplevel::{class_name, hwnd, id, window_rect};
+use super::variant::int;
 use crate::msaa_roles::{ES_PASSWORD, ES_READONLY, class_role, role as msaa_role, states};
 
 /// Joins this thread to COM (the driver may be opened on one thread and driven on
@@ -47,16 +49,6 @@ fn accessible(h: HWND) -> Option<IAccessible> {
     unsafe {
         AccessibleObjectFromWindow(h, OBJID_CLIENT.0 as u32, &IAccessible::IID, &mut ptr).ok()?;
         (!ptr.is_null()).then(|| IAccessible::from_raw(ptr))
-    }
-}
-
-/// A VT_I4 variant's value, read directly: the conversion helpers call propsys.dll's
-/// `VariantToInt32`, which Wine 8 lacks (the process would abort).
-fn int_of(v: &VARIANT) -> Option<i32> {
-    // SAFETY: the tag says which union member is valid; only VT_I4's is read.
-    unsafe {
-        let inner = &v.Anonymous.Anonymous;
-        (inner.vt == VT_I4).then(|| inner.Anonymous.lVal)
     }
 }
 
@@ -106,10 +98,10 @@ fn facts(h: HWND, top: bool) -> Facts {
     let (mrole, mname, mvalue, mstate) = unsafe {
         match &acc {
             Some(a) => (
-                a.get_accRole(&me).ok().and_then(|v| int_of(&v)),
+                a.get_accRole(&me).ok().and_then(|v| int(&v)),
                 a.get_accName(&me).ok().map(|b| b.to_string()),
                 a.get_accValue(&me).ok().map(|b| b.to_string()),
-                a.get_accState(&me).ok().and_then(|v| int_of(&v)),
+                a.get_accState(&me).ok().and_then(|v| int(&v)),
             ),
             None => (None, None, None, None),
         }
@@ -213,17 +205,20 @@ fn children(h: HWND) -> Vec<HWND> {
     out
 }
 
-fn node(h: HWND, top: bool, budget: &mut usize) -> Option<RawNode> {
+fn node(h: HWND, depth: usize, budget: &mut usize) -> Option<RawNode> {
     if *budget == 0 {
         return None;
     }
     *budget -= 1;
+    let top = depth == 0;
     let f = facts(h, top);
     let mut kids = Vec::new();
-    for c in children(h) {
-        match node(c, false, budget) {
-            Some(n) => kids.push(n),
-            None => break,
+    if depth < crate::tree_limits::MAX_DEPTH {
+        for c in children(h) {
+            match node(c, depth + 1, budget) {
+                Some(n) => kids.push(n),
+                None => break,
+            }
         }
     }
     Some(RawNode {
@@ -238,14 +233,11 @@ fn node(h: HWND, top: bool, budget: &mut usize) -> Option<RawNode> {
     })
 }
 
-/// The tree of these top-level windows, at most `max_nodes` nodes.
-pub fn tree(windows: &[u64], max_nodes: usize) -> Vec<RawNode> {
+/// The tree of one top-level window, taking a node of `budget` per window object;
+/// `None` once the budget is spent.
+pub fn window_tree(window: u64, budget: &mut usize) -> Option<RawNode> {
     com_init();
-    let mut budget = max_nodes;
-    windows
-        .iter()
-        .map_while(|w| node(hwnd(*w), true, &mut budget))
-        .collect()
+    node(hwnd(window), 0, budget)
 }
 
 fn root_of(h: HWND) -> u64 {

@@ -12,6 +12,7 @@ pub mod input;
 pub mod monitors;
 pub mod toplevel;
 pub mod uia;
+pub mod variant;
 
 /// Wide NUL-terminated text for a `PCWSTR`.
 pub fn wide(s: &str) -> Vec<u16> {

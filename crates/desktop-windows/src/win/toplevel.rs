@@ -26,6 +26,12 @@ pub fn id(h: HWND) -> u64 {
     h.0 as usize as u64
 }
 
+/// Whether a window with this id exists (a handle may outlive its window).
+pub fn exists(id: u64) -> bool {
+    // SAFETY: a plain query on a handle value.
+    unsafe { IsWindow(Some(hwnd(id))) }.as_bool()
+}
+
 pub fn class_name(h: HWND) -> String {
     let mut buf = [0u16; 256];
     // SAFETY: a buffer of the length passed.

@@ -1,11 +1,12 @@
 //! `a11y.activate`: invoke, toggle or select an element (named by reference, selector
 //! or node of the latest snapshot), or click it.
 
-use cc_protocol::{Risk, ToolError};
+use cc_protocol::{Description, Risk, ToolError};
 use serde::Deserialize;
 use serde_json::{Value, json};
 
 use super::def::{Lands, Nature, Needs, Runs, Target, TextEntry, Tool, ToolDef};
+use super::describe::{Judged, acted_on, centre_mark};
 use super::element::{self, ElementArg};
 use super::element::{acted, center, click_at, resolve};
 use super::exec::{Exec, drv};
@@ -39,6 +40,14 @@ impl Tool for A11yActivate {
 
     fn escalates(&self, _: &Args) -> bool {
         false
+    }
+
+    fn describe(&self, a: &Args, judged: &Judged<'_>) -> Description {
+        Description {
+            title: format!("Activate {}", acted_on(&self.target(a), judged)),
+            marks: centre_mark(judged, "activate"),
+            ..Default::default()
+        }
     }
 
     fn target(&self, a: &Args) -> Target {

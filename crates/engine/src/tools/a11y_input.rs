@@ -1,11 +1,12 @@
 //! `a11y.input`: set the text of an element (named by reference, selector or node of
 //! the latest snapshot).
 
-use cc_protocol::{Risk, ToolError};
+use cc_protocol::{Description, Risk, ToolError};
 use serde::Deserialize;
 use serde_json::{Value, json};
 
 use super::def::{Lands, Nature, Needs, Runs, Target, TextEntry, Tool, ToolDef};
+use super::describe::{Judged, acted_on, centre_mark};
 use super::element::{self, ElementArg};
 use super::element::{acted, center, click_at, resolve};
 use super::exec::{Exec, drv};
@@ -28,6 +29,15 @@ impl Tool for A11yInput {
 
     fn escalates(&self, _: &Args) -> bool {
         false
+    }
+
+    fn describe(&self, a: &Args, judged: &Judged<'_>) -> Description {
+        Description {
+            title: format!("Enter text into {}", acted_on(&self.target(a), judged)),
+            text: Some(judged.text(&a.text)),
+            marks: centre_mark(judged, "input"),
+            ..Default::default()
+        }
     }
 
     fn target(&self, a: &Args) -> Target {

@@ -1,10 +1,11 @@
 //! `a11y.snapshot`: the accessibility tree (roles, names, states, canvas rects).
 
-use cc_protocol::{ErrorCode, Risk, ToolError};
+use cc_protocol::{Description, ErrorCode, Risk, ToolError};
 use serde::Deserialize;
 use serde_json::{Value, json};
 
 use super::def::{Lands, Nature, Needs, Runs, Target, TextEntry, Tool, ToolDef, no_check};
+use super::describe::Judged;
 use super::exec::{Exec, drv};
 use crate::snapshot::Caps;
 use super::fields::window_id;
@@ -27,6 +28,13 @@ impl Tool for A11ySnapshot {
 
     fn escalates(&self, _: &Args) -> bool {
         false
+    }
+
+    fn describe(&self, _: &Args, _: &Judged<'_>) -> Description {
+        Description {
+            title: "Read the accessibility tree".into(),
+            ..Default::default()
+        }
     }
 
     fn target(&self, _: &Args) -> Target {

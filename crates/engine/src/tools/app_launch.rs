@@ -2,11 +2,12 @@
 //! high risk unless the operator listed it in `apps.launch_allowed`.
 
 use cc_desktop::Launched;
-use cc_protocol::{ErrorCode, Risk, ToolError};
+use cc_protocol::{Description, ErrorCode, Risk, ToolError};
 use serde::Deserialize;
 use serde_json::{Value, json};
 
 use super::def::{Lands, Nature, Needs, Runs, Target, TextEntry, Tool, ToolDef, no_check};
+use super::describe::{Judged, count};
 use super::exec::{Exec, drv};
 use crate::config::Config;
 use crate::spec::{Field, Ty};
@@ -29,6 +30,19 @@ impl Tool for AppLaunch {
 
     fn operator_trusts(&self, a: &Args, config: &Config) -> bool {
         config.apps.launch_allowed.contains(&a.app)
+    }
+
+    fn describe(&self, a: &Args, _: &Judged<'_>) -> Description {
+        let with = match a.args.len() {
+            0 => String::new(),
+            n => format!(" with {}", count(n, "argument", "arguments")),
+        };
+        Description {
+            title: format!("Launch {}{with}", a.app),
+            text: (!a.args.is_empty()).then(|| a.args.join(" ")),
+            effect: Some("starts a program in the desktop session".into()),
+            ..Default::default()
+        }
     }
 
     fn target(&self, _: &Args) -> Target {

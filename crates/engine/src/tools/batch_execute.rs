@@ -2,17 +2,32 @@
 //! The worker gates it whole and then item by item (`worker/batch.rs`); this file
 //! says what it accepts, and `call.rs` types its items.
 
-use cc_protocol::Risk;
+use cc_protocol::{Description, Risk};
 use serde_json::{Value, json};
 
 use super::def::{Checked, Lands, Nature, Needs, Runs, TextEntry, ToolDef, Validate};
+use super::describe::{Judged, count};
 use super::table::find;
 use crate::spec::{Field, Issue, Ty};
 
-/// Checks every item against its own tool and stores its normalized arguments.
 /// The most calls one batch holds.
 pub(crate) const MAX_ITEMS: usize = 100;
 
+/// A batch as the operator is told it: its items, each described by its own tool, and
+/// every point they touch marked.
+pub(super) fn describe(judged: &Judged<'_>) -> Description {
+    Description {
+        title: format!(
+            "Run a batch of {}",
+            count(judged.items.len(), "action", "actions")
+        ),
+        marks: judged.items.iter().flat_map(|d| d.marks.clone()).collect(),
+        items: judged.items.to_vec(),
+        ..Default::default()
+    }
+}
+
+/// Checks every item against its own tool and stores its normalized arguments.
 fn items(c: &mut Checked<'_>) {
     let config = c.config;
     match c

@@ -2,7 +2,7 @@
 //! gated, shown, journaled and run from that value: nothing downstream parses its
 //! arguments again or looks its tool up by name.
 
-use cc_protocol::{ErrorCode, ToolError};
+use cc_protocol::{Description, ErrorCode, ToolError};
 use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
 
@@ -10,6 +10,7 @@ use super::Typed;
 use super::args::validate_args;
 use super::batch_execute::{MAX_ITEMS, item_issue};
 use super::def::{Runs, Target, ToolDef, typed};
+use super::describe::{self, Judged};
 use super::exec::Exec;
 use super::observe::{self, Observe};
 use super::table::find;
@@ -223,6 +224,20 @@ impl ToolCall {
     /// Where it lands; `None` for a batch, whose items land each on their own.
     pub fn target(&self) -> Option<Target> {
         self.typed.target()
+    }
+
+    /// What it does in the operator's words: its tool's `describe` (a batch's, over its
+    /// items described in `judged`), with the element and the window the gate read.
+    pub(crate) fn describe(&self, judged: &Judged<'_>) -> Description {
+        let mut d = self.typed.describe(judged);
+        d.element = judged.landing.element.as_ref().map(describe::element);
+        d.window = judged.landing.window.as_ref().map(describe::window);
+        d
+    }
+
+    /// A batch in the operator's words, its items described in `judged`.
+    pub(crate) fn describe_batch(judged: &Judged<'_>) -> Description {
+        super::batch_execute::describe(judged)
     }
 
     /// Runs it (not a batch) on the driver. On any failure, every key and button the

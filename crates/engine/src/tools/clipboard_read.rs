@@ -2,11 +2,12 @@
 //! a secret someone copied, so it is not a benign observation and only the caller ever
 //! sees the text (events, logs, the console and receipts show its length).
 
-use cc_protocol::{ErrorCode, Risk, ToolError};
+use cc_protocol::{Description, ErrorCode, Risk, ToolError};
 use serde::Deserialize;
 use serde_json::{Value, json};
 
 use super::def::{Lands, Nature, Needs, Runs, Target, TextEntry, Tool, ToolDef, no_check};
+use super::describe::Judged;
 use super::exec::{Exec, drv};
 use crate::spec::Ty;
 
@@ -21,6 +22,13 @@ impl Tool for ClipboardRead {
 
     fn escalates(&self, _: &Args) -> bool {
         false
+    }
+
+    fn describe(&self, _: &Args, _: &Judged<'_>) -> Description {
+        Description {
+            title: "Read the clipboard (its text is never shown here)".into(),
+            ..Default::default()
+        }
     }
 
     fn target(&self, _: &Args) -> Target {

@@ -1,10 +1,11 @@
 //! `clipboard.write`: puts text on the clipboard, where any application may paste it.
 
-use cc_protocol::{Risk, ToolError};
+use cc_protocol::{Description, Risk, ToolError};
 use serde::Deserialize;
 use serde_json::{Value, json};
 
 use super::def::{Lands, Nature, Needs, Runs, Target, TextEntry, Tool, ToolDef, no_check};
+use super::describe::{Judged, count};
 use super::exec::{Exec, drv};
 use crate::spec::{Field, Ty};
 
@@ -23,6 +24,18 @@ impl Tool for ClipboardWrite {
 
     fn escalates(&self, _: &Args) -> bool {
         false
+    }
+
+    fn describe(&self, a: &Args, judged: &Judged<'_>) -> Description {
+        let text = judged.text(&a.text);
+        Description {
+            title: format!(
+                "Put {} on the clipboard",
+                count(a.text.chars().count(), "character", "characters")
+            ),
+            text: Some(text),
+            ..Default::default()
+        }
     }
 
     fn target(&self, _: &Args) -> Target {

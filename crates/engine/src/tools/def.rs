@@ -5,11 +5,12 @@
 //! arguments is a method of [`Tool`] over the tool's own typed arguments (none has a
 //! default either). Nothing outside the tool table matches a tool by its name.
 
-use cc_protocol::{ErrorCode, Risk, ToolError};
+use cc_protocol::{Description, ErrorCode, Risk, ToolError};
 use serde::de::DeserializeOwned;
 use serde_json::Value;
 
 use super::Typed;
+use super::describe::Judged;
 use super::exec::Exec;
 use crate::config::Config;
 use crate::spec::{Issue, Ty};
@@ -161,6 +162,11 @@ pub(crate) trait Tool: Sync + 'static {
     fn target(&self, args: &Self::Args) -> Target;
     /// Runs the call on the driver, in pre-emptible steps.
     fn run(&self, args: Self::Args, ex: &mut Exec<'_>) -> Result<Value, ToolError>;
+    /// What the call does, in the words an operator is shown (a confirmation, the
+    /// trail, a governed approval): from its arguments and where the gate placed it
+    /// (`judged`), its text only as `judged` shows it (redacted as its events are). The
+    /// engine adds the element and the window the gate read.
+    fn describe(&self, args: &Self::Args, judged: &Judged<'_>) -> Description;
     /// Whether the operator's configuration vouches for these arguments, so that the
     /// call is at most moderate risk (an application listed in `apps.launch_allowed`);
     /// `escalates` and a secret still make it high. Only operator keys may decide

@@ -1,11 +1,12 @@
 //! `keyboard.combo`: keys pressed in order and released in reverse (a shortcut).
 
 use cc_protocol::keys::{ModifierFamily, Named};
-use cc_protocol::{Key, Risk, ToolError};
+use cc_protocol::{Description, Key, Risk, ToolError};
 use serde::{Deserialize, Deserializer, Serialize};
 use serde_json::{Value, json};
 
 use super::def::{Lands, Nature, Needs, Runs, Target, TextEntry, Tool, ToolDef, no_check};
+use super::describe::{Judged, key_label};
 use super::exec::{Exec, drv};
 use super::fields::key_names;
 use crate::spec::{Field, Ty};
@@ -54,6 +55,40 @@ pub(crate) fn pastes(keys: &[Key]) -> bool {
         || (f.contains(&ModifierFamily::Shift) && keys.contains(&Key::Named(Named::Insert)))
 }
 
+/// What well-known combinations usually do, so their risk is plain to the person asked
+/// (modifiers by family: `lwin` reads as `win`).
+const USUAL_EFFECTS: &[(&str, &str)] = &[
+    ("win+r", "Opens the Run dialog, which can start any program or command."),
+    ("win+x", "Opens the power-user menu (terminal, settings, shutdown)."),
+    ("win+l", "Locks the screen."),
+    ("win+d", "Shows the desktop, hiding every window."),
+    ("win+e", "Opens the file manager."),
+    ("win+i", "Opens the system settings."),
+    ("win", "Opens the start menu or launcher."),
+    ("ctrl+alt+delete", "Opens the security screen (lock, sign out, task manager)."),
+    ("ctrl+alt+t", "Opens a terminal on many Linux desktops."),
+    ("ctrl+shift+esc", "Opens the task manager."),
+    ("alt+f4", "Closes the active window (may discard unsaved work)."),
+    ("ctrl+alt+backspace", "May kill the graphical session on some Linux systems."),
+    ("alt+f2", "Opens the run-command prompt on many Linux desktops."),
+];
+
+/// What a combination usually does, if it is a well-known one.
+fn usual_effect(keys: &[Key]) -> Option<&'static str> {
+    let combo: Vec<String> = keys
+        .iter()
+        .map(|k| match k.modifier_family() {
+            Some(f) => f.names()[0].to_string(),
+            None => k.name(),
+        })
+        .collect();
+    let combo = combo.join("+");
+    USUAL_EFFECTS
+        .iter()
+        .find(|(keys, _)| *keys == combo)
+        .map(|(_, effect)| *effect)
+}
+
 pub(super) struct KeyboardCombo;
 
 impl Tool for KeyboardCombo {
@@ -65,6 +100,18 @@ impl Tool for KeyboardCombo {
 
     fn pastes(&self, a: &Args) -> bool {
         pastes(&a.keys)
+    }
+
+    fn describe(&self, a: &Args, _: &Judged<'_>) -> Description {
+        let keys: Vec<String> = a.keys.iter().map(Key::name).collect();
+        let labels: Vec<String> = keys.iter().map(|k| key_label(k)).collect();
+        Description {
+            title: format!("Press {}", labels.join(" + ")),
+            effect: usual_effect(&a.keys).map(str::to_string),
+            keys,
+            detail: Some("in the focused window".into()),
+            ..Default::default()
+        }
     }
 
     fn target(&self, _: &Args) -> Target {

@@ -1,11 +1,12 @@
 //! `keyboard.press`: one key, pressed and released.
 
 use cc_protocol::keys::ModifierFamily;
-use cc_protocol::{Key, Risk, ToolError};
+use cc_protocol::{Description, Key, Risk, ToolError};
 use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
 
 use super::def::{Lands, Nature, Needs, Runs, Target, TextEntry, Tool, ToolDef, no_check};
+use super::describe::{Judged, key_label};
 use super::exec::{Exec, drv};
 use super::fields::{key, key_name};
 use crate::spec::{Field, Ty};
@@ -31,6 +32,16 @@ impl Tool for KeyboardPress {
     /// A lone win key opens the shell's launcher: as risky as a win combo.
     fn escalates(&self, a: &Args) -> bool {
         a.key.modifier_family() == Some(ModifierFamily::Win)
+    }
+
+    fn describe(&self, a: &Args, _: &Judged<'_>) -> Description {
+        let name = a.key.name();
+        Description {
+            title: format!("Press {}", key_label(&name)),
+            keys: vec![name],
+            detail: Some("in the focused window".into()),
+            ..Default::default()
+        }
     }
 
     fn target(&self, _: &Args) -> Target {

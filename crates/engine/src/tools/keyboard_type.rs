@@ -2,11 +2,12 @@
 
 use cc_desktop::Pace;
 use cc_protocol::keys::Named;
-use cc_protocol::{Key, Risk, ToolError};
+use cc_protocol::{Description, Key, Risk, ToolError};
 use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
 
 use super::def::{Lands, Nature, Needs, Runs, Target, TextEntry, Tool, ToolDef, no_check};
+use super::describe::{Judged, quoted};
 use super::exec::{Exec, drv};
 use super::fields::text;
 use crate::call::Progress;
@@ -40,6 +41,17 @@ impl Tool for KeyboardType {
 
     fn escalates(&self, _: &Args) -> bool {
         false
+    }
+
+    fn describe(&self, a: &Args, judged: &Judged<'_>) -> Description {
+        let text = judged.text(&a.text);
+        let then = if a.submit { ", then press Enter" } else { "" };
+        Description {
+            title: format!("Type {}{then}", quoted(&text)),
+            text: Some(text),
+            detail: Some("into the focused window".into()),
+            ..Default::default()
+        }
     }
 
     fn target(&self, _: &Args) -> Target {

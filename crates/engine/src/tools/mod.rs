@@ -8,17 +8,19 @@ pub(crate) mod call;
 /// Argument validation, for the wire's fuzz checks and anyone validating before calling.
 pub use args::validate_args;
 pub(crate) mod def;
+pub(crate) mod describe;
 pub(crate) mod element;
 pub(crate) mod exec;
 pub(crate) mod fields;
 pub(crate) mod observe;
 mod table;
 
-use cc_protocol::{ErrorCode, ToolError};
+use cc_protocol::{Description, ErrorCode, ToolError};
 use serde_json::Value;
 
 use crate::config::Config;
 use def::Tool;
+use describe::Judged;
 use exec::Exec;
 
 /// Declares each tool's file, lists its `def` in [`TABLE`] in order, and makes the
@@ -96,6 +98,14 @@ macro_rules! table {
                 match self {
                     $(Typed::$Tool(a) => Some(Tool::target(&$tool::$Tool, a)),)*
                     Typed::Batch(_) => None,
+                }
+            }
+
+            /// See [`Tool::describe`]; a batch is described by its items.
+            pub(crate) fn describe(&self, judged: &Judged<'_>) -> Description {
+                match self {
+                    $(Typed::$Tool(a) => Tool::describe(&$tool::$Tool, a, judged),)*
+                    Typed::Batch(_) => $batch::describe(judged),
                 }
             }
 

@@ -1,11 +1,12 @@
 //! `pointer.click`: one, two or three clicks at a canvas point, at an element's centre,
 //! or where the pointer is.
 
-use cc_protocol::{Risk, ToolError};
+use cc_protocol::{Description, Risk, ToolError};
 use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
 
 use super::def::{Lands, Nature, Needs, Runs, Target, TextEntry, Tool, ToolDef};
+use super::describe::{Judged, places, relative};
 use super::element;
 use super::exec::{Exec, pointer};
 use super::fields::{
@@ -61,6 +62,26 @@ impl Tool for PointerClick {
 
     fn escalates(&self, a: &Args) -> bool {
         reaches_shell(&a.modifiers)
+    }
+
+    fn describe(&self, a: &Args, judged: &Judged<'_>) -> Description {
+        let target = self.target(a);
+        let place = places(&target, judged).swap_remove(0);
+        let times = match a.times {
+            2 => "Double-click",
+            3 => "Triple-click",
+            _ => "Click",
+        };
+        let button = match a.button {
+            ButtonArg::Left => String::new(),
+            other => format!(" ({} button)", other.name()),
+        };
+        Description {
+            title: format!("{times}{button}{}", place.after("at", "on")),
+            detail: relative(&target),
+            marks: place.marked("click").into_iter().collect(),
+            ..Default::default()
+        }
     }
 
     fn target(&self, a: &Args) -> Target {

@@ -1,11 +1,12 @@
 //! `pointer.drag`: press at one canvas point or element, move to another in steps,
 //! release.
 
-use cc_protocol::{ErrorCode, Risk, ToolError};
+use cc_protocol::{Description, ErrorCode, Risk, ToolError};
 use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
 
 use super::def::{Checked, Lands, Nature, Needs, Runs, Spot, Target, TextEntry, Tool, ToolDef};
+use super::describe::{self, Judged, places};
 use super::element::{self, ElementArg};
 use super::exec::{Exec, drv, pointer};
 use super::fields::{
@@ -123,6 +124,26 @@ impl Tool for PointerDrag {
 
     fn escalates(&self, a: &Args) -> bool {
         reaches_shell(&a.modifiers)
+    }
+
+    fn describe(&self, a: &Args, judged: &Judged<'_>) -> Description {
+        let ends = places(&self.target(a), judged);
+        let text = |i: usize| ends.get(i).map_or("?", |p| p.text.as_str());
+        // Where it ends, when that is another window than where it starts.
+        let end_window = judged.landing.points.get(1).and_then(|p| p.window.as_ref());
+        let detail = end_window
+            .filter(|w| judged.landing.window.as_ref().is_none_or(|s| s.id != w.id))
+            .map(|w| format!("ends in {}", describe::window(w)));
+        Description {
+            title: format!("Drag from {} to {}", text(0), text(1)),
+            detail,
+            marks: ends
+                .iter()
+                .zip(["from", "to"])
+                .filter_map(|(p, label)| p.marked(label))
+                .collect(),
+            ..Default::default()
+        }
     }
 
     fn target(&self, a: &Args) -> Target {

@@ -1,11 +1,12 @@
 //! `pointer.move`: the pointer to a canvas point or an element's centre, in
 //! straight-line steps.
 
-use cc_protocol::{Risk, ToolError};
+use cc_protocol::{Description, Risk, ToolError};
 use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
 
 use super::def::{Lands, Nature, Needs, Runs, Target, TextEntry, Tool, ToolDef};
+use super::describe::{Judged, places, relative};
 use super::element;
 use super::exec::{Exec, pointer};
 use super::fields::{At, aim, frame, point_fields, relative_to};
@@ -41,6 +42,17 @@ impl Tool for PointerMove {
 
     fn escalates(&self, _: &Args) -> bool {
         false
+    }
+
+    fn describe(&self, a: &Args, judged: &Judged<'_>) -> Description {
+        let target = self.target(a);
+        let place = places(&target, judged).swap_remove(0);
+        Description {
+            title: format!("Move the pointer{}", place.after("to", "to")),
+            detail: relative(&target),
+            marks: place.marked("move").into_iter().collect(),
+            ..Default::default()
+        }
     }
 
     fn target(&self, a: &Args) -> Target {

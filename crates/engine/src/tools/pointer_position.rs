@@ -2,11 +2,12 @@
 //! that asks "where is the cursor?" (Anthropic's `cursor_position`) is answered
 //! through the gate like everything else, without moving anything.
 
-use cc_protocol::{Risk, ToolError};
+use cc_protocol::{Description, Risk, ToolError};
 use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
 
 use super::def::{Lands, Nature, Needs, Runs, Target, TextEntry, Tool, ToolDef, no_check};
+use super::describe::Judged;
 use super::exec::{Exec, pointer};
 use crate::spec::Ty;
 
@@ -20,6 +21,13 @@ impl Tool for PointerPosition {
 
     fn escalates(&self, _: &Args) -> bool {
         false
+    }
+
+    fn describe(&self, _: &Args, _: &Judged<'_>) -> Description {
+        Description {
+            title: "Read where the pointer is".into(),
+            ..Default::default()
+        }
     }
 
     fn target(&self, _: &Args) -> Target {

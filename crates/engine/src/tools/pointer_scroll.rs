@@ -2,11 +2,12 @@
 //! where the pointer is.
 
 use cc_desktop::Axis;
-use cc_protocol::{Risk, ToolError};
+use cc_protocol::{Description, Risk, ToolError};
 use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
 
 use super::def::{Lands, Nature, Needs, Runs, Target, TextEntry, Tool, ToolDef};
+use super::describe::{Judged, count, places, relative};
 use super::exec::{Exec, drv};
 use super::exec::pointer;
 use super::element;
@@ -69,6 +70,24 @@ impl Tool for PointerScroll {
 
     fn escalates(&self, a: &Args) -> bool {
         reaches_shell(&a.modifiers)
+    }
+
+    fn describe(&self, a: &Args, judged: &Judged<'_>) -> Description {
+        let target = self.target(a);
+        let place = places(&target, judged).swap_remove(0);
+        let way = match (a.axis, a.amount >= 0) {
+            (AxisArg::Vertical, true) => "up",
+            (AxisArg::Vertical, false) => "down",
+            (AxisArg::Horizontal, true) => "right",
+            (AxisArg::Horizontal, false) => "left",
+        };
+        let notches = count(a.amount.unsigned_abs() as usize, "notch", "notches");
+        Description {
+            title: format!("Scroll {way} {notches}{}", place.after("at", "over")),
+            detail: relative(&target),
+            marks: place.marked("scroll").into_iter().collect(),
+            ..Default::default()
+        }
     }
 
     fn target(&self, a: &Args) -> Target {

@@ -2,7 +2,7 @@
 //! for a model (or the canvas, or the display's own pixels), with the mapping back to
 //! the canvas; an unchanged screen answers without an image.
 
-use cc_protocol::{Risk, ToolError};
+use cc_protocol::{Description, Risk, ToolError};
 use std::sync::Arc;
 
 use cc_desktop::RgbImage;
@@ -17,6 +17,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
 
 use super::def::{Checked, Lands, Nature, Needs, Runs, Target, TextEntry, Tool, ToolDef};
+use super::describe::Judged;
 use super::exec::Exec;
 use super::fields::window_id;
 use crate::encode::{Fit, Format};
@@ -149,6 +150,18 @@ impl Tool for ScreenCapture {
 
     fn escalates(&self, _: &Args) -> bool {
         false
+    }
+
+    fn describe(&self, a: &Args, _: &Judged<'_>) -> Description {
+        let part = match (&a.region, a.window) {
+            (Some(_), _) => " (a region)",
+            (None, Some(_)) => " (a window)",
+            (None, None) => "",
+        };
+        Description {
+            title: format!("Capture the screen{part}"),
+            ..Default::default()
+        }
     }
 
     fn target(&self, _: &Args) -> Target {

@@ -4,11 +4,12 @@
 
 use std::time::Duration;
 
-use cc_protocol::{ErrorCode, Rect, Risk, ToolError};
+use cc_protocol::{Description, ErrorCode, Rect, Risk, ToolError};
 use serde::Deserialize;
 use serde_json::{Value, json};
 
 use super::def::{Checked, Lands, Nature, Needs, Runs, Target, TextEntry, Tool, ToolDef};
+use super::describe::Judged;
 use super::exec::Exec;
 use super::exec::watch::{self, Cond, Element, WindowMatch};
 use super::screen_capture::Region;
@@ -104,6 +105,20 @@ impl Tool for WaitFor {
 
     fn escalates(&self, _: &Args) -> bool {
         false
+    }
+
+    fn describe(&self, a: &Args, _: &Judged<'_>) -> Description {
+        let what = match a.condition {
+            Condition::Appears => "something to appear",
+            Condition::Disappears => "something to disappear",
+            Condition::TitleChanges => "a window's title to change",
+            Condition::Changes => "the screen to change",
+            Condition::Stable => "the screen to be still",
+        };
+        Description {
+            title: format!("Wait for {what} (at most {} ms)", a.timeout_ms),
+            ..Default::default()
+        }
     }
 
     fn target(&self, _: &Args) -> Target {

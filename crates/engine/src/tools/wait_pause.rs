@@ -1,10 +1,11 @@
 //! `wait.pause`: let time pass (an animation, a page load), pre-emptibly.
 
-use cc_protocol::{Risk, ToolError};
+use cc_protocol::{Description, Risk, ToolError};
 use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
 
 use super::def::{Lands, Nature, Needs, Runs, Target, TextEntry, Tool, ToolDef, no_check};
+use super::describe::Judged;
 use super::exec::Exec;
 use crate::spec::{Field, Ty};
 
@@ -27,6 +28,13 @@ impl Tool for WaitPause {
 
     fn escalates(&self, _: &Args) -> bool {
         false
+    }
+
+    fn describe(&self, a: &Args, _: &Judged<'_>) -> Description {
+        Description {
+            title: format!("Wait {} ms", a.ms),
+            ..Default::default()
+        }
     }
 
     fn target(&self, _: &Args) -> Target {

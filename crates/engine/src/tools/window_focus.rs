@@ -1,10 +1,11 @@
 //! `window.focus`: raise and focus a window by its id.
 
-use cc_protocol::{ErrorCode, Risk, ToolError};
+use cc_protocol::{Description, ErrorCode, Risk, ToolError};
 use serde::Deserialize;
 use serde_json::{Value, json};
 
 use super::def::{Lands, Nature, Needs, Runs, Target, TextEntry, Tool, ToolDef, no_check};
+use super::describe::{self, Judged};
 use super::exec::{Exec, drv};
 use super::fields::window_id;
 use crate::spec::{Field, Ty};
@@ -21,6 +22,17 @@ impl Tool for WindowFocus {
 
     fn escalates(&self, _: &Args) -> bool {
         false
+    }
+
+    fn describe(&self, a: &Args, judged: &Judged<'_>) -> Description {
+        let which = match &judged.landing.window {
+            Some(w) => describe::window(w),
+            None => format!("window {}", a.id),
+        };
+        Description {
+            title: format!("Bring {which} to the front"),
+            ..Default::default()
+        }
     }
 
     fn target(&self, a: &Args) -> Target {

@@ -1,10 +1,11 @@
 //! `window.list`: the top-level windows with app, pid, title, canvas rect and focus.
 
-use cc_protocol::{Rect, Risk, ToolError};
+use cc_protocol::{Description, Rect, Risk, ToolError};
 use serde::Deserialize;
 use serde_json::{Value, json};
 
 use super::def::{Lands, Nature, Needs, Runs, Target, TextEntry, Tool, ToolDef, no_check};
+use super::describe::Judged;
 use super::exec::{Exec, drv};
 use crate::spec::Ty;
 
@@ -19,6 +20,13 @@ impl Tool for WindowList {
 
     fn escalates(&self, _: &Args) -> bool {
         false
+    }
+
+    fn describe(&self, _: &Args, _: &Judged<'_>) -> Description {
+        Description {
+            title: "List the windows".into(),
+            ..Default::default()
+        }
     }
 
     fn target(&self, _: &Args) -> Target {

@@ -216,21 +216,13 @@ impl Engine {
     ) -> Result<Ran, ToolError> {
         // Subscribed before the call, so the answer to a confirmation cannot slip by.
         let (_, sub) = self.core.bus.subscribe(1024, Some(u64::MAX));
-        // The plan's typed calls become one batch under the session's config as it is
-        // when the batch is queued (the capture takes its format from it).
-        let make = |config: &ConfigStack| {
-            let capture = plan.capture.map(|c| c.call(config.config()));
-            let items = plan.steps.iter().cloned().chain(capture).collect();
-            let gap_ms = config.config().runtime.batch_gap_ms;
-            ToolCall::batch_of(items, gap_ms, config.value()).map_err(ToolError::from)
-        };
-        let env = self.submit(
-            crate::tools::batch().name,
-            Instant::now(),
-            make,
-            (None, plan.confirm.clone()),
-            call.clone(),
-        );
+        // The plan's typed calls become one batch under the session's config (the
+        // capture takes its format from it): the vocabulary's edge makes the call.
+        let capture = plan.capture.map(|c| c.call(config.config()));
+        let items = plan.steps.iter().cloned().chain(capture).collect();
+        let gap_ms = config.config().runtime.batch_gap_ms;
+        let batch = ToolCall::batch_of(items, gap_ms, config.value()).map_err(ToolError::from)?;
+        let env = self.submit(batch, (None, plan.confirm.clone()), call.clone());
         let mut env = serde_json::to_value(&env).unwrap_or(Value::Null);
         if env["ok"] != json!(true) {
             return Err(envelope_error(&env));

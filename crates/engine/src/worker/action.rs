@@ -81,7 +81,7 @@ impl Worker {
                     .collect();
                 self.perform(
                     call,
-                    &assessed.shown,
+                    &assessed,
                     (approved, unplaced),
                     started,
                     epoch,
@@ -143,12 +143,12 @@ impl Worker {
         env
     }
 
-    /// Runs an action that passed the gate, with its events. `unplaced`: an element it
-    /// names was not found when it was judged.
+    /// Runs an action that passed the gate, with its events (as `assessed` shows it).
+    /// `unplaced`: an element it names was not found when it was judged.
     pub(super) fn perform(
         &mut self,
         call: &ToolCall,
-        shown: &Value,
+        assessed: &Assessment,
         (approved, unplaced): (Option<&Approval>, Vec<ElementTarget>),
         started: Instant,
         epoch: u64,
@@ -157,8 +157,8 @@ impl Worker {
         let tool = def.name;
         self.core
             .bus
-            .emit("action.started", started_payload(tool, shown, approved));
-        tracing::debug!(tool, arguments = %shown, "action started");
+            .emit("action.started", started_payload(assessed, approved));
+        tracing::debug!(tool, arguments = %assessed.shown, "action started");
         let config = self.core.lock().session.as_ref().map(|s| s.config.clone());
         if def.mutates() && config.is_some() && self.canvas.is_some() {
             self.indicate(true);
@@ -223,10 +223,14 @@ impl Worker {
     }
 }
 
-/// `action.started {tool, arguments, request_id? | grant_id?}`, the arguments in their
-/// bounded form.
-pub(super) fn started_payload(tool: &str, shown: &Value, approved: Option<&Approval>) -> Value {
-    let mut payload = json!({"tool": tool, "arguments": crate::bounded::bounded(shown)});
+/// `action.started {tool, arguments, description, request_id? | grant_id?}`, the
+/// arguments and the description in their bounded form.
+pub(super) fn started_payload(assessed: &Assessment, approved: Option<&Approval>) -> Value {
+    let mut payload = json!({
+        "tool": assessed.tool.name,
+        "arguments": crate::bounded::bounded(&assessed.shown),
+        "description": crate::bounded::bounded(&json!(assessed.description())),
+    });
     if let Some(a) = approved {
         let (key, id) = a.event_field();
         payload[key] = json!(id);

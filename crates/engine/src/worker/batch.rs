@@ -29,7 +29,6 @@ impl Worker {
         started: Instant,
     ) -> Envelope {
         let tool = assessed.tool.name;
-        let shown = &assessed.shown;
         let req = Request {
             call,
             assessment: assessed,
@@ -66,7 +65,7 @@ impl Worker {
             // `action.finished` then carries the whole batch envelope.
             self.core
                 .bus
-                .emit("action.started", started_payload(tool, shown, approved));
+                .emit("action.started", started_payload(assessed, approved));
         }
         let (status, envelopes) = self.run_items(
             &batch.items,
@@ -169,7 +168,7 @@ impl Worker {
                                     .iter()
                                     .flat_map(|i| i.unplaced.iter().cloned())
                                     .collect();
-                                self.perform(a, &item.shown, (None, unplaced), item_started, epoch)
+                                self.perform(a, &item, (None, unplaced), item_started, epoch)
                             }
                             Decision::Reject(e) => self.core.err(t.name, item_started, e),
                             // Unreachable for batch items (the gate refuses instead).

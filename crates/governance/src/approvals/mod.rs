@@ -17,6 +17,7 @@ mod decide;
 mod record;
 
 use cc_contract::{ActionClass, Bounds, DataLabel, ExecutionMode, PolicyVerdict, WindowId};
+use cc_protocol::Description;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
@@ -97,6 +98,10 @@ pub struct ApprovalRequest {
     pub target: Option<TargetSummary>,
     /// The plain tool's arguments, secret text replaced by `[redacted]`.
     pub arguments: Value,
+    /// What the action does, in the words its tool gives the operator (the console
+    /// shows it), its text redacted as `arguments` redacts it.
+    #[serde(default)]
+    pub description: Description,
     /// The sensitivity labels the agent declared.
     pub data_labels: Vec<DataLabel>,
     /// The digest the grant binds; passing it back refuses an approval of changed arguments.

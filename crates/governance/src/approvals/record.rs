@@ -71,24 +71,27 @@ pub(super) fn load(
         .transpose()
 }
 
-/// Text shown to the operator is redacted as the engine redacts its events, and
-/// wholly when the caller labelled the data as anything but public or unknown, or the
-/// target is a password field (by its role, or as the preview assessed it from the
-/// desktop: `sensitive_field`).
-fn shown_arguments(
-    tool: &str,
-    args: &Map<String, Value>,
+/// Whether text shown to the operator is secret beyond what the engine judged: the
+/// caller labelled the data as anything but public or unknown, or the target is a
+/// password field (by its role, or as the preview assessed it from the desktop:
+/// `sensitive_field`).
+fn labelled_secret(
     labels: &[DataLabel],
     target: Option<&TargetEvidence>,
     sensitive_field: bool,
-) -> Value {
+) -> bool {
     let labelled_secret = labels
         .iter()
         .any(|l| !matches!(l, DataLabel::Public | DataLabel::Unknown));
     let password_target = target
         .and_then(|t| t.role.as_deref())
         .is_some_and(|r| r.to_ascii_lowercase().contains("password"));
-    let secret = labelled_secret || password_target || sensitive_field;
+    labelled_secret || password_target || sensitive_field
+}
+
+/// Text shown to the operator is redacted as the engine redacts its events, and
+/// wholly when it is secret ([`labelled_secret`]).
+fn shown_arguments(tool: &str, args: &Map<String, Value>, secret: bool) -> Value {
     let args = Value::Object(args.clone());
     let mut shown = match find(tool) {
         Some(def) => cc_engine::redact(def, &args, secret),
@@ -175,6 +178,13 @@ impl Governance {
             _ => e.target.as_ref().map(|t| self.target_summary(t, pending)),
         };
         let at = self.now();
+        let secret = labelled_secret(
+            &e.data_labels,
+            e.target.as_ref(),
+            e.target_sensitivity
+                .as_ref()
+                .is_some_and(|s| s.assessment == SensitivityAssessment::Sensitive),
+        );
         let mut request = ApprovalRequest {
             session_id: e.session_id.clone(),
             principal_id: e.principal_id.clone(),
@@ -190,15 +200,9 @@ impl Governance {
             action_class: e.action_class,
             mode: e.requested_mode,
             target,
-            arguments: shown_arguments(
-                &e.tool,
-                &p.arguments,
-                &e.data_labels,
-                e.target.as_ref(),
-                e.target_sensitivity
-                    .as_ref()
-                    .is_some_and(|s| s.assessment == SensitivityAssessment::Sensitive),
-            ),
+            arguments: shown_arguments(&e.tool, &p.arguments, secret),
+            // A batch's every text, since the focus may move between its items.
+            description: p.assessed.description_redacted(secret || p.def.is_batch()),
             data_labels: e.data_labels.clone(),
             args_digest: e.args_digest.clone(),
             policy_digest: preview.policy.policy_digest.clone(),
@@ -269,11 +273,14 @@ impl Governance {
     }
 
     /// Tells the event bus (the console) that a request waits; the event carries the
-    /// arguments in their bounded form (`GET /approvals` has them whole).
+    /// arguments and the description in their bounded form (`GET /approvals` has them
+    /// whole).
     pub(crate) fn announce_request(&self, request: &ApprovalRequest) {
         if let Ok(mut payload) = serde_json::to_value(request) {
-            if let Some(a) = payload.get_mut("arguments") {
-                *a = cc_engine::bounded(a);
+            for member in ["arguments", "description"] {
+                if let Some(a) = payload.get_mut(member) {
+                    *a = cc_engine::bounded(a);
+                }
             }
             self.engine.bus().emit(EVENT_REQUESTED, payload);
         }
@@ -357,11 +364,15 @@ mod tests {
     fn secret_text_is_redacted() {
         let a = args(json!({"text": "hunter2"}));
         assert_eq!(
-            shown_arguments("keyboard.type", &a, &[], None, false)["text"],
+            shown_arguments("keyboard.type", &a, labelled_secret(&[], None, false))["text"],
             "hunter2"
         );
         assert_eq!(
-            shown_arguments("keyboard.type", &a, &[DataLabel::Unknown], None, false)["text"],
+            shown_arguments(
+                "keyboard.type",
+                &a,
+                labelled_secret(&[DataLabel::Unknown], None, false)
+            )["text"],
             "hunter2"
         );
         for label in [
@@ -371,7 +382,7 @@ mod tests {
             DataLabel::Private,
         ] {
             assert_eq!(
-                shown_arguments("keyboard.type", &a, &[label], None, false)["text"],
+                shown_arguments("keyboard.type", &a, labelled_secret(&[label], None, false))["text"],
                 cc_engine::REDACTED
             );
         }
@@ -381,24 +392,25 @@ mod tests {
         }))
         .unwrap();
         assert_eq!(
-            shown_arguments("a11y.input", &a, &[], Some(&t), false)["text"],
+            shown_arguments("a11y.input", &a, labelled_secret(&[], Some(&t), false))["text"],
             cc_engine::REDACTED
         );
         // A field the preview assessed sensitive from the desktop, whatever its role.
         assert_eq!(
-            shown_arguments("keyboard.type", &a, &[], None, true)["text"],
+            shown_arguments("keyboard.type", &a, labelled_secret(&[], None, true))["text"],
             cc_engine::REDACTED
         );
         // The engine's rule: after a tab the focus may be in a password field.
         let tabbed = args(json!({"text": "alice\thunter2"}));
         assert_eq!(
-            shown_arguments("keyboard.type", &tabbed, &[], None, false)["text"],
+            shown_arguments("keyboard.type", &tabbed, labelled_secret(&[], None, false))["text"],
             "alice\t[redacted]"
         );
         let batch =
             args(json!({"items": [{"tool": "keyboard.type", "arguments": {"text": "hunter2"}}]}));
         assert_eq!(
-            shown_arguments("batch.execute", &batch, &[], None, false)["items"][0]["arguments"]["text"],
+            shown_arguments("batch.execute", &batch, labelled_secret(&[], None, false))["items"][0]
+                ["arguments"]["text"],
             cc_engine::REDACTED
         );
     }

@@ -5,8 +5,9 @@
 //! elicitation), the call stays open until the request is decided on the operator
 //! channel or expires, and then answers what happened: the approved action's own
 //! result, or the refusal. Meanwhile the client gets the seconds left as progress,
-//! and its user gets an elicitation naming what waits (tool, arguments as the gate
-//! judged them, risk, reason, time left) with a link to that request on the operator
+//! and its user gets an elicitation naming what waits (what it does in its tool's
+//! words, tool, arguments as the gate judged them, risk, reason, time left) with a
+//! link to that request on the operator
 //! console. The elicitation's answer never approves anything: a host may answer it on
 //! its own, or wrap its own approvals in one. An accept is recorded as acknowledged,
 //! anything else as declined or unavailable; either way the request stays pending.
@@ -40,6 +41,8 @@ const GRACE: Duration = Duration::from_secs(5);
 pub struct Parked {
     pub request_id: String,
     pub tool: String,
+    /// What it does, in its tool's words (the `title` of its `description`).
+    pub what: String,
     pub arguments: Value,
     pub risk: String,
     pub reason: String,
@@ -62,6 +65,10 @@ impl Parked {
         Some(Parked {
             request_id: p["request_id"].as_str()?.to_string(),
             tool: p["tool"].as_str().unwrap_or_default().to_string(),
+            what: p["description"]["title"]
+                .as_str()
+                .unwrap_or_default()
+                .to_string(),
             arguments: p["arguments"].clone(),
             risk: p["risk"].as_str().unwrap_or_default().to_string(),
             reason: p["reason"].as_str().unwrap_or_default().to_string(),
@@ -93,9 +100,14 @@ impl Parked {
         } else {
             format!(" ({})", self.reason)
         };
+        let what = if self.what.is_empty() {
+            String::new()
+        } else {
+            format!("What: {}\n", self.what)
+        };
         let head = format!(
             "computer-control: an action waits for a person's approval.\n\
-             Tool: {}\nArguments: {args}\nRisk: {}{reason}\n\
+             {what}Tool: {}\nArguments: {args}\nRisk: {}{reason}\n\
              Time left: {left_s} s (expires {}).\n",
             self.tool, self.risk, self.expires_at
         );
@@ -274,6 +286,7 @@ pub async fn announce_governed(
     let parked = Parked {
         request_id: format!("{}/{}", request.session_id, request.action_id),
         tool: request.tool.clone(),
+        what: request.description.title.clone(),
         arguments: request.arguments.clone(),
         risk: serde_json::to_value(request.action_class)
             .ok()
@@ -416,6 +429,7 @@ mod tests {
     fn parked() -> Parked {
         Parked::from_event(&json!({
             "request_id": "cfm-1", "tool": "keyboard.combo", "arguments": {"keys": ["win", "r"]},
+            "description": {"title": "Press Win + R", "keys": ["win", "r"]},
             "risk": "high", "reason": "risk high", "expires_at": "2026-01-01T00:00:30Z",
             "timeout_s": 30
         }))
@@ -431,6 +445,7 @@ mod tests {
         );
         let m = p.message(Some("http://127.0.0.1:8767"), 30);
         for part in [
+            "What: Press Win + R",
             "keyboard.combo",
             "\"win\"",
             "high",

@@ -4,8 +4,9 @@
 //! Two families of tools share one list: the plain tools of PROTOCOL.md under
 //! MCP-safe names (`pointer.click` → `pointer_click`; input schemas generated from the
 //! engine's tool specs) and the governed tools of GOVERNANCE.md Part A. Both are thin
-//! mappings: plain tools go to `Engine::call_tool` (so the safety gate applies), the
-//! governed ones to `Governance::call` for the caller's principal. Between them, the
+//! mappings: a plain tool's call is made here, at the edge (`Engine::prepare`), and run
+//! as it is through the safety gate (`Engine::run_with`); the governed ones go to
+//! `Governance::call` for the caller's principal. Between them, the
 //! vendors' vocabularies (`anthropic_computer`, `openai_computer`, `gemini_computer`),
 //! translated by the engine into plain tools. Engine and journal
 //! calls block, so each runs on tokio's blocking pool.
@@ -152,11 +153,13 @@ impl McpServer {
             return Some(results::vocabulary(voc, env));
         }
         let def = resolve_tool(name)?;
+        // The MCP edge makes the typed call; the engine runs it as it is.
+        let call = match self.engine.prepare(def.name, &arguments) {
+            Ok(call) => call,
+            Err(e) => return Some(results::envelope_error(Some(e))),
+        };
         let env = self.started(
-            || {
-                self.engine
-                    .call_tool_with(def.name, &arguments, control.clone())
-            },
+            || self.engine.run_with(call.clone(), control.clone()),
             not_started,
         );
         Some(if env.ok {
