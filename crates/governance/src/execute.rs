@@ -257,7 +257,10 @@ impl Governance {
         action_id: &str,
     ) -> GovResult<Executed> {
         let envelope = &prepared.preview.envelope;
-        let outcome = self.perform(prepared, None);
+        // An observation a rule makes `confirm` still needs its grant, used up before it
+        // runs and handed to the engine as the person's approval.
+        let grant_id = in_tx_keep(conn, |tx| self.take_grant(tx, a, prepared, action_id))?;
+        let outcome = self.perform(prepared, grant_id.as_deref());
         let at = ts(self.now());
         let mut receipt = ExecutionReceipt {
             receipt_id: new_id("rcp"),
@@ -315,7 +318,7 @@ impl Governance {
                 Some(&self.principal),
                 json!({"receiptId": receipt.receipt_id, "status": receipt.status.as_str(),
                        "tool": envelope.tool, "operation": envelope.operation,
-                       "mode": ExecutionMode::Shadow.as_str(),
+                       "mode": ExecutionMode::Shadow.as_str(), "grantId": grant_id,
                        "error": receipt.error.as_ref().map(|e| e.code.clone())}),
             )
         })?;
@@ -381,24 +384,10 @@ impl Governance {
             Err(e) => return Ok(Err(e)),
         };
         // 2. A confirm decision consumes a matching grant.
-        let mut grant_id = None;
-        if prepared.preview.policy.decision == PolicyVerdict::Confirm {
-            let Some(grant) = grants::find_usable(
-                tx,
-                envelope,
-                &prepared.preview.policy.policy_digest,
-                a.approval_grant_id.as_deref(),
-                self.now(),
-            )?
-            else {
-                return Ok(Err(fail(
-                    ErrorCode::ApprovalRequired,
-                    "this action needs an operator's approval",
-                )));
-            };
-            grant_id = Some(grant.grant_id.clone());
-            grants::consume(tx, grant, action_id)?;
-        }
+        let grant_id = match self.take_grant(tx, a, prepared, action_id)? {
+            Ok(g) => g,
+            Err(e) => return Ok(Err(e)),
+        };
         // 6. One budget unit, then the pending receipt and `action.started`.
         leases::consume(tx, &mut lease)?;
         let at = ts(self.now());
@@ -426,6 +415,36 @@ impl Governance {
                    "mode": envelope.requested_mode.as_str(), "grantId": grant_id}),
         )?;
         Ok(Ok((lease, receipt, grant_id)))
+    }
+
+    /// Step 2: a `confirm` decision runs only on an operator's grant for exactly these
+    /// arguments, used up here so it covers one action; any other decision needs none.
+    fn take_grant(
+        &self,
+        tx: &Transaction<'_>,
+        a: &ActionArgs,
+        prepared: &Prepared,
+        action_id: &str,
+    ) -> GovResult<GovResult<Option<String>>> {
+        if prepared.preview.policy.decision != PolicyVerdict::Confirm {
+            return Ok(Ok(None));
+        }
+        let Some(grant) = grants::find_usable(
+            tx,
+            &prepared.preview.envelope,
+            &prepared.preview.policy.policy_digest,
+            a.approval_grant_id.as_deref(),
+            self.now(),
+        )?
+        else {
+            return Ok(Err(fail(
+                ErrorCode::ApprovalRequired,
+                "this action needs an operator's approval",
+            )));
+        };
+        let id = grant.grant_id.clone();
+        grants::consume(tx, grant, action_id)?;
+        Ok(Ok(Some(id)))
     }
 
     /// Performs the action through the engine. With a consumed operator grant (a

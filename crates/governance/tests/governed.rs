@@ -574,6 +574,47 @@ fn a_granted_confirm_action_runs_without_a_second_engine_confirmation() {
     }
 }
 
+/// A shadow observation a rule makes `confirm` runs once an operator approved it: it
+/// needs no lease, but it still consumes the grant, and the engine is told a person
+/// approved it (it does not ask again, and the grant cannot be used twice).
+#[test]
+fn an_approved_shadow_observation_runs_and_consumes_its_grant() {
+    let dir = tempfile::tempdir().unwrap();
+    let e = engine();
+    let g = kernel(&e, &dir.path().join("j.db"), "local-user");
+    form(&e);
+    let s = start(&g);
+    let rule = json!({"safety": {"rules": [
+        {"match": {"tool": "window.list"}, "effect": "confirm"}
+    ]}});
+    assert!(e.configure(&json!({ "patch": rule })).ok);
+    let look = |id: &str| json!({"session_id": s, "action_id": id, "tool": "window_list", "mode": "shadow"});
+    assert_eq!(
+        err(&g, "execute_action", look("w1")).error,
+        ErrorCode::ApprovalRequired
+    );
+    let preview: cc_contract::ActionPreview =
+        serde_json::from_value(ok(&g, "preview_action", look("w1"))).unwrap();
+    g.approve_preview(&preview, 60_000).unwrap();
+    let r = ok(&g, "execute_action", look("w1"))["receipt"].clone();
+    assert_eq!(r["status"], "committed", "{r}");
+    assert!(r["result"]["windows"].is_array(), "{r}");
+    assert_eq!(
+        e.status().result.unwrap()["state"],
+        "ready",
+        "no engine confirmation waits"
+    );
+    let types = chain_verifies(&g, &s);
+    for t in ["action.approved", "approval.consumed", "action.observed"] {
+        assert!(types.contains(&t.to_string()), "{t}: {types:?}");
+    }
+    // The grant was used once: the same observation under another id needs a new one.
+    assert_eq!(
+        err(&g, "execute_action", look("w2")).error,
+        ErrorCode::ApprovalRequired
+    );
+}
+
 #[test]
 fn target_revalidation_and_boundaries() {
     let dir = tempfile::tempdir().unwrap();
