@@ -144,7 +144,7 @@
 
   // Every signed-in request goes through here so signing out can cancel them all first:
   // a request still in flight when the session ends would otherwise come back refused.
-  let inflight = new AbortController();
+  const inflight = new AbortController();
   function signedFetch(url, opts) {
     return fetch(url, Object.assign({cache: 'no-store', signal: inflight.signal}, opts));
   }
@@ -991,8 +991,9 @@
   $('logout').addEventListener('click', async () => {
     app.running = false;
     if (app.streamAbort) app.streamAbort.abort();
+    // Aborted for good (the page reloads below): a status poll or frame a timer
+    // starts after this is refused in the page instead of reaching the server.
     inflight.abort();
-    inflight = new AbortController();
     try {
       await fetch('/console/logout', {method: 'POST', headers: auth(), cache: 'no-store'});
     } catch (_) {
