@@ -364,6 +364,27 @@ fn text(doc: &Value) -> String {
     out
 }
 
+/// The six desktop findings of a backend that cannot start: `platform` says why,
+/// `display` what is missing (or, when `None`, the same pointer as the rest), and the
+/// other areas point there, so every backend's refusal reads alike.
+#[cfg_attr(all(feature = "windows", windows), allow(dead_code))]
+fn cannot_start(
+    platform: Finding,
+    display: Option<Finding>,
+    absent: &str,
+    step: &str,
+) -> Vec<(&'static str, Finding)> {
+    let gone = || Finding::problem(Status::Missing, absent, step);
+    vec![
+        ("platform", platform),
+        ("display", display.unwrap_or_else(gone)),
+        ("input", gone()),
+        ("capture", gone()),
+        ("accessibility", gone()),
+        ("hotkey", gone()),
+    ]
+}
+
 #[cfg(test)]
 mod hide_paths_tests {
     use super::*;

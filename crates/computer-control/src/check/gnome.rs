@@ -53,23 +53,13 @@ pub fn look(platform: &str, _server: Option<&ServerView>) -> Look {
 
 /// `--platform gnome` cannot start.
 fn missing(reason: &str, step: &str) -> Vec<(&'static str, Finding)> {
-    let gone = || Finding::problem(Status::Missing, "no GNOME session (see platform)", step);
-    vec![
-        (
-            "platform",
-            Finding::problem(
-                Status::Missing,
-                format!("--platform gnome cannot start: {reason}"),
-                step,
-            )
-            .with("backend", json!("gnome")),
-        ),
-        ("display", gone()),
-        ("input", gone()),
-        ("capture", gone()),
-        ("accessibility", gone()),
-        ("hotkey", gone()),
-    ]
+    let platform = Finding::problem(
+        Status::Missing,
+        format!("--platform gnome cannot start: {reason}"),
+        step,
+    )
+    .with("backend", json!("gnome"));
+    super::cannot_start(platform, None, "no GNOME session (see platform)", step)
 }
 
 fn gnome(r: &GnomeReport) -> Vec<(&'static str, Finding)> {

@@ -52,29 +52,18 @@ pub fn look(platform: &str, _server: Option<&ServerView>) -> Look {
 }
 
 fn missing(reason: &str) -> Vec<(&'static str, Finding)> {
-    let gone = || {
-        Finding::problem(
-            Status::Missing,
-            "no desktop portal (see platform)",
-            START_SESSION_BUS,
-        )
-    };
-    vec![
-        (
-            "platform",
-            Finding::problem(
-                Status::Missing,
-                format!("--platform portal cannot start: {reason}"),
-                START_SESSION_BUS,
-            )
-            .with("backend", json!("portal")),
-        ),
-        ("display", gone()),
-        ("input", gone()),
-        ("capture", gone()),
-        ("accessibility", gone()),
-        ("hotkey", gone()),
-    ]
+    let platform = Finding::problem(
+        Status::Missing,
+        format!("--platform portal cannot start: {reason}"),
+        START_SESSION_BUS,
+    )
+    .with("backend", json!("portal"));
+    super::cannot_start(
+        platform,
+        None,
+        "no desktop portal (see platform)",
+        START_SESSION_BUS,
+    )
 }
 
 fn portal(r: &PortalReport) -> Vec<(&'static str, Finding)> {

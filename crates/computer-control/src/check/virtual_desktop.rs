@@ -48,13 +48,11 @@ pub fn no_x11(platform: &str, reason: &str, step: &str) -> Vec<(&'static str, Fi
             step,
         )
     };
-    let gone = || Finding::problem(Status::Missing, "no X display (see display)", step);
-    vec![
-        ("platform", p.with("backend", json!("virtual"))),
-        ("display", Finding::problem(Status::Missing, reason, step)),
-        ("input", gone()),
-        ("capture", gone()),
-        ("accessibility", gone()),
-        ("hotkey", gone()),
-    ]
+    let display = Finding::problem(Status::Missing, reason, step);
+    super::cannot_start(
+        p.with("backend", json!("virtual")),
+        Some(display),
+        "no X display (see display)",
+        step,
+    )
 }

@@ -76,23 +76,19 @@ fn usable(r: &WlrootsReport) -> bool {
 
 /// `--platform wlroots` cannot start.
 fn missing(reason: &str, step: &str) -> Vec<(&'static str, Finding)> {
-    let gone = || Finding::problem(Status::Missing, "no Wayland compositor (see display)", step);
-    vec![
-        (
-            "platform",
-            Finding::problem(
-                Status::Missing,
-                format!("--platform wlroots cannot start: {reason}"),
-                step,
-            )
-            .with("backend", json!("wlroots")),
-        ),
-        ("display", Finding::problem(Status::Missing, reason, step)),
-        ("input", gone()),
-        ("capture", gone()),
-        ("accessibility", gone()),
-        ("hotkey", gone()),
-    ]
+    let platform = Finding::problem(
+        Status::Missing,
+        format!("--platform wlroots cannot start: {reason}"),
+        step,
+    )
+    .with("backend", json!("wlroots"));
+    let display = Finding::problem(Status::Missing, reason, step);
+    super::cannot_start(
+        platform,
+        Some(display),
+        "no Wayland compositor (see display)",
+        step,
+    )
 }
 
 /// The finding of the protocols behind one area: ok when all are offered, else missing
