@@ -161,3 +161,26 @@ fn a_vendor_call_waiting_for_a_person_reports_it_and_a_cancel_withdraws_it() {
     assert!(status["pending_confirmation"].is_null(), "{status}");
     assert!(e.call_tool("pointer.position", &json!({})).ok);
 }
+
+/// Before `session.start` a known tool is `not_started` even with bad arguments (what a
+/// plugin-protocol client checks for); an unknown tool is still `unknown_tool`, and
+/// once started the bad arguments are `invalid_arguments`.
+#[test]
+fn a_call_before_the_session_is_not_started_whatever_its_arguments() {
+    let e = Engine::new(Box::new(VirtualDesktop::default()), ConfigStack::new());
+    let bad = json!({"x": "left"});
+    let code = |env: cc_protocol::Envelope| env.error.expect("refused").code;
+    assert_eq!(
+        code(e.call_tool("pointer.click", &bad)),
+        ErrorCode::NotStarted
+    );
+    assert_eq!(
+        code(e.call_tool("no.such.tool", &bad)),
+        ErrorCode::UnknownTool
+    );
+    assert!(e.start(&json!({})).ok);
+    assert_eq!(
+        code(e.call_tool("pointer.click", &bad)),
+        ErrorCode::InvalidArguments
+    );
+}

@@ -517,6 +517,11 @@ impl Engine {
     /// `tools.call` for a caller holding a tool's name and JSON arguments (in-process
     /// code and tests): [`Engine::prepare`], then [`Engine::run`].
     pub fn call_tool(&self, tool: &str, arguments: &Value) -> Envelope {
+        // A known tool called before `session.start` is `not_started` whatever its
+        // arguments, as the plugin protocol's clients expect.
+        if find(tool).is_some() && self.core.lock().session.is_none() {
+            return self.core.err(tool, Instant::now(), not_started());
+        }
         match self.prepare(tool, arguments) {
             Ok(call) => self.run(call),
             Err(e) => self.core.err(tool, Instant::now(), e),
