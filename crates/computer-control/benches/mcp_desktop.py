@@ -5,7 +5,8 @@ private X11 desk (Xvfb 1920x1080x24, a session bus, openbox, gtk3-widget-factory
 Two measurements, each printed as a markdown table:
 
 * ``click``: the round trip of one ``pointer_click`` (``call_tool`` to its result, in
-  the client), ours against the peers started on the same desk in the same run: the
+  the client), beside a ``wait_pause {ms: 0}`` through the same client (no desktop
+  work: what the client and the MCP transport cost), ours against the peers started on the same desk in the same run: the
   npm ``computer-use-mcp`` server's ``computer`` tool ``left_click`` when
   ``CC_PEER_COMPUTER_USE_MCP`` names its ``dist/main.js``, and ``xdotool click`` as a
   process per action.
@@ -142,6 +143,10 @@ def click(args):
         rows = []
         xs = asyncio.run(time_calls(ours(desk, args.bin), "pointer_click", {"x": 700, "y": 500}, args.n, 50))
         rows.append(row("computer-control `pointer_click`", xs))
+        print(rows[-1], flush=True)
+        # The same client and transport with no desktop work: what the click is measured on.
+        xs = asyncio.run(time_calls(ours(desk, args.bin), "wait_pause", {"ms": 0}, args.n, 50))
+        rows.append(row("computer-control `wait_pause {ms: 0}` (no desktop work: the client and transport)", xs))
         print(rows[-1], flush=True)
         peer = os.environ.get("CC_PEER_COMPUTER_USE_MCP")
         if peer:

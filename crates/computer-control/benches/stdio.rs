@@ -1,11 +1,13 @@
 //! Benchmark of the stdio round trip and a full-width capture on the virtual
 //! desktop, against the release binary, side by side with what a user pays otherwise.
 //!
-//! Run: `cargo bench -p computer-control --bench stdio` (prints a markdown table).
+//! Run: `cargo bench -p computer-control --bench stdio` (prints a markdown table;
+//! `BENCH_PAUSE_N`, `BENCH_COLD_N` and `BENCH_CAPTURE_N` change the sample counts).
 
 mod bench_client;
 
-use std::process::Command;
+use std::io::{BufRead, BufReader, Write};
+use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
 use bench_client::{Client, fmt, stats};
@@ -14,12 +16,55 @@ use cc_engine::encode::{Format, Pixels, encode};
 use cc_protocol::PhysicalRect;
 use serde_json::json;
 
+/// A child that echoes each line back (`cat`): a round trip with no work in it.
+struct Echo {
+    _child: std::process::Child,
+    stdin: std::process::ChildStdin,
+    out: BufReader<std::process::ChildStdout>,
+    line: Vec<u8>,
+    buf: String,
+}
+
+impl Echo {
+    fn start(line: &[u8]) -> Echo {
+        let mut child = Command::new("cat")
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .spawn()
+            .expect("cat");
+        let stdin = child.stdin.take().expect("stdin");
+        let out = BufReader::new(child.stdout.take().expect("stdout"));
+        let mut line = line.to_vec();
+        line.push(b'\n');
+        Echo {
+            _child: child,
+            stdin,
+            out,
+            line,
+            buf: String::new(),
+        }
+    }
+
+    fn round_trip(&mut self) -> Duration {
+        let t = Instant::now();
+        self.stdin.write_all(&self.line).expect("write");
+        self.stdin.flush().expect("flush");
+        self.buf.clear();
+        self.out.read_line(&mut self.buf).expect("read");
+        t.elapsed()
+    }
+}
+
 fn main() {
     // `cargo bench` passes `--bench`; any other argument is ignored.
     let n_pause: usize = std::env::var("BENCH_PAUSE_N")
         .ok()
         .and_then(|s| s.parse().ok())
         .unwrap_or(20_000);
+    let n_cold: usize = std::env::var("BENCH_COLD_N")
+        .ok()
+        .and_then(|s| s.parse().ok())
+        .unwrap_or(200);
     let n_capture: usize = std::env::var("BENCH_CAPTURE_N")
         .ok()
         .and_then(|s| s.parse().ok())
@@ -38,17 +83,48 @@ fn main() {
             json!({"tool": "wait.pause", "arguments": {"ms": 0}}),
         );
     }
+    // The floor any stdio server pays on this machine: the same request line through
+    // `cat`, which only copies it back. Measured in alternating blocks with the server,
+    // so both see the same machine (on an idle virtual machine the scheduler sometimes
+    // keeps the two processes on one CPU and sometimes not, which changes both).
+    let request = serde_json::to_vec(&json!({"jsonrpc": "2.0", "id": 1, "method": "tools.call",
+        "params": {"tool": "wait.pause", "arguments": {"ms": 0}}}))
+    .expect("json");
+    let mut cat = Echo::start(&request);
     let mut pause = Vec::with_capacity(n_pause);
-    for _ in 0..n_pause {
+    let mut floor = Vec::with_capacity(n_pause);
+    const BLOCK: usize = 500;
+    while pause.len() < n_pause {
+        for _ in 0..BLOCK.min(n_pause - pause.len()) {
+            let t = Instant::now();
+            let r = c.call(
+                "tools.call",
+                json!({"tool": "wait.pause", "arguments": {"ms": 0}}),
+            );
+            pause.push(t.elapsed());
+            debug_assert_eq!(r["result"]["ok"], json!(true));
+            floor.push(cat.round_trip());
+        }
+    }
+    let (pause50, pause99) = stats(pause);
+    let (floor50, floor99) = stats(floor);
+
+    // As an agent calls: after a pause to think, when every CPU has gone idle.
+    let mut cold = Vec::new();
+    let mut cold_floor = Vec::new();
+    for _ in 0..n_cold {
+        std::thread::sleep(Duration::from_millis(20));
         let t = Instant::now();
-        let r = c.call(
+        c.call(
             "tools.call",
             json!({"tool": "wait.pause", "arguments": {"ms": 0}}),
         );
-        pause.push(t.elapsed());
-        debug_assert_eq!(r["result"]["ok"], json!(true));
+        cold.push(t.elapsed());
+        std::thread::sleep(Duration::from_millis(20));
+        cold_floor.push(cat.round_trip());
     }
-    let (pause50, pause99) = stats(pause);
+    let (cold50, cold99) = stats(cold);
+    let (cold_floor50, _) = stats(cold_floor);
 
     // What a CLI tool per action costs at the very least: one process spawn.
     let mut spawn = Vec::new();
@@ -155,9 +231,21 @@ fn main() {
     println!("| measurement | p50 | p99 | note |");
     println!("|---|---|---|---|");
     println!(
-        "| `tools.call wait.pause {{ms:0}}` over stdio ({n_pause} calls) | {} | {} | target < 100 µs p50 |",
+        "| `tools.call wait.pause {{ms:0}}` over stdio ({n_pause} calls) | {} | {} | target ≤ 50 µs p50 |",
         fmt(pause50),
         fmt(pause99)
+    );
+    println!(
+        "| the same line through `cat`, interleaved: the machine's floor for any stdio round trip | {} | {} | ours is the floor + {} |",
+        fmt(floor50),
+        fmt(floor99),
+        fmt(pause50.saturating_sub(floor50))
+    );
+    println!(
+        "| the same call 20 ms after the last answer, as an agent calls ({n_cold} calls) | {} | {} | `cat` the same way: {} |",
+        fmt(cold50),
+        fmt(cold99),
+        fmt(cold_floor50)
     );
     println!(
         "| process spawn floor (`/bin/true`), what any CLI-per-action tool pays | {} | | {:.0}× our round trip |",

@@ -4,7 +4,7 @@
 //! the action in flight.
 
 use std::collections::VecDeque;
-use std::sync::{Arc, Condvar, Mutex};
+use std::sync::{Arc, Mutex};
 
 use serde_json::{Value, json};
 
@@ -13,13 +13,15 @@ use cc_engine::Engine;
 #[derive(Default)]
 struct State {
     queue: VecDeque<Value>,
-    closed: bool,
+    /// A thread runs the lane's messages itself ([`Fifo::enter`]).
+    running: bool,
 }
 
-/// A blocking FIFO of parsed messages, shared by the reader and the lane's thread.
+/// A FIFO of parsed messages, shared by the connection's threads: whoever enters a
+/// message into the idle lane runs it and what queues behind it ([`Fifo::enter`]).
 #[derive(Clone, Default)]
 pub struct Fifo {
-    inner: Arc<(Mutex<State>, Condvar)>,
+    inner: Arc<Mutex<State>>,
 }
 
 /// The tool an action request names (`tools.call` or `tools.call_batch`), if it is one.
@@ -43,33 +45,29 @@ impl Fifo {
     }
 
     fn state(&self) -> std::sync::MutexGuard<'_, State> {
-        self.inner.0.lock().unwrap_or_else(|p| p.into_inner())
+        self.inner.lock().unwrap_or_else(|p| p.into_inner())
     }
 
-    /// Queues a message.
-    pub fn push(&self, msg: Value) {
-        self.state().queue.push_back(msg);
-        self.inner.1.notify_one();
-    }
-
-    /// The next message; `None` once closed and empty.
-    pub fn pop(&self) -> Option<Value> {
+    /// Gives a message to the lane: returned when the lane is idle, and the caller
+    /// then runs it, and after it whatever [`Fifo::next_after`] hands out; else queued
+    /// behind the message running.
+    pub fn enter(&self, msg: Value) -> Option<Value> {
         let mut g = self.state();
-        loop {
-            if let Some(m) = g.queue.pop_front() {
-                return Some(m);
-            }
-            if g.closed {
-                return None;
-            }
-            g = self.inner.1.wait(g).unwrap_or_else(|p| p.into_inner());
+        if g.running || !g.queue.is_empty() {
+            g.queue.push_back(msg);
+            return None;
         }
+        g.running = true;
+        Some(msg)
     }
 
-    /// No more messages will come.
-    pub fn close(&self) {
-        self.state().closed = true;
-        self.inner.1.notify_all();
+    /// The next message for the caller that [`Fifo::enter`] made the lane's runner;
+    /// `None` when nothing waits (the lane is idle again).
+    pub fn next_after(&self) -> Option<Value> {
+        let mut g = self.state();
+        let next = g.queue.pop_front();
+        g.running = next.is_some();
+        next
     }
 
     /// Refuses every queued action at once (`session.stop`): returns the responses
@@ -126,31 +124,37 @@ mod tests {
     use super::*;
 
     #[test]
-    fn pops_in_order_and_ends_when_closed() {
+    fn the_first_to_enter_an_idle_lane_runs_what_comes_after_in_order() {
         let f = Fifo::new();
-        f.push(json!(1));
-        f.push(json!(2));
-        f.close();
-        assert_eq!(f.pop(), Some(json!(1)));
-        assert_eq!(f.pop(), Some(json!(2)));
-        assert_eq!(f.pop(), None);
+        assert_eq!(f.enter(json!(1)), Some(json!(1)));
+        assert_eq!(f.enter(json!(2)), None);
+        assert_eq!(f.enter(json!(3)), None);
+        assert_eq!(f.next_after(), Some(json!(2)));
+        assert_eq!(f.next_after(), Some(json!(3)));
+        assert_eq!(f.next_after(), None);
+        // Idle again: the next one runs at once.
+        assert_eq!(f.enter(json!(4)), Some(json!(4)));
+        assert_eq!(f.next_after(), None);
     }
 
     #[test]
     fn only_actions_are_taken() {
         let f = Fifo::new();
-        f.push(json!({"jsonrpc": "2.0", "id": 1, "method": "tools.call", "params": {"tool": "pointer.move"}}));
-        f.push(json!({"jsonrpc": "2.0", "id": 2, "method": "session.start"}));
-        f.push(json!({"jsonrpc": "2.0", "method": "tools.call_batch", "params": {}}));
-        f.push(json!([
+        let push = |m: Value| f.state().queue.push_back(m);
+        push(
+            json!({"jsonrpc": "2.0", "id": 1, "method": "tools.call", "params": {"tool": "pointer.move"}}),
+        );
+        push(json!({"jsonrpc": "2.0", "id": 2, "method": "session.start"}));
+        push(json!({"jsonrpc": "2.0", "method": "tools.call_batch", "params": {}}));
+        push(json!([
             {"jsonrpc": "2.0", "id": 3, "method": "tools.call", "params": {"tool": "wait.pause"}},
             {"jsonrpc": "2.0", "id": 4, "method": "tools.call_batch", "params": {}}
         ]));
-        f.push(json!([
+        push(json!([
             {"jsonrpc": "2.0", "id": 5, "method": "tools.call", "params": {"tool": "wait.pause"}},
             {"jsonrpc": "2.0", "id": 6, "method": "session.start"}
         ]));
-        f.push(json!([]));
+        push(json!([]));
         let actions: Vec<Option<String>> = f.state().queue.iter().map(action_tool).collect();
         assert_eq!(
             actions,

@@ -125,13 +125,40 @@ pub fn read_line(r: &mut impl BufRead, max: usize) -> std::io::Result<Line> {
 /// Serves until stdin closes; then ends the session (releasing anything held) and
 /// waits for answers still owed.
 pub fn serve(engine: Engine) -> anyhow::Result<()> {
-    serve_io(engine, std::io::stdin().lock(), Box::new(std::io::stdout()))
+    serve_io(engine, std::io::stdin(), Box::new(std::io::stdout()))
+}
+
+/// What the thread holding the input reads and decides, one thread at a time.
+struct Input<R> {
+    reader: BufReader<R>,
+    /// A `session.stop` was read with no `session.start` after it.
+    after_stop: bool,
+    /// Stdin closed (or failed): every thread ends once the lane is empty.
+    eof: bool,
+}
+
+/// What the connection's threads share.
+struct Conn<'a> {
+    engine: &'a Engine,
+    writer: LineWriter,
+    lane: Fifo,
+    pool: Pool,
+    /// `session.stop` calls still running: meanwhile an action read after one is
+    /// refused at once, as over HTTP, rather than queued behind the action in flight
+    /// until the session is gone.
+    stops: Arc<AtomicUsize>,
 }
 
 /// [`serve`] over any reader and writer.
+///
+/// Two threads take turns. The one holding the input reads; a request of the ordered
+/// lane that finds the lane idle is run by the thread that read it, which first hands
+/// the input to the other: the answer to a lone request never waits for another
+/// thread to wake (on an idle machine that is most of a round trip), and stdin is
+/// still read while it runs, so a stop or an approval is never queued behind it.
 pub fn serve_io(
     engine: Engine,
-    input: impl Read,
+    input: impl Read + Send,
     output: Box<dyn Write + Send>,
 ) -> anyhow::Result<()> {
     let writer = LineWriter::new(output);
@@ -164,39 +191,89 @@ pub fn serve_io(
                 }
             }
         })?;
-    // Three lanes. Control methods run inline on this thread, so an emergency stop or
-    // an approval is never queued behind an action. `session.stop` runs on the pool at
-    // once (it must refuse what is queued, not wait behind it). Everything else goes
-    // through one FIFO lane, so pipelined requests run in the order they were sent.
-    let pool = Pool::new();
-    let lane = Fifo::new();
-    let (fe, fw, fl) = (engine.clone(), writer.clone(), lane.clone());
-    let fifo = std::thread::Builder::new()
-        .name("cc-fifo".into())
-        .spawn(move || {
-            while let Some(msg) = fl.pop() {
-                let resp = jsonrpc::handle_value(&fe, &msg);
-                if let Some(r) = resp {
-                    fw.send(&r);
+    let conn = Conn {
+        engine: &engine,
+        writer,
+        lane: Fifo::new(),
+        pool: Pool::new(),
+        stops: Arc::new(AtomicUsize::new(0)),
+    };
+    let input = Mutex::new(Input {
+        reader: BufReader::with_capacity(1 << 16, input),
+        after_stop: false,
+        eof: false,
+    });
+    std::thread::scope(|s| -> anyhow::Result<()> {
+        let other = std::thread::Builder::new()
+            .name("cc-stdio".into())
+            .spawn_scoped(s, || take_turns(&conn, &input))?;
+        take_turns(&conn, &input);
+        let _ = other.join();
+        Ok(())
+    })?;
+    conn.pool.wait_idle();
+    let stop = engine.stop();
+    if !stop.ok {
+        tracing::warn!("session.stop at shutdown failed: {:?}", stop.error);
+    }
+    // What the stop emitted is queued already (events are emitted before a call
+    // returns): the event thread writes it and exits.
+    ended.store(true, Ordering::SeqCst);
+    let _ = events.join();
+    Ok(())
+}
+
+/// One of the connection's two threads: holds the input until it reads a request it
+/// must run itself, then runs it and whatever queued behind it, then waits for the
+/// input again. Ends at end of input with the lane empty.
+fn take_turns<R: Read>(conn: &Conn<'_>, input: &Mutex<Input<R>>) {
+    loop {
+        let first = {
+            let mut inp = input.lock().unwrap_or_else(|p| p.into_inner());
+            loop {
+                if inp.eof {
+                    break None;
+                }
+                match next_ordered(conn, &mut inp) {
+                    Some(msg) => {
+                        if let Some(mine) = conn.lane.enter(msg) {
+                            break Some(mine);
+                        }
+                    }
+                    None => inp.eof = true,
                 }
             }
-        })?;
-    // `session.stop` calls still running, and whether one was read with no
-    // `session.start` after it: meanwhile an action is refused at once, as over HTTP,
-    // rather than queued behind the action in flight until the session is gone.
-    let stops = Arc::new(AtomicUsize::new(0));
-    let mut after_stop = false;
-    let mut reader = BufReader::with_capacity(1 << 16, input);
+        };
+        let Some(mut msg) = first else {
+            return;
+        };
+        loop {
+            if let Some(r) = jsonrpc::handle_value(conn.engine, &msg) {
+                conn.writer.send(&r);
+            }
+            match conn.lane.next_after() {
+                Some(next) => msg = next,
+                None => break,
+            }
+        }
+    }
+}
+
+/// Reads until a message for the ordered lane; answers everything else on the way
+/// (bad lines, control methods inline, `session.stop` on the pool). `None` at end of
+/// input.
+fn next_ordered<R: Read>(conn: &Conn<'_>, inp: &mut Input<R>) -> Option<Value> {
+    let (engine, writer) = (conn.engine, &conn.writer);
     loop {
-        let line = match read_line(&mut reader, MAX_LINE) {
+        let line = match read_line(&mut inp.reader, MAX_LINE) {
             Ok(l) => l,
             Err(e) => {
                 tracing::error!("stdin read failed: {e}");
-                break;
+                return None;
             }
         };
         let bytes = match line {
-            Line::Eof => break,
+            Line::Eof => return None,
             Line::TooLong => {
                 writer.send(&jsonrpc::error(
                     Value::Null,
@@ -228,18 +305,18 @@ pub fn serve_io(
         };
         let method = msg.get("method").and_then(Value::as_str);
         if jsonrpc::is_control(&msg) {
-            if let Some(resp) = jsonrpc::handle_message(&engine, &msg) {
+            if let Some(resp) = jsonrpc::handle_message(engine, &msg) {
                 writer.send(&resp);
             }
         } else if method == Some("session.stop") {
             // Queued actions are refused at once, not after the action in flight.
-            for refused in lane.refuse_actions(&engine) {
+            for refused in conn.lane.refuse_actions(engine) {
                 writer.send(&refused);
             }
-            after_stop = true;
-            stops.fetch_add(1, Ordering::SeqCst);
-            let (e, w, n) = (engine.clone(), writer.clone(), stops.clone());
-            pool.execute(move || {
+            inp.after_stop = true;
+            conn.stops.fetch_add(1, Ordering::SeqCst);
+            let (e, w, n) = (engine.clone(), writer.clone(), conn.stops.clone());
+            conn.pool.execute(move || {
                 let resp = jsonrpc::handle_message(&e, &msg);
                 // Done before the answer goes out: what the client sends after reading
                 // it meets the session as it now is (none: `not_started`).
@@ -248,8 +325,8 @@ pub fn serve_io(
                     w.send(&resp);
                 }
             });
-        } else if let Some(answer) = (after_stop && stops.load(Ordering::SeqCst) > 0)
-            .then(|| fifo::refused(&engine, &msg))
+        } else if let Some(answer) = (inp.after_stop && conn.stops.load(Ordering::SeqCst) > 0)
+            .then(|| fifo::refused(engine, &msg))
             .flatten()
         {
             if let Some(a) = answer {
@@ -257,22 +334,10 @@ pub fn serve_io(
             }
         } else {
             // A new session's requests wait their turn behind it, as sent.
-            after_stop &= method != Some("session.start");
-            lane.push(msg);
+            inp.after_stop &= method != Some("session.start");
+            return Some(msg);
         }
     }
-    lane.close();
-    let _ = fifo.join();
-    pool.wait_idle();
-    let stop = engine.stop();
-    if !stop.ok {
-        tracing::warn!("session.stop at shutdown failed: {:?}", stop.error);
-    }
-    // What the stop emitted is queued already (events are emitted before a call
-    // returns): the event thread writes it and exits.
-    ended.store(true, Ordering::SeqCst);
-    let _ = events.join();
-    Ok(())
 }
 
 #[cfg(test)]

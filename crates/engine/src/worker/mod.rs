@@ -1,5 +1,7 @@
-//! The worker: the one thread that owns the driver. Actions run here serially, each
-//! after the gate, in steps that the emergency stop pre-empts. Between jobs it ticks:
+//! The worker: the one owner of the driver, behind a lock ([`SharedWorker`]). Actions
+//! run serially, each after the gate, in steps that the emergency stop pre-empts: on
+//! the caller's thread when nothing waits ahead of them, else on the worker thread in
+//! the order queued. Between jobs the worker thread ticks:
 //! confirmation expiry, the idle watchdog, and desktop events (layout; the hotkey is
 //! handled by [`HotkeyAware`] even while an action runs).
 
@@ -7,11 +9,14 @@ mod action;
 mod batch;
 mod facts;
 mod observe;
+mod shared;
+
+pub use shared::SharedWorker;
 
 use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::sync::Arc;
 use std::sync::atomic::Ordering;
-use std::sync::mpsc::{Receiver, RecvTimeoutError, Sender};
+use std::sync::mpsc::Sender;
 use std::time::Duration;
 
 use cc_desktop::{Driver, DriverEvent, Indicator};
@@ -83,8 +88,6 @@ pub struct Worker {
     call: CallControl,
 }
 
-const TICK: Duration = Duration::from_millis(20);
-
 impl Worker {
     /// A worker over a driver (wrapped so the hotkey is noticed during actions). The
     /// server's `base_hotkey` is handed to the driver at once, so the chord a config
@@ -111,28 +114,56 @@ impl Worker {
         self.frames.shot_slot()
     }
 
-    /// Runs until every sender is gone.
-    pub fn run(mut self, rx: Receiver<Job>) {
-        loop {
-            match rx.recv_timeout(TICK) {
-                Ok(job) => {
-                    // A panic inside one job (a driver bug) must not end the worker: the
-                    // job's reply is dropped unanswered, so its caller reports an
-                    // internal error, and nothing stays held.
-                    let handled = catch_unwind(AssertUnwindSafe(|| self.handle(job)));
-                    if handled.is_err() {
-                        tracing::error!(
-                            "a job failed with a panic; releasing every key and button"
-                        );
-                        self.release();
-                    }
-                }
-                Err(RecvTimeoutError::Timeout) => {}
-                Err(RecvTimeoutError::Disconnected) => break,
-            }
-            self.tick();
+    /// Handles one job from the queue; a panic inside it (a driver bug) must not end
+    /// the worker: the job's reply is dropped unanswered, so its caller reports an
+    /// internal error, and nothing stays held.
+    pub(crate) fn handle_caught(&mut self, job: Job) {
+        let handled = catch_unwind(AssertUnwindSafe(|| self.handle(job)));
+        if handled.is_err() {
+            tracing::error!("a job failed with a panic; releasing every key and button");
+            self.release();
         }
-        self.release();
+    }
+
+    /// Runs one action on the caller's thread (nothing was queued ahead of it), as
+    /// the queue would: `None` when it panicked (a driver bug; nothing stays held).
+    pub(crate) fn run_caught(
+        &mut self,
+        tool_call: &ToolCall,
+        approved: Option<&Approval>,
+        epoch: u64,
+        (must_confirm, call): (Option<&str>, CallControl),
+    ) -> Option<cc_protocol::Envelope> {
+        let ran = catch_unwind(AssertUnwindSafe(|| {
+            self.run_action(tool_call, approved, epoch, must_confirm, call)
+        }));
+        if ran.is_err() {
+            tracing::error!("an action failed with a panic; releasing every key and button");
+            self.release();
+        }
+        ran.ok()
+    }
+
+    /// An action, unless its caller cancelled it before it started.
+    fn run_action(
+        &mut self,
+        tool_call: &ToolCall,
+        approved: Option<&Approval>,
+        epoch: u64,
+        must_confirm: Option<&str>,
+        call: CallControl,
+    ) -> cc_protocol::Envelope {
+        if call.cancelled() {
+            return self.core.err(
+                tool_call.name(),
+                std::time::Instant::now(),
+                crate::call::cancelled(),
+            );
+        }
+        self.call = call;
+        let env = self.action(tool_call, approved, epoch, must_confirm);
+        self.call = CallControl::default();
+        env
     }
 
     fn handle(&mut self, job: Job) {
@@ -160,23 +191,13 @@ impl Worker {
                     }
                 }
                 // Cancelled while queued: it never starts.
-                let env = if call.cancelled() {
-                    self.core.err(
-                        tool_call.name(),
-                        std::time::Instant::now(),
-                        crate::call::cancelled(),
-                    )
-                } else {
-                    self.call = call;
-                    let env = self.action(
-                        &tool_call,
-                        approved.as_ref(),
-                        epoch,
-                        must_confirm.as_deref(),
-                    );
-                    self.call = CallControl::default();
-                    env
-                };
+                let env = self.run_action(
+                    &tool_call,
+                    approved.as_ref(),
+                    epoch,
+                    must_confirm.as_deref(),
+                    call,
+                );
                 if let Some(r) = reply {
                     let _ = r.tx.send(env);
                 }
@@ -303,7 +324,9 @@ impl Worker {
         self.indicator = want;
     }
 
-    fn tick(&mut self) {
+    /// Between jobs: desktop events, the banner, held input under a stop, expiry and
+    /// the idle watchdog.
+    pub(crate) fn tick(&mut self) {
         // Hotkey presses are handled inside the wrapped driver's poll.
         let events = self.driver.poll_events();
         self.refresh(&events);
