@@ -2,7 +2,8 @@
 //! desktop, against the release binary, side by side with what a user pays otherwise.
 //!
 //! Run: `cargo bench -p computer-control --bench stdio` (prints a markdown table;
-//! `BENCH_PAUSE_N`, `BENCH_COLD_N` and `BENCH_CAPTURE_N` change the sample counts).
+//! `BENCH_PAUSE_N`, `BENCH_COLD_N` and `BENCH_CAPTURE_N` change the sample counts;
+//! `BENCH_BIN` runs another build of the server).
 
 mod bench_client;
 

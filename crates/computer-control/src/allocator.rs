@@ -14,7 +14,7 @@
 #[cfg(all(target_os = "linux", target_env = "gnu"))]
 const MMAP_THRESHOLD: libc::c_int = 128 * 1024;
 
-/// Arenas: two, whichever threads allocate (more only add memory on two cores).
+/// Arenas: the worker thread's and one for everything else.
 #[cfg(all(target_os = "linux", target_env = "gnu"))]
 const ARENA_MAX: libc::c_int = 2;
 

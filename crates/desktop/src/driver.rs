@@ -273,9 +273,7 @@ pub enum Launched {
     Refused(String),
 }
 
-/// A desktop backend. Blocking; owned by the engine's worker and used by one thread at
-/// a time (any thread: it must not depend on the thread that opened it), so `&mut self`
-/// everywhere.
+/// A desktop backend. Blocking; owned by one worker thread, so `&mut self` everywhere.
 pub trait Driver: Send {
     /// The backend's `--platform` name (its [`Platform::name`](crate::Platform::name)):
     /// what `system.status`, events and `check` call it.

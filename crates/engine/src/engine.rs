@@ -2,7 +2,7 @@
 //! thread. Every action goes to the worker, where the gate decides.
 
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
-use std::sync::mpsc::{RecvTimeoutError, channel};
+use std::sync::mpsc::{RecvTimeoutError, Sender, channel};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
@@ -24,7 +24,7 @@ use crate::session::{Queued, Reply, Session, Shared};
 use crate::spec::invalid_args;
 use crate::spec::{Field, Ty, ValidateMode, validate};
 use crate::tools::{Needs, ToolCall, batch, find, tools};
-use crate::worker::{Job, SharedWorker, Worker};
+use crate::worker::{Job, Worker};
 
 /// Every JSON-RPC method the engine answers (PROTOCOL §2), in one place: transports
 /// decide who may call each one, and the manifest lists them.
@@ -45,20 +45,11 @@ pub const METHODS: &[&str] = &[
 #[derive(Clone)]
 pub struct Engine {
     pub(crate) core: Arc<Core>,
-    worker: Arc<SharedWorker>,
+    jobs: Sender<Job>,
     base: Arc<ConfigStack>,
     lifecycle: Arc<Mutex<()>>,
     /// The latest capture's image, for an operator console.
     shots: ShotSlot,
-}
-
-/// An action that panicked (a bug): it may have reached the desktop.
-fn internal_error(tool: &str) -> ToolError {
-    ToolError::with_data(
-        ErrorCode::DriverFailed,
-        format!("internal error while running {tool}; the action may have executed"),
-        json!({"internal": true}),
-    )
 }
 
 fn invalid_config(e: ConfigError) -> ToolError {
@@ -87,12 +78,18 @@ impl Engine {
             visual_indicator: base.config().safety.visual_indicator,
         });
         crate::panic_file::spawn(Arc::downgrade(&core));
+        let (tx, rx) = channel();
         let worker = Worker::new(core.clone(), driver, &base.config().safety.emergency_hotkey);
         let shots = worker.shot_slot();
-        let worker = SharedWorker::start(worker);
+        let spawned = std::thread::Builder::new()
+            .name("cc-worker".into())
+            .spawn(move || worker.run(rx));
+        if let Err(e) = spawned {
+            tracing::error!("cannot start the worker thread: {e}");
+        }
         Engine {
             core,
-            worker,
+            jobs: tx,
             base: Arc::new(base),
             lifecycle: Arc::new(Mutex::new(())),
             shots,
@@ -211,10 +208,14 @@ impl Engine {
         }
         let config = Arc::new(stack);
         let (tx, rx) = channel();
-        if !self.worker.send(Job::Start {
-            config: config.clone(),
-            reply: tx,
-        }) {
+        if self
+            .jobs
+            .send(Job::Start {
+                config: config.clone(),
+                reply: tx,
+            })
+            .is_err()
+        {
             return self.core.err(
                 m,
                 started,
@@ -290,7 +291,11 @@ impl Engine {
             }
         }
         let (tx, rx) = channel();
-        if self.worker.send(Job::End { reply: tx }) {
+        let end = Job::End {
+            reply: tx,
+            answering: crate::event_queue::answering(),
+        };
+        if self.jobs.send(end).is_ok() {
             let _ = rx.recv();
         }
         self.core.ok(m, started, json!({"state": "idle"}))
@@ -383,7 +388,7 @@ impl Engine {
                 if approve {
                     // Queued while still holding the lock, so nothing can slip between
                     // the resolution and the approved action.
-                    let _ = self.worker.send(Job::Action {
+                    let _ = self.jobs.send(Job::Action {
                         tool_call: Box::new(pending.call.clone()),
                         approved: Some(Approval::Confirmed(id.clone())),
                         epoch,
@@ -620,29 +625,16 @@ impl Engine {
         };
         let (tx, rx) = channel();
         let reply = Reply::new(tx);
-        let inline = {
+        {
             let mut g = self.core.lock();
             if g.epoch != epoch {
                 drop(g);
                 return self.refuse_stopping(tool);
             }
-            let claimed = self.worker.claim();
-            if claimed.is_none() {
-                g.queued.push(Queued {
-                    tool,
-                    reply: reply.clone(),
-                });
-            }
-            claimed
-        };
-        if let Some(mut worker) = inline {
-            let ran = worker.run_caught(
-                &tool_call,
-                approved.as_ref(),
-                epoch,
-                (must_confirm.as_deref(), call),
-            );
-            return ran.unwrap_or_else(|| self.core.err(tool, started, internal_error(tool)));
+            g.queued.push(Queued {
+                tool,
+                reply: reply.clone(),
+            });
         }
         let job = Job::Action {
             tool_call: Box::new(tool_call),
@@ -652,7 +644,7 @@ impl Engine {
             must_confirm,
             call,
         };
-        if !self.worker.send(job) {
+        if self.jobs.send(job).is_err() {
             return self.core.err(
                 tool,
                 started,
@@ -664,9 +656,15 @@ impl Engine {
         match rx.recv_timeout(wait) {
             Ok(env) => env,
             // The worker dropped the reply unanswered: the job panicked (a bug).
-            Err(RecvTimeoutError::Disconnected) => {
-                self.core.err(tool, started, internal_error(tool))
-            }
+            Err(RecvTimeoutError::Disconnected) => self.core.err(
+                tool,
+                started,
+                ToolError::with_data(
+                    ErrorCode::DriverFailed,
+                    format!("internal error while running {tool}; the action may have executed"),
+                    json!({"internal": true}),
+                ),
+            ),
             Err(RecvTimeoutError::Timeout) => self.core.err(
                 tool,
                 started,
@@ -708,7 +706,7 @@ impl Engine {
             width: config.config().capture.default_width,
             reply: tx,
         };
-        let sent = ask && self.worker.send(job);
+        let sent = ask && self.jobs.send(job).is_ok();
         let mut facts = if sent {
             rx.recv_timeout(Duration::from_secs(2)).unwrap_or_default()
         } else {

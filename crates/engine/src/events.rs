@@ -17,6 +17,7 @@ use serde::{Serialize, Serializer};
 use serde_json::Value;
 
 use crate::clock::{Clock, rfc3339};
+use crate::event_queue::EventQueue;
 
 /// How many events a new subscriber gets replayed, at most.
 pub const RING_SIZE: usize = 200;
@@ -83,9 +84,34 @@ impl std::fmt::Debug for SharedEvent {
     }
 }
 
-struct Subscriber {
-    tx: SyncSender<SharedEvent>,
-    dropped: Arc<AtomicU64>,
+/// Where a subscriber's events go.
+enum Sink {
+    /// A channel its reader blocks on.
+    Channel {
+        tx: SyncSender<SharedEvent>,
+        dropped: Arc<AtomicU64>,
+    },
+    /// A queue its connection drains itself ([`EventQueue`]).
+    Queue(Arc<EventQueue>),
+}
+
+impl Sink {
+    /// Hands over an event: `Some(delivered)`, or `None` once the subscriber is gone.
+    fn offer(&self, ev: &SharedEvent) -> Option<bool> {
+        match self {
+            Sink::Channel { tx, dropped } => match tx.try_send(ev.clone()) {
+                Ok(()) => Some(true),
+                Err(TrySendError::Full(_)) => {
+                    dropped.fetch_add(1, Ordering::Relaxed);
+                    Some(false)
+                }
+                Err(TrySendError::Disconnected(_)) => None,
+            },
+            // Only the bus holds it: the connection is gone.
+            Sink::Queue(q) if Arc::strong_count(q) == 1 => None,
+            Sink::Queue(q) => Some(q.offer(ev.clone())),
+        }
+    }
 }
 
 struct Inner {
@@ -93,7 +119,7 @@ struct Inner {
     ring: VecDeque<SharedEvent>,
     /// Bytes of JSON in `ring`.
     ring_bytes: usize,
-    subscribers: Vec<Subscriber>,
+    subscribers: Vec<Sink>,
 }
 
 /// SharedEvent by the engine and every transport.
@@ -159,14 +185,13 @@ impl EventBus {
             }
         }
         let mut dropped_now = 0;
-        g.subscribers.retain(|s| match s.tx.try_send(ev.clone()) {
-            Ok(()) => true,
-            Err(TrySendError::Full(_)) => {
-                s.dropped.fetch_add(1, Ordering::Relaxed);
+        g.subscribers.retain(|s| match s.offer(&ev) {
+            Some(true) => true,
+            Some(false) => {
                 dropped_now += 1;
                 true
             }
-            Err(TrySendError::Disconnected(_)) => false,
+            None => false,
         });
         if dropped_now > 0 {
             self.dropped_total.fetch_add(dropped_now, Ordering::Relaxed);
@@ -184,6 +209,29 @@ impl EventBus {
     ) -> (Vec<SharedEvent>, Subscription) {
         let (tx, rx) = sync_channel(capacity.max(1));
         let dropped = Arc::new(AtomicU64::new(0));
+        let sink = Sink::Channel {
+            tx,
+            dropped: dropped.clone(),
+        };
+        (self.add(sink, replay_after), Subscription { rx, dropped })
+    }
+
+    /// Subscribes with a queue the subscriber drains itself ([`EventQueue`]): an
+    /// event emitted inside an [`crate::Answering`] scope wakes nobody (its caller
+    /// writes the queue out before its answer). Replay as [`EventBus::subscribe`].
+    pub fn subscribe_queue(
+        &self,
+        capacity: usize,
+        replay_after: Option<u64>,
+    ) -> (Vec<SharedEvent>, Arc<EventQueue>) {
+        let queue = Arc::new(EventQueue::new(capacity));
+        let replay = self.add(Sink::Queue(queue.clone()), replay_after);
+        (replay, queue)
+    }
+
+    /// Adds a subscriber and returns what it gets replayed, under one lock so nothing
+    /// falls between the two.
+    fn add(&self, sink: Sink, replay_after: Option<u64>) -> Vec<SharedEvent> {
         let mut g = self.inner.lock().unwrap_or_else(|p| p.into_inner());
         let replay = g
             .ring
@@ -191,11 +239,8 @@ impl EventBus {
             .filter(|e| replay_after.is_none_or(|after| e.seq > after))
             .cloned()
             .collect();
-        g.subscribers.push(Subscriber {
-            tx,
-            dropped: dropped.clone(),
-        });
-        (replay, Subscription { rx, dropped })
+        g.subscribers.push(sink);
+        replay
     }
 
     /// Counters.

@@ -71,14 +71,18 @@ impl Session {
 pub struct Reply {
     pub tx: Sender<Envelope>,
     answered: Arc<AtomicBool>,
+    /// The caller writes the action's events out with its answer
+    /// ([`crate::Answering`]): the worker emits them in the same scope.
+    pub answering: bool,
 }
 
 impl Reply {
-    /// A fresh, unanswered reply.
+    /// A fresh, unanswered reply, for a caller on the current thread.
     pub fn new(tx: Sender<Envelope>) -> Reply {
         Reply {
             tx,
             answered: Arc::new(AtomicBool::new(false)),
+            answering: crate::event_queue::answering(),
         }
     }
 

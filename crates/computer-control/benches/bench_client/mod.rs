@@ -17,9 +17,12 @@ pub struct Client {
 }
 
 impl Client {
-    /// `serve --platform virtual` from the benchmark's own build.
+    /// `serve --platform virtual` from the benchmark's own build, or from the binary
+    /// `BENCH_BIN` names (another build, to compare the two in one run).
     pub fn start() -> Client {
-        let mut cmd = Command::new(env!("CARGO_BIN_EXE_computer-control"));
+        let bin = std::env::var_os("BENCH_BIN")
+            .unwrap_or_else(|| env!("CARGO_BIN_EXE_computer-control").into());
+        let mut cmd = Command::new(bin);
         cmd.args(["serve", "--platform", "virtual"]);
         Client::start_command(cmd)
     }

@@ -105,7 +105,7 @@ pub fn read() -> Result<ClipboardContent, DriverError> {
 
 /// The clipboard's sequence number right after this process's last write: the copy
 /// is still ours while it has not moved. A write opens the clipboard without an owner
-/// window (the thread running the action has none), so `GetClipboardOwner` cannot tell.
+/// window (the worker thread has none), so `GetClipboardOwner` cannot tell.
 static OUR_COPY: AtomicU32 = AtomicU32::new(0);
 
 /// The owner to report for the clipboard at `sequence` whose owner window is `owner`.

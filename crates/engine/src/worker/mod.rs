@@ -1,7 +1,5 @@
-//! The worker: the one owner of the driver, behind a lock ([`SharedWorker`]). Actions
-//! run serially, each after the gate, in steps that the emergency stop pre-empts: on
-//! the caller's thread when nothing waits ahead of them, else on the worker thread in
-//! the order queued. Between jobs the worker thread ticks:
+//! The worker: the one thread that owns the driver. Actions run here serially, each
+//! after the gate, in steps that the emergency stop pre-empts. Between jobs it ticks:
 //! confirmation expiry, the idle watchdog, and desktop events (layout; the hotkey is
 //! handled by [`HotkeyAware`] even while an action runs).
 
@@ -9,14 +7,11 @@ mod action;
 mod batch;
 mod facts;
 mod observe;
-mod shared;
-
-pub use shared::SharedWorker;
 
 use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::sync::Arc;
 use std::sync::atomic::Ordering;
-use std::sync::mpsc::Sender;
+use std::sync::mpsc::{Receiver, RecvTimeoutError, Sender};
 use std::time::Duration;
 
 use cc_desktop::{Driver, DriverEvent, Indicator};
@@ -57,8 +52,9 @@ pub enum Job {
         /// The caller's own stop and progress sink for this call.
         call: CallControl,
     },
-    /// The session ends after everything before it.
-    End { reply: Sender<()> },
+    /// The session ends after everything before it. `answering`: its caller writes
+    /// `session.stopped` out with its answer ([`crate::Answering`]).
+    End { reply: Sender<()>, answering: bool },
     /// A read-only question for an assessment outside the gate ([`crate::Engine::assess`]):
     /// the desktop's facts of each call ([`Worker::facts`]). Nothing is gated or performed.
     Facts {
@@ -88,6 +84,8 @@ pub struct Worker {
     call: CallControl,
 }
 
+const TICK: Duration = Duration::from_millis(20);
+
 impl Worker {
     /// A worker over a driver (wrapped so the hotkey is noticed during actions). The
     /// server's `base_hotkey` is handed to the driver at once, so the chord a config
@@ -114,56 +112,28 @@ impl Worker {
         self.frames.shot_slot()
     }
 
-    /// Handles one job from the queue; a panic inside it (a driver bug) must not end
-    /// the worker: the job's reply is dropped unanswered, so its caller reports an
-    /// internal error, and nothing stays held.
-    pub(crate) fn handle_caught(&mut self, job: Job) {
-        let handled = catch_unwind(AssertUnwindSafe(|| self.handle(job)));
-        if handled.is_err() {
-            tracing::error!("a job failed with a panic; releasing every key and button");
-            self.release();
+    /// Runs until every sender is gone.
+    pub fn run(mut self, rx: Receiver<Job>) {
+        loop {
+            match rx.recv_timeout(TICK) {
+                Ok(job) => {
+                    // A panic inside one job (a driver bug) must not end the worker: the
+                    // job's reply is dropped unanswered, so its caller reports an
+                    // internal error, and nothing stays held.
+                    let handled = catch_unwind(AssertUnwindSafe(|| self.handle(job)));
+                    if handled.is_err() {
+                        tracing::error!(
+                            "a job failed with a panic; releasing every key and button"
+                        );
+                        self.release();
+                    }
+                }
+                Err(RecvTimeoutError::Timeout) => {}
+                Err(RecvTimeoutError::Disconnected) => break,
+            }
+            self.tick();
         }
-    }
-
-    /// Runs one action on the caller's thread (nothing was queued ahead of it), as
-    /// the queue would: `None` when it panicked (a driver bug; nothing stays held).
-    pub(crate) fn run_caught(
-        &mut self,
-        tool_call: &ToolCall,
-        approved: Option<&Approval>,
-        epoch: u64,
-        (must_confirm, call): (Option<&str>, CallControl),
-    ) -> Option<cc_protocol::Envelope> {
-        let ran = catch_unwind(AssertUnwindSafe(|| {
-            self.run_action(tool_call, approved, epoch, must_confirm, call)
-        }));
-        if ran.is_err() {
-            tracing::error!("an action failed with a panic; releasing every key and button");
-            self.release();
-        }
-        ran.ok()
-    }
-
-    /// An action, unless its caller cancelled it before it started.
-    fn run_action(
-        &mut self,
-        tool_call: &ToolCall,
-        approved: Option<&Approval>,
-        epoch: u64,
-        must_confirm: Option<&str>,
-        call: CallControl,
-    ) -> cc_protocol::Envelope {
-        if call.cancelled() {
-            return self.core.err(
-                tool_call.name(),
-                std::time::Instant::now(),
-                crate::call::cancelled(),
-            );
-        }
-        self.call = call;
-        let env = self.action(tool_call, approved, epoch, must_confirm);
-        self.call = CallControl::default();
-        env
+        self.release();
     }
 
     fn handle(&mut self, job: Job) {
@@ -183,6 +153,11 @@ impl Worker {
                 must_confirm,
                 call,
             } => {
+                // Its events go out with its caller's answer, if the caller said so.
+                let _answering = reply
+                    .as_ref()
+                    .filter(|r| r.answering)
+                    .map(|_| crate::Answering::begin());
                 if let Some(r) = &reply {
                     let claimed = r.claim();
                     self.core.lock().queued.retain(|q| !q.reply.same(r));
@@ -191,13 +166,23 @@ impl Worker {
                     }
                 }
                 // Cancelled while queued: it never starts.
-                let env = self.run_action(
-                    &tool_call,
-                    approved.as_ref(),
-                    epoch,
-                    must_confirm.as_deref(),
-                    call,
-                );
+                let env = if call.cancelled() {
+                    self.core.err(
+                        tool_call.name(),
+                        std::time::Instant::now(),
+                        crate::call::cancelled(),
+                    )
+                } else {
+                    self.call = call;
+                    let env = self.action(
+                        &tool_call,
+                        approved.as_ref(),
+                        epoch,
+                        must_confirm.as_deref(),
+                    );
+                    self.call = CallControl::default();
+                    env
+                };
                 if let Some(r) = reply {
                     let _ = r.tx.send(env);
                 }
@@ -210,7 +195,8 @@ impl Worker {
             } => {
                 let _ = reply.send(self.facts_any_time(&calls, needs_window, width));
             }
-            Job::End { reply } => {
+            Job::End { reply, answering } => {
+                let _answering = answering.then(crate::Answering::begin);
                 self.release();
                 self.snapshots.clear();
                 self.frames.forget_seen();
@@ -324,9 +310,7 @@ impl Worker {
         self.indicator = want;
     }
 
-    /// Between jobs: desktop events, the banner, held input under a stop, expiry and
-    /// the idle watchdog.
-    pub(crate) fn tick(&mut self) {
+    fn tick(&mut self) {
         // Hotkey presses are handled inside the wrapped driver's poll.
         let events = self.driver.poll_events();
         self.refresh(&events);

@@ -1,10 +1,9 @@
 //! `notifications/progress` for one tool call that carried a `progressToken`.
 //!
-//! The engine reports typed progress from the thread running the action
-//! ([`cc_engine::Progress`]); this queues it and sends the latest at most every
-//! [`EVERY`], from the call's own handler (so over Streamable HTTP it travels on the
-//! call's stream). Progress only ever grows: a report that would not is dropped, as
-//! MCP requires.
+//! The engine reports typed progress on its worker thread ([`cc_engine::Progress`]);
+//! this queues it and sends the latest at most every [`EVERY`], from the call's own
+//! handler (so over Streamable HTTP it travels on the call's stream). Progress only
+//! ever grows: a report that would not is dropped, as MCP requires.
 
 use std::time::Duration;
 

@@ -1,0 +1,222 @@
+//! The stdio transport (PROTOCOL §1): one JSON-RPC message per line on stdin, answers
+//! and event notifications one per line on stdout, logs only on stderr.
+
+mod lines;
+mod output;
+
+use std::io::{BufReader, Read, Write};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex};
+
+use serde_json::Value;
+
+use cc_engine::{Answering, Engine};
+
+use super::fifo::{self, Fifo};
+use super::jsonrpc::{self, INVALID_REQUEST, PARSE_ERROR};
+use super::pool::Pool;
+use lines::{Line, read_line};
+use output::Output;
+
+/// The largest accepted line (PROTOCOL §1: 10 MiB, as the HTTP body limit).
+pub const MAX_LINE: usize = 10 * 1024 * 1024;
+
+/// Serves until stdin closes; then ends the session (releasing anything held) and
+/// waits for answers still owed.
+pub fn serve(engine: Engine) -> anyhow::Result<()> {
+    serve_io(engine, std::io::stdin(), Box::new(std::io::stdout()))
+}
+
+/// What the thread holding the input reads and decides, one thread at a time.
+struct Input<R> {
+    reader: BufReader<R>,
+    /// A `session.stop` was read with no `session.start` after it.
+    after_stop: bool,
+    /// Stdin closed (or failed): every thread ends once the lane is empty.
+    eof: bool,
+}
+
+/// What the connection's threads share.
+struct Conn<'a> {
+    engine: &'a Engine,
+    writer: Output,
+    lane: Fifo,
+    pool: Pool,
+    /// `session.stop` calls still running: meanwhile an action read after one is
+    /// refused at once, as over HTTP, rather than queued behind the action in flight
+    /// until the session is gone.
+    stops: Arc<AtomicUsize>,
+}
+
+/// [`serve`] over any reader and writer.
+///
+/// Two threads take turns. The one holding the input reads; a request of the ordered
+/// lane that finds the lane idle is run by the thread that read it, which first hands
+/// the input to the other: a lone request passes between none of the connection's
+/// threads (on an idle machine each hand-off wakes a sleeping CPU), and stdin is still
+/// read while it runs, so a stop or an approval is never queued behind it.
+pub fn serve_io(
+    engine: Engine,
+    input: impl Read + Send,
+    output: Box<dyn Write + Send>,
+) -> anyhow::Result<()> {
+    // Subscribed before anything is read, so no event of this connection is missed.
+    let writer = Output::new(&engine, output);
+    let ew = writer.clone();
+    // Set once the session has ended: the thread then writes what is queued and exits.
+    let ended = Arc::new(AtomicBool::new(false));
+    let done = ended.clone();
+    let events = std::thread::Builder::new()
+        .name("cc-events".into())
+        .spawn(
+            move || {
+                while ew.wait_and_write_events() || !done.load(Ordering::SeqCst) {}
+            },
+        )?;
+    let conn = Conn {
+        engine: &engine,
+        writer,
+        lane: Fifo::new(),
+        pool: Pool::new(),
+        stops: Arc::new(AtomicUsize::new(0)),
+    };
+    let input = Mutex::new(Input {
+        reader: BufReader::with_capacity(1 << 16, input),
+        after_stop: false,
+        eof: false,
+    });
+    std::thread::scope(|s| -> anyhow::Result<()> {
+        let other = std::thread::Builder::new()
+            .name("cc-stdio".into())
+            .spawn_scoped(s, || take_turns(&conn, &input))?;
+        take_turns(&conn, &input);
+        let _ = other.join();
+        Ok(())
+    })?;
+    conn.pool.wait_idle();
+    let stop = engine.stop();
+    if !stop.ok {
+        tracing::warn!("session.stop at shutdown failed: {:?}", stop.error);
+    }
+    // What the stop emitted is queued already (events are emitted before a call
+    // returns): the event thread writes it and exits.
+    ended.store(true, Ordering::SeqCst);
+    let _ = events.join();
+    Ok(())
+}
+
+/// One of the connection's two threads: holds the input until it reads a request it
+/// must run itself, then runs it and whatever queued behind it, then waits for the
+/// input again. Ends at end of input with the lane empty.
+fn take_turns<R: Read>(conn: &Conn<'_>, input: &Mutex<Input<R>>) {
+    loop {
+        let first = {
+            let mut inp = input.lock().unwrap_or_else(|p| p.into_inner());
+            loop {
+                if inp.eof {
+                    break None;
+                }
+                match next_ordered(conn, &mut inp) {
+                    Some(msg) => {
+                        if let Some(mine) = conn.lane.enter(msg) {
+                            break Some(mine);
+                        }
+                    }
+                    None => inp.eof = true,
+                }
+            }
+        };
+        let Some(mut msg) = first else {
+            return;
+        };
+        loop {
+            let _answering = Answering::begin();
+            let r = jsonrpc::handle_value(conn.engine, &msg);
+            conn.writer.send(r.as_ref());
+            match conn.lane.next_after() {
+                Some(next) => msg = next,
+                None => break,
+            }
+        }
+    }
+}
+
+/// Reads until a message for the ordered lane; answers everything else on the way
+/// (bad lines, control methods inline, `session.stop` on the pool). `None` at end of
+/// input.
+fn next_ordered<R: Read>(conn: &Conn<'_>, inp: &mut Input<R>) -> Option<Value> {
+    let (engine, writer) = (conn.engine, &conn.writer);
+    loop {
+        let line = match read_line(&mut inp.reader, MAX_LINE) {
+            Ok(l) => l,
+            Err(e) => {
+                tracing::error!("stdin read failed: {e}");
+                return None;
+            }
+        };
+        let bytes = match line {
+            Line::Eof => return None,
+            Line::TooLong => {
+                writer.send(Some(&jsonrpc::error(
+                    Value::Null,
+                    INVALID_REQUEST,
+                    "line longer than 10 MiB",
+                )));
+                continue;
+            }
+            Line::Text(b) => b,
+        };
+        let Ok(text) = std::str::from_utf8(&bytes) else {
+            writer.send(Some(&jsonrpc::error(
+                Value::Null,
+                PARSE_ERROR,
+                "parse error: the line is not valid UTF-8",
+            )));
+            continue;
+        };
+        let text = text.trim();
+        if text.is_empty() {
+            continue; // blank lines are keep-alives, never answered
+        }
+        let msg: Value = match jsonrpc::parse(text) {
+            Ok(v) => v,
+            Err(e) => {
+                writer.send(Some(&e.response()));
+                continue;
+            }
+        };
+        let method = msg.get("method").and_then(Value::as_str);
+        if jsonrpc::is_control(&msg) {
+            let _answering = Answering::begin();
+            let resp = jsonrpc::handle_message(engine, &msg);
+            writer.send(resp.as_ref());
+        } else if method == Some("session.stop") {
+            // Queued actions are refused at once, not after the action in flight.
+            for refused in conn.lane.refuse_actions(engine) {
+                writer.send(Some(&refused));
+            }
+            inp.after_stop = true;
+            conn.stops.fetch_add(1, Ordering::SeqCst);
+            let (e, w, n) = (engine.clone(), writer.clone(), conn.stops.clone());
+            conn.pool.execute(move || {
+                let _answering = Answering::begin();
+                let resp = jsonrpc::handle_message(&e, &msg);
+                // Done before the answer goes out: what the client sends after reading
+                // it meets the session as it now is (none: `not_started`).
+                n.fetch_sub(1, Ordering::SeqCst);
+                w.send(resp.as_ref());
+            });
+        } else if let Some(answer) = (inp.after_stop && conn.stops.load(Ordering::SeqCst) > 0)
+            .then(|| fifo::refused(engine, &msg))
+            .flatten()
+        {
+            if let Some(a) = answer {
+                writer.send(Some(&a));
+            }
+        } else {
+            // A new session's requests wait their turn behind it, as sent.
+            inp.after_stop &= method != Some("session.start");
+            return Some(msg);
+        }
+    }
+}
