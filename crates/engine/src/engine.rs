@@ -293,7 +293,7 @@ impl Engine {
         let (tx, rx) = channel();
         let end = Job::End {
             reply: tx,
-            answering: crate::event_queue::answering(),
+            answering: crate::events::answering(),
         };
         if self.jobs.send(end).is_ok() {
             let _ = rx.recv();

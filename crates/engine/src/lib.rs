@@ -25,7 +25,6 @@ mod coords;
 mod core;
 pub mod encode;
 mod engine;
-mod event_queue;
 mod events;
 mod frames;
 mod gate;
@@ -52,8 +51,9 @@ pub use assess::{Outcome, redact, redact_result};
 pub use bounded::bounded;
 pub use call::{CallControl, Notice, Progress};
 pub use engine::{Engine, METHODS, tool_json};
-pub use event_queue::{Answering, EventQueue};
-pub use events::{BusStats, EventBus, RING_BYTES, RING_SIZE, SharedEvent, Subscription};
+pub use events::{
+    Answering, BusStats, EventBus, EventQueue, RING_BYTES, RING_SIZE, SharedEvent, Subscription,
+};
 pub use frames::Shot;
 pub use rules::{CONSOLE_TITLE, Landing, Policy, Verdict};
 pub use spec::Issue;

@@ -82,7 +82,7 @@ impl Reply {
         Reply {
             tx,
             answered: Arc::new(AtomicBool::new(false)),
-            answering: crate::event_queue::answering(),
+            answering: crate::events::answering(),
         }
     }
 

@@ -14,7 +14,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Condvar, Mutex, MutexGuard};
 use std::time::Duration;
 
-use crate::events::SharedEvent;
+use super::SharedEvent;
 
 thread_local! {
     /// Set while this thread works for a caller that writes the events out with its

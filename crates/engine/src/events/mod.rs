@@ -16,8 +16,11 @@ use cc_protocol::Event;
 use serde::{Serialize, Serializer};
 use serde_json::Value;
 
+mod queue;
+
 use crate::clock::{Clock, rfc3339};
-use crate::event_queue::EventQueue;
+pub(crate) use queue::answering;
+pub use queue::{Answering, EventQueue};
 
 /// How many events a new subscriber gets replayed, at most.
 pub const RING_SIZE: usize = 200;
