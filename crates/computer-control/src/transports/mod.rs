@@ -14,3 +14,7 @@ pub mod stdio;
 pub const DEFAULT_HOST: &str = "127.0.0.1";
 /// The HTTP transports' port unless told otherwise (`--port`).
 pub const DEFAULT_PORT: u16 = 8765;
+
+/// The largest message any transport accepts (PROTOCOL §1): a stdio line, an `/rpc`
+/// body, an MCP request body. Larger is refused whole, never cut.
+pub const MAX_MESSAGE: usize = 10 * 1024 * 1024;

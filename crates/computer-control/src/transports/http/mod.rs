@@ -189,7 +189,7 @@ fn router(state: AppState, routes: &Routes) -> Router {
         .merge(bearer_only)
         .merge(public)
         // The /rpc extractor turns an oversized body into a 413 JSON-RPC error.
-        .layer(DefaultBodyLimit::max(rpc::MAX_BODY))
+        .layer(DefaultBodyLimit::max(crate::transports::MAX_MESSAGE))
         .layer(from_fn_with_state(state.clone(), auth::guard))
         .with_state(state)
 }

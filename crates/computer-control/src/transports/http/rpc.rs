@@ -14,9 +14,6 @@ use super::roles::{self, Role};
 use super::{AppState, json_response};
 use crate::transports::jsonrpc::{self, INTERNAL_ERROR, INVALID_REQUEST, PARSE_ERROR};
 
-/// The body limit (PROTOCOL §1), the same as the stdio line limit.
-pub const MAX_BODY: usize = crate::transports::stdio::MAX_LINE;
-
 /// JSON-RPC server-defined error (the -32000..-32099 range): the token's role may not
 /// call this method. Sent with HTTP 403; nothing of the request ran.
 pub const FORBIDDEN: i64 = -32003;

@@ -12,16 +12,13 @@ use rmcp::transport::{StreamableHttpServerConfig, StreamableHttpService};
 
 use super::McpServer;
 
-/// Request bodies above this size are refused with 413 (the `/rpc` limit).
-const MAX_BODY: usize = 10 * 1024 * 1024;
-
 /// The Streamable HTTP service: one [`McpServer`] clone per MCP session, all sharing
 /// the process's engine and kernels. Open streams end with the process (the HTTP
 /// transport stops waiting for them after its shutdown grace period).
 pub fn service(server: McpServer) -> StreamableHttpService<McpServer, LocalSessionManager> {
     let config = StreamableHttpServerConfig::default()
         .disable_allowed_hosts()
-        .with_max_request_body_bytes(MAX_BODY);
+        .with_max_request_body_bytes(crate::transports::MAX_MESSAGE);
     StreamableHttpService::new(
         move || Ok(server.for_http()),
         Arc::new(LocalSessionManager::default()),

@@ -18,9 +18,6 @@ use super::pool::Pool;
 use lines::{Line, read_line};
 use output::Output;
 
-/// The largest accepted line (PROTOCOL §1: 10 MiB, as the HTTP body limit).
-pub const MAX_LINE: usize = 10 * 1024 * 1024;
-
 /// Serves until stdin closes; then ends the session (releasing anything held) and
 /// waits for answers still owed.
 pub fn serve(engine: Engine) -> anyhow::Result<()> {
@@ -147,7 +144,7 @@ fn take_turns<R: Read>(conn: &Conn<'_>, input: &Mutex<Input<R>>) {
 fn next_ordered<R: Read>(conn: &Conn<'_>, inp: &mut Input<R>) -> Option<Value> {
     let (engine, writer) = (conn.engine, &conn.writer);
     loop {
-        let line = match read_line(&mut inp.reader, MAX_LINE) {
+        let line = match read_line(&mut inp.reader, super::MAX_MESSAGE) {
             Ok(l) => l,
             Err(e) => {
                 tracing::error!("stdin read failed: {e}");
