@@ -132,11 +132,15 @@ mod tests {
             .collect()
     }
 
-    fn engine() -> Engine {
-        Engine::new(
+    /// An engine on the virtual desktop and an output over a sink the test reads.
+    fn output() -> (Engine, Sink, Output) {
+        let e = Engine::new(
             Box::new(VirtualDesktop::new(VirtualConfig::default())),
             ConfigStack::new(),
-        )
+        );
+        let sink = Sink::default();
+        let out = Output::new(&e, Box::new(sink.clone()));
+        (e, sink, out)
     }
 
     #[test]
@@ -168,9 +172,7 @@ mod tests {
 
     #[test]
     fn the_events_before_an_answer_go_out_before_it_in_one_write() {
-        let e = engine();
-        let sink = Sink::default();
-        let out = Output::new(&e, Box::new(sink.clone()));
+        let (e, sink, out) = output();
         let answer = {
             let _a = Answering::begin();
             e.bus().emit("x", json!({"n": 1}));
@@ -188,9 +190,7 @@ mod tests {
 
     #[test]
     fn many_events_go_out_in_bounded_writes_and_the_answer_last() {
-        let e = engine();
-        let sink = Sink::default();
-        let out = Output::new(&e, Box::new(sink.clone()));
+        let (e, sink, out) = output();
         for n in 0..(EVENTS_PER_WRITE * 2 + 1) {
             e.bus().emit("x", json!({"n": n}));
         }
@@ -207,9 +207,7 @@ mod tests {
 
     #[test]
     fn an_event_from_another_thread_is_written_by_the_event_thread_at_once() {
-        let e = engine();
-        let sink = Sink::default();
-        let out = Output::new(&e, Box::new(sink.clone()));
+        let (e, sink, out) = output();
         let writer = {
             let out = out.clone();
             std::thread::spawn(move || while !out.wait_and_write_events() {})
@@ -224,9 +222,7 @@ mod tests {
 
     #[test]
     fn nothing_to_write_writes_nothing() {
-        let e = engine();
-        let sink = Sink::default();
-        let out = Output::new(&e, Box::new(sink.clone()));
+        let (_engine, sink, out) = output();
         out.send(None);
         assert!(!out.wait_and_write_events());
         assert_eq!(sink.0.lock().unwrap().1, 0);
