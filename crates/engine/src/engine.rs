@@ -20,6 +20,7 @@ use crate::events::{BusStats, EventBus, Subscription};
 use crate::frames::{Shot, ShotSlot};
 use crate::gate;
 use crate::latch::PanicSource;
+use crate::lookout::Lookout;
 use crate::session::{Queued, Reply, Session, Shared};
 use crate::spec::invalid_args;
 use crate::spec::{Field, Ty, ValidateMode, validate};
@@ -653,7 +654,16 @@ impl Engine {
         }
         let wait =
             Duration::from_millis(config.config().runtime.max_wait_ms) + Duration::from_secs(60);
-        match rx.recv_timeout(wait) {
+        thread_local! {
+            // Per caller thread: a short job last time, likely a short one now.
+            static LOOKOUT: Lookout = Lookout::default();
+        }
+        let answer = if crate::lookout::looking() {
+            LOOKOUT.with(|l| l.recv_timeout(&rx, wait))
+        } else {
+            rx.recv_timeout(wait)
+        };
+        match answer {
             Ok(env) => env,
             // The worker dropped the reply unanswered: the job panicked (a bug).
             Err(RecvTimeoutError::Disconnected) => self.core.err(

@@ -9,7 +9,8 @@
 //! The boundary (what other crates use): [`Engine`] and its events; [`config`] (the
 //! layered configuration); [`tools`] (the tool table, read-only); [`assess`] (how an
 //! action is judged, for the governed preview); [`clock`] (injectable time);
-//! [`encode`] (the image codecs, for benchmarks and drivers' tests); the vendors'
+//! [`encode`] (the image codecs, for benchmarks and drivers' tests); [`Lookout`] and [`Looking`]
+//! (waiting without a wake-up, for a transport that looks for its next request); the vendors'
 //! vocabularies ([`vocabularies`]), served over `tools.call` and MCP. Everything else is
 //! private to the engine.
 #![warn(missing_docs)]
@@ -30,6 +31,7 @@ mod frames;
 mod gate;
 mod hotkey;
 mod latch;
+mod lookout;
 mod panic_file;
 mod rules;
 mod selector;
@@ -55,6 +57,7 @@ pub use events::{
     Answering, BusStats, EventBus, EventQueue, RING_BYTES, RING_SIZE, SharedEvent, Subscription,
 };
 pub use frames::Shot;
+pub use lookout::{Looking, Lookout};
 pub use rules::{CONSOLE_TITLE, Landing, Policy, Verdict};
 pub use spec::Issue;
 pub use tools::def::REDACTED;

@@ -74,6 +74,9 @@ pub struct Reply {
     /// The caller writes the action's events out with its answer
     /// ([`crate::Answering`]): the worker emits them in the same scope.
     pub answering: bool,
+    /// The caller's waits look before they sleep ([`crate::Looking`]): so does the
+    /// worker's wait for the job after this one.
+    pub looking: bool,
 }
 
 impl Reply {
@@ -83,6 +86,7 @@ impl Reply {
             tx,
             answered: Arc::new(AtomicBool::new(false)),
             answering: crate::events::answering(),
+            looking: crate::lookout::looking(),
         }
     }
 

@@ -27,6 +27,7 @@ use crate::core::Core;
 use crate::frames::Frames;
 use crate::gate;
 use crate::hotkey::HotkeyAware;
+use crate::lookout::Lookout;
 use crate::session::Reply;
 use crate::snapshot::Snapshots;
 use crate::tools::ToolCall;
@@ -64,6 +65,13 @@ pub enum Job {
         width: CanvasWidth,
         reply: Sender<Vec<Facts>>,
     },
+}
+
+impl Job {
+    /// Whether its caller asked for its waits to look first ([`crate::Looking`]).
+    fn looking(&self) -> bool {
+        matches!(self, Job::Action { reply: Some(r), .. } if r.looking)
+    }
 }
 
 /// The worker's own state; only its thread touches it.
@@ -114,9 +122,14 @@ impl Worker {
 
     /// Runs until every sender is gone.
     pub fn run(mut self, rx: Receiver<Job>) {
+        // A caller sending back to back finds the worker awake.
+        let lookout = Lookout::default();
         loop {
-            match rx.recv_timeout(TICK) {
+            match lookout.recv_timeout(&rx, TICK) {
                 Ok(job) => {
+                    if !job.looking() {
+                        lookout.rest();
+                    }
                     // A panic inside one job (a driver bug) must not end the worker: the
                     // job's reply is dropped unanswered, so its caller reports an
                     // internal error, and nothing stays held.

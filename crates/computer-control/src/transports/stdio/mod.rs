@@ -2,6 +2,7 @@
 //! and event notifications one per line on stdout, logs only on stderr.
 
 mod lines;
+mod looking;
 mod output;
 
 use std::io::{BufReader, Read, Write};
@@ -10,7 +11,7 @@ use std::sync::{Arc, Mutex};
 
 use serde_json::Value;
 
-use cc_engine::{Answering, Engine};
+use cc_engine::{Answering, Engine, Looking};
 
 use super::fifo::{self, Fifo};
 use super::jsonrpc::{self, INVALID_REQUEST, PARSE_ERROR};
@@ -21,7 +22,8 @@ use output::Output;
 /// Serves until stdin closes; then ends the session (releasing anything held) and
 /// waits for answers still owed.
 pub fn serve(engine: Engine) -> anyhow::Result<()> {
-    serve_io(engine, std::io::stdin(), Box::new(std::io::stdout()))
+    let stdin = looking::LookingStdin::new()?;
+    serve_io(engine, stdin, Box::new(std::io::stdout()))
 }
 
 /// What the thread holding the input reads and decides, one thread at a time.
@@ -128,6 +130,8 @@ fn take_turns<R: Read>(conn: &Conn<'_>, input: &Mutex<Input<R>>) {
         };
         loop {
             let _answering = Answering::begin();
+            // The client may call back to back: the engine's waits look first.
+            let _looking = Looking::begin();
             let r = jsonrpc::handle_value(conn.engine, &msg);
             conn.writer.send(r.as_ref());
             match conn.lane.next_after() {
