@@ -29,7 +29,7 @@ fn layout_capture_windows_and_typing() {
     let layout = d.layout().unwrap();
     assert_eq!(layout.displays.len(), 1);
     assert_eq!(layout.displays[0].rect, full());
-    let img = d.capture(full()).unwrap();
+    let img = d.capture(full()).expect("a capture of the whole screen");
     assert_eq!((img.width, img.height), (1920, 1080));
     assert!(
         img.pixels.iter().any(|p| *p != 0),
@@ -92,7 +92,8 @@ fn without_the_extension_there_are_no_windows_but_input_and_capture_work() {
         }
         other => panic!("{other:?}"),
     }
-    assert!(d.capture(full()).is_ok());
+    let shot = d.capture(full());
+    assert!(shot.is_ok(), "{:?}", shot.err());
     let report = cc_desktop_gnome::GnomeDesktop::probe(&cc_desktop_gnome::GnomeOptions {
         session_bus: Some(desk.bus.clone()),
         pipewire: Some(desk.path("pipewire-0")),

@@ -182,6 +182,8 @@ impl GnomeDesk {
         .arg(format!("XDG_CONFIG_HOME={}/config", dir.display()))
         .arg(format!("XDG_DATA_HOME={}/data", dir.display()))
         .arg(format!("XDG_CACHE_HOME={}/cache", dir.display()))
+        // WirePlumber keeps what it restores there: one desk's must not reach the next.
+        .arg(format!("XDG_STATE_HOME={}/state", dir.display()))
         .arg(format!("CC_WAYLAND={WAYLAND_DISPLAY}"))
         .arg(format!("CC_REPEAT_DELAY={REPEAT_DELAY_MS}"))
         .arg(format!(
@@ -314,6 +316,7 @@ impl GnomeDesk {
             ("XDG_CONFIG_HOME".into(), format!("{d}/config")),
             ("XDG_DATA_HOME".into(), format!("{d}/data")),
             ("XDG_CACHE_HOME".into(), format!("{d}/cache")),
+            ("XDG_STATE_HOME".into(), format!("{d}/state")),
             ("WAYLAND_DISPLAY".into(), WAYLAND_DISPLAY.into()),
             ("DBUS_SESSION_BUS_ADDRESS".into(), self.bus.clone()),
             ("XDG_SESSION_TYPE".into(), "wayland".into()),
