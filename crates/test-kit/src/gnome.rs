@@ -112,6 +112,13 @@ echo $! >> "$R/pids"
 export DBUS_SYSTEM_BUS_ADDRESS="unix:path=$R/sysbus"
 pipewire > "$R/pipewire.log" 2>&1 &
 echo $! >> "$R/pids"
+# WirePlumber started before PipeWire listens exits at once ("Failed to connect to
+# PipeWire"), and then no screen cast's stream is ever linked: no frame would come.
+i=0
+until [ -S "$R/pipewire-0" ] || [ "$i" -ge 200 ]; do
+  i=$((i + 1))
+  sleep 0.05
+done
 wireplumber > "$R/wireplumber.log" 2>&1 &
 echo $! >> "$R/pids"
 if [ -n "$CC_EXTENSION" ]; then
