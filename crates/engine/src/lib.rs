@@ -27,6 +27,7 @@ mod core;
 pub mod encode;
 mod engine;
 mod events;
+mod flag_scope;
 mod frames;
 mod gate;
 mod hotkey;

@@ -20,6 +20,8 @@ use std::cell::Cell;
 use std::sync::mpsc::{Receiver, RecvTimeoutError, TryRecvError};
 use std::time::{Duration, Instant};
 
+use crate::flag_scope::FlagScope;
+
 thread_local! {
     /// Set while this thread works for a caller whose waits look first.
     static LOOKING: Cell<bool> = const { Cell::new(false) };
@@ -35,19 +37,16 @@ pub(crate) fn looking() -> bool {
 /// waits for this caller's actions (its answer, and the worker's wait for the next
 /// job) look before they sleep.
 #[must_use = "the scope ends when this is dropped"]
-pub struct Looking(bool);
+pub struct Looking {
+    _scope: FlagScope,
+}
 
 impl Looking {
     /// Marks the current thread (scopes nest).
     pub fn begin() -> Looking {
-        Looking(LOOKING.with(|l| l.replace(true)))
-    }
-}
-
-impl Drop for Looking {
-    fn drop(&mut self) {
-        let before = self.0;
-        LOOKING.with(|l| l.set(before));
+        Looking {
+            _scope: FlagScope::enter(&LOOKING),
+        }
     }
 }
 

@@ -15,6 +15,7 @@ use std::sync::{Condvar, Mutex, MutexGuard};
 use std::time::Duration;
 
 use super::SharedEvent;
+use crate::flag_scope::FlagScope;
 
 thread_local! {
     /// Set while this thread works for a caller that writes the events out with its
@@ -30,19 +31,16 @@ pub(crate) fn answering() -> bool {
 /// Marks the current thread, until dropped, as working for a caller that writes the
 /// queued events out before its answer: what it emits wakes no queue's reader. The
 /// worker enters it for a job whose caller was inside one.
-pub struct Answering(bool);
+pub struct Answering {
+    _scope: FlagScope,
+}
 
 impl Answering {
     /// Marks the current thread (scopes nest).
     pub fn begin() -> Answering {
-        Answering(ANSWERING.with(|a| a.replace(true)))
-    }
-}
-
-impl Drop for Answering {
-    fn drop(&mut self) {
-        let before = self.0;
-        ANSWERING.with(|a| a.set(before));
+        Answering {
+            _scope: FlagScope::enter(&ANSWERING),
+        }
     }
 }
 
