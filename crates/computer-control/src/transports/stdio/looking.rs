@@ -1,5 +1,6 @@
 //! Stdin read without a sleeping CPU's wake-up when the next request is about to
-//! arrive: a client calling back to back finds the server awake ([`Lookout`]).
+//! arrive: a client calling back to back finds the server awake ([`Lookout`]). Linux
+//! only (`poll` through `nix`); elsewhere the server reads stdin as it is.
 
 use std::io::Read;
 
@@ -8,32 +9,20 @@ use cc_engine::Lookout;
 /// The server's stdin, looked at before each blocking read while the last requests
 /// came within the lookout's window.
 pub struct LookingStdin {
-    #[cfg(target_os = "linux")]
     file: std::fs::File,
-    #[cfg(not(target_os = "linux"))]
-    stdin: std::io::Stdin,
-    #[cfg_attr(not(target_os = "linux"), allow(dead_code))]
     lookout: Lookout,
 }
 
 impl LookingStdin {
-    /// Stdin, unbuffered (a copy of its descriptor, so no library buffer can hold a
-    /// line that `poll` does not see); stdin itself where that is not possible.
+    /// Stdin, unbuffered: a copy of its descriptor, so no library buffer can hold a
+    /// line that `poll` does not see.
     pub fn new() -> std::io::Result<LookingStdin> {
-        Ok(LookingStdin {
-            #[cfg(target_os = "linux")]
-            file: {
-                use std::os::fd::AsFd;
-                std::fs::File::from(std::io::stdin().as_fd().try_clone_to_owned()?)
-            },
-            #[cfg(not(target_os = "linux"))]
-            stdin: std::io::stdin(),
-            lookout: Lookout::default(),
-        })
+        use std::os::fd::AsFd;
+        let fd = std::io::stdin().as_fd().try_clone_to_owned()?;
+        Ok(LookingStdin::over(fd))
     }
 
     /// Any descriptor read the same way (the tests' sockets).
-    #[cfg(all(test, target_os = "linux"))]
     fn over(fd: std::os::fd::OwnedFd) -> LookingStdin {
         LookingStdin {
             file: std::fs::File::from(fd),
@@ -43,7 +32,6 @@ impl LookingStdin {
 }
 
 impl Read for LookingStdin {
-    #[cfg(target_os = "linux")]
     fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
         let file = &self.file;
         match self
@@ -58,15 +46,9 @@ impl Read for LookingStdin {
             }
         }
     }
-
-    #[cfg(not(target_os = "linux"))]
-    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
-        self.stdin.read(buf)
-    }
 }
 
 /// Whether a read would not block now (data, end of input, or an error to report).
-#[cfg(target_os = "linux")]
 fn readable(fd: &impl std::os::fd::AsFd) -> bool {
     use nix::poll::{PollFd, PollFlags, PollTimeout, poll};
     let mut fds = [PollFd::new(fd.as_fd(), PollFlags::POLLIN)];
@@ -74,7 +56,7 @@ fn readable(fd: &impl std::os::fd::AsFd) -> bool {
     poll(&mut fds, PollTimeout::ZERO).map_or(true, |n| n > 0)
 }
 
-#[cfg(all(test, target_os = "linux"))]
+#[cfg(test)]
 mod tests {
     use super::*;
     use std::io::Write;

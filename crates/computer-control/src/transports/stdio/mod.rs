@@ -2,6 +2,7 @@
 //! and event notifications one per line on stdout, logs only on stderr.
 
 mod lines;
+#[cfg(target_os = "linux")]
 mod looking;
 mod output;
 
@@ -22,7 +23,10 @@ use output::Output;
 /// Serves until stdin closes; then ends the session (releasing anything held) and
 /// waits for answers still owed.
 pub fn serve(engine: Engine) -> anyhow::Result<()> {
+    #[cfg(target_os = "linux")]
     let stdin = looking::LookingStdin::new()?;
+    #[cfg(not(target_os = "linux"))]
+    let stdin = std::io::stdin();
     serve_io(engine, stdin, Box::new(std::io::stdout()))
 }
 
