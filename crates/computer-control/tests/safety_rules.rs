@@ -236,6 +236,20 @@ fn window_matcher_uses_the_window_under_the_pointer_or_focused() {
     );
 }
 
+/// Windows are read only for the tools a window rule names; a rule naming every tool
+/// judges even a pause by the window it lands in (the focused one, "Sign in" at start).
+#[test]
+fn a_window_rule_for_every_tool_judges_a_pause_too() {
+    let mut s = session(rules(json!([
+        {"match": {"tool": "*", "window": {"title": "Sign*"}}, "effect": "deny"},
+    ])));
+    refused(&mut s, "wait.pause", json!({"ms": 0}), "policy_denied");
+    let mut s = session(rules(json!([
+        {"match": {"tool": "pointer.*", "window": {"title": "Sign*"}}, "effect": "deny"},
+    ])));
+    s.ok("wait.pause", json!({"ms": 0}));
+}
+
 #[test]
 fn window_focus_and_accessibility_tools_land_in_their_target_window() {
     let mut s = session(rules(json!([

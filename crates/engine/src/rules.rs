@@ -242,6 +242,18 @@ impl Policy {
             .any(|r| r.window.is_some())
     }
 
+    /// True when some rule that applies to `tool` needs the window it lands in. A
+    /// window query costs the desktop round trips (three on X11), so an action no such
+    /// rule can match (a pause, a capture under the built-in console rules) is judged
+    /// without one: its verdict cannot depend on the windows.
+    pub fn needs_window_for(&self, tool: &str) -> bool {
+        let index = index(tool).filter(|&i| i < 64);
+        self.rules
+            .iter()
+            .chain(&self.builtin)
+            .any(|r| r.window.is_some() && r.applies_to(index, tool))
+    }
+
     /// True when some rule needs the points an action lands on (`in_region`).
     pub fn needs_points(&self) -> bool {
         self.rules.iter().any(|r| {
@@ -280,14 +292,19 @@ impl Policy {
 }
 
 impl Compiled {
+    /// True when the rule's tool pattern names `tool` (`index`: its place in the
+    /// registry, when it is a known tool).
+    fn applies_to(&self, index: Option<usize>, tool: &str) -> bool {
+        match index {
+            Some(t) => self.known & (1 << t) != 0,
+            None => self.tool.is_match(tool),
+        }
+    }
+
     /// True when this rule applies to the action (`index`: the tool's place in the
     /// registry, when it is a known tool).
     fn hits(&self, index: Option<usize>, tool: &str, args: &Value, landing: &Landing) -> bool {
-        let tool_hit = match index {
-            Some(t) => self.known & (1 << t) != 0,
-            None => self.tool.is_match(tool),
-        };
-        if !tool_hit {
+        if !self.applies_to(index, tool) {
             return false;
         }
         if let Some(a) = &self.argument
@@ -678,5 +695,50 @@ mod tests {
                 .console
         );
         assert!(!lifted.needs_window());
+    }
+
+    /// The windows are read for an action only when a rule that could match it asks
+    /// about them; a rule that names every tool makes every action read them.
+    #[test]
+    fn a_window_is_needed_only_by_the_tools_a_window_rule_names() {
+        let safety = crate::config::ConfigStack::new().config().safety.clone();
+        let p = Policy::for_safety(&safety).unwrap();
+        for acts in [
+            "pointer.click",
+            "keyboard.type",
+            "a11y.activate",
+            "window.focus",
+        ] {
+            assert!(
+                p.needs_window_for(acts),
+                "{acts}: the console rules name it"
+            );
+        }
+        for looks in [
+            "wait.pause",
+            "screen.capture",
+            "a11y.snapshot",
+            "window.list",
+        ] {
+            assert!(
+                !p.needs_window_for(looks),
+                "{looks}: no window rule names it"
+            );
+        }
+        let mut every = safety.clone();
+        every.rules = serde_json::from_value(
+            json!([{"match": {"tool": "*", "window": {"title": "*Vault*"}}, "effect": "deny"}]),
+        )
+        .unwrap();
+        let p = Policy::for_safety(&every).unwrap();
+        assert!(p.needs_window_for("wait.pause"));
+        assert!(
+            p.needs_window_for("some.unknown_tool"),
+            "matched by its glob"
+        );
+        let mut none = safety;
+        none.protect_console = false;
+        let p = Policy::for_safety(&none).unwrap();
+        assert!(!p.needs_window_for("pointer.click"));
     }
 }

@@ -97,8 +97,9 @@ impl Worker {
         call: &ToolCall,
         config: Arc<ConfigStack>,
     ) -> Result<Assessment, ToolError> {
-        let needs_window = config.policy().needs_window();
+        let rules = config.clone();
         assess(call, config, Declared::default(), |c| {
+            let needs_window = rules.policy().needs_window_for(c.def().name);
             self.facts(c, needs_window)
         })
     }

@@ -2,7 +2,7 @@
 //! (or pastes) into a password field, the canvas points it touches, the elements and
 //! the windows it lands in, and where it lands as a person is shown it.
 
-use cc_desktop::WindowInfo;
+use cc_desktop::{DriverError, WindowInfo};
 use cc_protocol::{LANDING_TEXT_CHARS, Landing, LandingElement, LandingPoint, LandingWindow};
 
 use super::Worker;
@@ -70,7 +70,7 @@ impl Worker {
             ..Landing::default()
         };
         let mut windows = Vec::new();
-        if needs_window && let Ok(list) = self.driver.windows() {
+        if needs_window && let Ok(list) = self.windows_for(&place.window) {
             let landed = self.landed(&list, &place.window, &points);
             windows = landed
                 .iter()
@@ -114,7 +114,8 @@ impl Worker {
             if item.place.windows_read {
                 continue;
             }
-            if list.is_none() {
+            // Points need no list (`windows_for`); the others share one.
+            if list.is_none() && item.place.window != WindowOf::Points {
                 list = Some(self.driver.windows().unwrap_or_default());
             }
             let all = list.as_deref().unwrap_or_default();
@@ -264,6 +265,16 @@ impl Worker {
     /// stacking, so a minimized window still listed at its old place shadows nothing),
     /// else, from the window list, the one it names, its element's or the focused one.
     /// One home for the rules' window matcher and the landing a person sees.
+    /// The window list `landed` looks windows up in: none for points, where the
+    /// driver names the window under each point itself (`window_at`), so the list
+    /// would cost the desktop round trips for nothing.
+    fn windows_for(&mut self, of: &WindowOf) -> Result<Vec<WindowInfo>, DriverError> {
+        match of {
+            WindowOf::Points => Ok(Vec::new()),
+            _ => self.driver.windows(),
+        }
+    }
+
     fn landed(
         &mut self,
         list: &[WindowInfo],
