@@ -40,76 +40,114 @@ fn prop32(conn: &Conn, win: Window, atom: u32) -> Result<Vec<u32>, DriverError> 
         .unwrap_or_default())
 }
 
-/// Client windows, topmost first: `_NET_CLIENT_LIST_STACKING` reversed, else
-/// `_NET_CLIENT_LIST`, else the viewable children of the root that carry a name or
-/// class (no window manager).
-fn client_list(conn: &Conn) -> Result<Vec<Window>, DriverError> {
-    let stacking = prop32(conn, conn.root, conn.atoms._NET_CLIENT_LIST_STACKING)?;
-    if !stacking.is_empty() {
-        return Ok(stacking.into_iter().rev().collect());
+/// What the root window says of its clients: the window manager's lists and its
+/// active window, asked for together (one round trip where there were three).
+struct Root {
+    stacking: Vec<u32>,
+    list: Vec<u32>,
+    active: Vec<u32>,
+}
+
+impl Root {
+    fn read(conn: &Conn) -> Result<Root, DriverError> {
+        let c = &conn.conn;
+        let get = |atom: u32| c.get_property(false, conn.root, atom, AtomEnum::ANY, 0, 1 << 20);
+        let stacking = get(conn.atoms._NET_CLIENT_LIST_STACKING);
+        let list = get(conn.atoms._NET_CLIENT_LIST);
+        let active = get(conn.atoms._NET_ACTIVE_WINDOW);
+        let words = |r: Option<GetPropertyReply>| {
+            r.and_then(|r| r.value32().map(|v| v.collect()))
+                .unwrap_or_default()
+        };
+        Ok(Root {
+            stacking: words(prop_reply(stacking)?),
+            list: words(prop_reply(list)?),
+            active: words(prop_reply(active)?),
+        })
     }
-    let list = prop32(conn, conn.root, conn.atoms._NET_CLIENT_LIST)?;
-    if !list.is_empty() {
-        return Ok(list);
+
+    /// Client windows, topmost first: `_NET_CLIENT_LIST_STACKING` reversed, else
+    /// `_NET_CLIENT_LIST`, else the viewable children of the root that carry a name or
+    /// class (no window manager).
+    fn clients(&self, conn: &Conn) -> Result<Vec<Window>, DriverError> {
+        if !self.stacking.is_empty() {
+            return Ok(self.stacking.iter().rev().copied().collect());
+        }
+        if !self.list.is_empty() {
+            return Ok(self.list.clone());
+        }
+        unmanaged_clients(conn)
     }
-    let tree = conn
-        .conn
+
+    /// The window with input focus per the window manager, else the X input focus
+    /// (walked up to a listed client).
+    fn focused(&self, conn: &Conn, clients: &[Window]) -> Result<Option<Window>, DriverError> {
+        if let Some(&w) = self.active.first()
+            && w != 0
+        {
+            return Ok(Some(w));
+        }
+        let mut w = conn
+            .conn
+            .get_input_focus()
+            .map_err(cerr("GetInputFocus"))?
+            .reply()
+            .map_err(xerr("GetInputFocus"))?
+            .focus;
+        for _ in 0..32 {
+            if w == 0 || w == conn.root || w == u32::from(InputFocus::POINTER_ROOT) {
+                return Ok(None);
+            }
+            if clients.contains(&w) {
+                return Ok(Some(w));
+            }
+            match conn.conn.query_tree(w).map_err(cerr("QueryTree"))?.reply() {
+                Ok(t) => w = t.parent,
+                Err(_) => return Ok(None),
+            }
+        }
+        Ok(None)
+    }
+}
+
+/// The viewable children of the root that carry a name or class, topmost first: the
+/// clients when no window manager lists them. Every child's attributes are asked for
+/// at once, then every viewable one's names: three round trips, not two per child.
+fn unmanaged_clients(conn: &Conn) -> Result<Vec<Window>, DriverError> {
+    let c = &conn.conn;
+    let tree = c
         .query_tree(conn.root)
         .map_err(cerr("QueryTree"))?
         .reply()
         .map_err(xerr("QueryTree"))?;
-    let mut out = Vec::new();
+    let mut attrs = Vec::with_capacity(tree.children.len());
     for &w in tree.children.iter().rev() {
-        let Ok(attrs) = conn
-            .conn
-            .get_window_attributes(w)
-            .map_err(cerr("attrs"))?
-            .reply()
-        else {
+        attrs.push((w, c.get_window_attributes(w).map_err(cerr("attrs"))?));
+    }
+    let mut viewable = Vec::new();
+    for (w, cookie) in attrs {
+        // A child gone meanwhile answers an error: it is no client.
+        let Ok(a) = cookie.reply() else {
             continue;
         };
-        if attrs.override_redirect || attrs.map_state != x11rb::protocol::xproto::MapState::VIEWABLE
-        {
-            continue;
+        if !a.override_redirect && a.map_state == x11rb::protocol::xproto::MapState::VIEWABLE {
+            viewable.push(w);
         }
-        let named = prop(conn, w, AtomEnum::WM_CLASS.into())?.is_some()
-            || prop(conn, w, AtomEnum::WM_NAME.into())?.is_some();
-        if named {
+    }
+    // Whether a name is set, not the name: no value is fetched.
+    let set = |w: Window, atom: AtomEnum| c.get_property(false, w, atom, AtomEnum::ANY, 0, 0);
+    let names: Vec<_> = viewable
+        .into_iter()
+        .map(|w| (w, set(w, AtomEnum::WM_CLASS), set(w, AtomEnum::WM_NAME)))
+        .collect();
+    let mut out = Vec::new();
+    for (w, class, name) in names {
+        let (class, name) = (prop_reply(class)?, prop_reply(name)?);
+        if class.is_some() || name.is_some() {
             out.push(w);
         }
     }
     Ok(out)
-}
-
-/// The window with input focus per the window manager, else the X input focus
-/// (walked up to a listed client).
-fn active(conn: &Conn, clients: &[Window]) -> Result<Option<Window>, DriverError> {
-    let net = prop32(conn, conn.root, conn.atoms._NET_ACTIVE_WINDOW)?;
-    if let Some(&w) = net.first()
-        && w != 0
-    {
-        return Ok(Some(w));
-    }
-    let mut w = conn
-        .conn
-        .get_input_focus()
-        .map_err(cerr("GetInputFocus"))?
-        .reply()
-        .map_err(xerr("GetInputFocus"))?
-        .focus;
-    for _ in 0..32 {
-        if w == 0 || w == conn.root || w == u32::from(InputFocus::POINTER_ROOT) {
-            return Ok(None);
-        }
-        if clients.contains(&w) {
-            return Ok(Some(w));
-        }
-        match conn.conn.query_tree(w).map_err(cerr("QueryTree"))?.reply() {
-            Ok(t) => w = t.parent,
-            Err(_) => return Ok(None),
-        }
-    }
-    Ok(None)
 }
 
 /// A property reply as `prop` reads it: `None` when unset or the window is gone.
@@ -169,10 +207,12 @@ pub(super) fn class_of(r: Option<GetPropertyReply>) -> String {
 }
 
 /// Every top-level window, topmost first. All windows' requests are sent before any
-/// reply is read: three round trips in all instead of about seven per window.
+/// reply is read: two round trips in all under a window manager instead of about
+/// seven per window.
 pub(super) fn list(conn: &Conn) -> Result<Vec<Toplevel>, DriverError> {
-    let clients = client_list(conn)?;
-    let focused = active(conn, &clients)?;
+    let root = Root::read(conn)?;
+    let clients = root.clients(conn)?;
+    let focused = root.focused(conn, &clients)?;
     let c = &conn.conn;
     let get = |w: Window, atom: u32| c.get_property(false, w, atom, AtomEnum::ANY, 0, 1 << 20);
     let mut pending = Vec::with_capacity(clients.len());
@@ -259,7 +299,7 @@ pub(super) fn has_window_manager(conn: &Conn) -> bool {
 /// Activates and raises a listed window, then waits briefly until the window manager
 /// reports it active (so the next keystroke goes there).
 pub(super) fn focus(conn: &Conn, id: u64) -> Result<(), DriverError> {
-    let known = client_list(conn)?;
+    let known = Root::read(conn)?.clients(conn)?;
     let win = u32::try_from(id)
         .ok()
         .filter(|w| known.contains(w))
