@@ -19,9 +19,10 @@ use crate::core::Core;
 use crate::events::{BusStats, EventBus, Subscription};
 use crate::frames::{Shot, ShotSlot};
 use crate::gate;
+use crate::handed::Handed;
 use crate::latch::PanicSource;
 use crate::lookout::Lookout;
-use crate::session::{Queued, Reply, Session, Shared};
+use crate::session::{AnswerTo, Queued, Reply, Session, Shared};
 use crate::spec::invalid_args;
 use crate::spec::{Field, Ty, ValidateMode, validate};
 use crate::tools::{Needs, ToolCall, batch, find, tools};
@@ -288,7 +289,7 @@ impl Engine {
         // Actions still waiting for the worker are refused at once (§10).
         for q in queued {
             if q.reply.claim() {
-                let _ = q.reply.tx.send(self.refuse_stopping(q.tool));
+                q.reply.send(self.refuse_stopping(q.tool));
             }
         }
         let (tx, rx) = channel();
@@ -601,9 +602,40 @@ impl Engine {
     pub(crate) fn submit(
         &self,
         tool_call: ToolCall,
-        (approved, must_confirm): (Option<Approval>, Option<String>),
+        approved: (Option<Approval>, Option<String>),
         call: CallControl,
     ) -> Envelope {
+        let (tx, rx) = channel();
+        let handed = match self.enqueue(tool_call, approved, call, AnswerTo::Thread(tx)) {
+            Ok(handed) => handed,
+            Err(refused) => return *refused,
+        };
+        thread_local! {
+            // Per caller thread: a short job last time, likely a short one now.
+            static LOOKOUT: Lookout = Lookout::default();
+        }
+        let answer = if crate::lookout::looking() {
+            LOOKOUT.with(|l| l.recv_timeout(&rx, handed.wait))
+        } else {
+            rx.recv_timeout(handed.wait)
+        };
+        match answer {
+            Ok(env) => env,
+            Err(RecvTimeoutError::Disconnected) => handed.dropped(self),
+            Err(RecvTimeoutError::Timeout) => handed.timed_out(self),
+        }
+    }
+
+    /// Queues a prepared call for the worker, whose answer goes `to` its caller; the
+    /// envelope of a call refused before it is queued (no session, a stopping one, the
+    /// worker gone) comes back at once instead.
+    pub(crate) fn enqueue(
+        &self,
+        tool_call: ToolCall,
+        (approved, must_confirm): (Option<Approval>, Option<String>),
+        call: CallControl,
+        to: AnswerTo,
+    ) -> Result<Handed, Box<Envelope>> {
         let started = Instant::now();
         let tool = tool_call.name();
         let (config, epoch) = {
@@ -612,25 +644,24 @@ impl Engine {
                 Some(s) if !s.stopping => (s.config.clone(), g.epoch),
                 Some(_) => {
                     drop(g);
-                    return self.core.err(
+                    return Err(Box::new(self.core.err(
                         tool,
                         started,
                         ToolError::new(ErrorCode::SafetyStopped, "the session is stopping"),
-                    );
+                    )));
                 }
                 None => {
                     drop(g);
-                    return self.core.err(tool, started, not_started());
+                    return Err(Box::new(self.core.err(tool, started, not_started())));
                 }
             }
         };
-        let (tx, rx) = channel();
-        let reply = Reply::new(tx);
+        let reply = Reply::new(to);
         {
             let mut g = self.core.lock();
             if g.epoch != epoch {
                 drop(g);
-                return self.refuse_stopping(tool);
+                return Err(Box::new(self.refuse_stopping(tool)));
             }
             g.queued.push(Queued {
                 tool,
@@ -646,44 +677,19 @@ impl Engine {
             call,
         };
         if self.jobs.send(job).is_err() {
-            return self.core.err(
+            return Err(Box::new(self.core.err(
                 tool,
                 started,
                 ToolError::new(ErrorCode::BackendUnavailable, "the driver thread is gone"),
-            );
+            )));
         }
         let wait =
             Duration::from_millis(config.config().runtime.max_wait_ms) + Duration::from_secs(60);
-        thread_local! {
-            // Per caller thread: a short job last time, likely a short one now.
-            static LOOKOUT: Lookout = Lookout::default();
-        }
-        let answer = if crate::lookout::looking() {
-            LOOKOUT.with(|l| l.recv_timeout(&rx, wait))
-        } else {
-            rx.recv_timeout(wait)
-        };
-        match answer {
-            Ok(env) => env,
-            // The worker dropped the reply unanswered: the job panicked (a bug).
-            Err(RecvTimeoutError::Disconnected) => self.core.err(
-                tool,
-                started,
-                ToolError::with_data(
-                    ErrorCode::DriverFailed,
-                    format!("internal error while running {tool}; the action may have executed"),
-                    json!({"internal": true}),
-                ),
-            ),
-            Err(RecvTimeoutError::Timeout) => self.core.err(
-                tool,
-                started,
-                ToolError::new(
-                    ErrorCode::Timeout,
-                    "no answer in time; the action may still have executed",
-                ),
-            ),
-        }
+        Ok(Handed {
+            tool,
+            started,
+            wait,
+        })
     }
 
     /// Judges a prepared call as the gate would judge it now ([`crate::assess`]):

@@ -30,6 +30,7 @@ mod events;
 mod flag_scope;
 mod frames;
 mod gate;
+mod handed;
 mod hotkey;
 mod latch;
 mod lookout;
@@ -58,6 +59,7 @@ pub use events::{
     Answering, BusStats, EventBus, EventQueue, RING_BYTES, RING_SIZE, SharedEvent, Subscription,
 };
 pub use frames::Shot;
+pub use handed::Handed;
 pub use lookout::{Looking, Lookout};
 pub use rules::{CONSOLE_TITLE, Landing, Policy, Verdict};
 pub use spec::Issue;

@@ -1,9 +1,10 @@
 //! Session state (PROTOCOL §5.1) shared between the callers and the worker.
 
 use std::collections::HashMap;
-use std::sync::Arc;
+use std::fmt;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc::Sender;
+use std::sync::{Arc, Mutex, PoisonError};
 use std::time::Instant;
 
 use cc_desktop::HeldInputs;
@@ -65,11 +66,34 @@ impl Session {
     }
 }
 
+/// Who waits for an action's answer.
+#[derive(Clone)]
+pub enum AnswerTo {
+    /// A thread blocked on the receiving end ([`crate::Engine::run_with`]).
+    Thread(Sender<Envelope>),
+    /// Nobody blocks: whoever answers hands the envelope over
+    /// ([`crate::Engine::run_then`]), so an async caller needs no thread of its own
+    /// to wait on. Taken by the first answer; dropped unanswered when the job is.
+    Hand(Arc<Mutex<Option<HandOver>>>),
+}
+
+/// What takes an answer over from the thread that answers.
+pub type HandOver = Box<dyn FnOnce(Envelope) + Send>;
+
+impl fmt::Debug for AnswerTo {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            AnswerTo::Thread(_) => "Thread",
+            AnswerTo::Hand(_) => "Hand",
+        })
+    }
+}
+
 /// Where an action's answer goes. Exactly one party answers: the worker when it starts
 /// the action, or `session.stop` when the action was still queued.
 #[derive(Debug, Clone)]
 pub struct Reply {
-    pub tx: Sender<Envelope>,
+    to: AnswerTo,
     answered: Arc<AtomicBool>,
     /// The caller writes the action's events out with its answer
     /// ([`crate::Answering`]): the worker emits them in the same scope.
@@ -81,12 +105,27 @@ pub struct Reply {
 
 impl Reply {
     /// A fresh, unanswered reply, for a caller on the current thread.
-    pub fn new(tx: Sender<Envelope>) -> Reply {
+    pub fn new(to: AnswerTo) -> Reply {
         Reply {
-            tx,
+            to,
             answered: Arc::new(AtomicBool::new(false)),
             answering: crate::events::answering(),
             looking: crate::lookout::looking(),
+        }
+    }
+
+    /// Answers: the waiting thread wakes, or the hand-over runs on this thread.
+    pub fn send(&self, env: Envelope) {
+        match &self.to {
+            AnswerTo::Thread(tx) => {
+                let _ = tx.send(env);
+            }
+            AnswerTo::Hand(slot) => {
+                let hand = slot.lock().unwrap_or_else(PoisonError::into_inner).take();
+                if let Some(hand) = hand {
+                    hand(env);
+                }
+            }
         }
     }
 

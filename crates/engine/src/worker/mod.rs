@@ -197,7 +197,7 @@ impl Worker {
                     env
                 };
                 if let Some(r) = reply {
-                    let _ = r.tx.send(env);
+                    r.send(env);
                 }
             }
             Job::Facts {

@@ -22,8 +22,9 @@ use rmcp::service::RequestContext;
 use rmcp::{ErrorData, RoleServer, ServerHandler};
 use serde_json::{Value, json};
 
+use cc_engine::tools::ToolCall;
 use cc_engine::tools::tools;
-use cc_engine::{CallControl, Engine, Progress, vocabularies};
+use cc_engine::{CallControl, Engine, Progress, Vocabulary, vocabularies};
 use cc_governance::{governed_tool, mcp_tool_name, resolve_tool};
 use cc_protocol::{Envelope, ErrorCode};
 
@@ -114,9 +115,78 @@ impl McpServer {
         call()
     }
 
-    /// Runs one call (blocking): governed first, then plain; `None` for an unknown name.
-    /// `control` is the plain tool's own stop and progress sink.
-    fn dispatch(
+    /// Runs one call: governed first, then plain; `None` for an unknown name.
+    /// `control` is the plain tool's own stop and progress sink. A plain tool is handed
+    /// to the engine's worker and its answer awaited here, with no thread parked on
+    /// it; the rest block (the journal's writes, a vendor's translated steps) and run on
+    /// tokio's blocking pool.
+    async fn dispatch(
+        &self,
+        caller: Caller,
+        name: String,
+        arguments: Value,
+        control: CallControl,
+    ) -> Result<Option<CallToolResult>, tokio::task::JoinError> {
+        let blocks = name == crate::check::TOOL
+            || governed_tool(&name).is_some()
+            || vocabulary(&name).is_some();
+        if !blocks {
+            let Some(def) = resolve_tool(&name) else {
+                return Ok(None);
+            };
+            return Ok(Some(self.plain(def.name, &arguments, control).await));
+        }
+        let server = self.clone();
+        tokio::task::spawn_blocking(move || {
+            server.dispatch_blocking(&caller, &name, arguments, control)
+        })
+        .await
+    }
+
+    /// A plain tool: the MCP edge makes the typed call; the engine runs it as it is.
+    async fn plain(&self, tool: &str, arguments: &Value, control: CallControl) -> CallToolResult {
+        let call = match self.engine.prepare(tool, arguments) {
+            Ok(call) => call,
+            Err(e) => return results::envelope_error(Some(e)),
+        };
+        let mut env = self.run(call.clone(), control.clone()).await;
+        if not_started(&env) {
+            let engine = self.engine.clone();
+            let start = tokio::task::spawn_blocking(move || engine.start(&json!({}))).await;
+            match start {
+                Ok(started) if started.ok => {}
+                Ok(started) => tracing::warn!(?started.error, "the engine session did not start"),
+                Err(e) => tracing::warn!("the engine session did not start: {e}"),
+            }
+            env = self.run(call, control).await;
+        }
+        if env.ok {
+            results::plain(env.result.unwrap_or_else(|| json!({})))
+        } else {
+            results::envelope_error(env.error)
+        }
+    }
+
+    /// One plain call through the gate on the worker, its answer awaited with the
+    /// same bound and the same answers for a lost or late one as a blocking caller's.
+    async fn run(&self, call: ToolCall, control: CallControl) -> Envelope {
+        let (tx, rx) = tokio::sync::oneshot::channel();
+        let handed = match self.engine.run_then(call, control, move |env| {
+            let _ = tx.send(env);
+        }) {
+            Ok(handed) => handed,
+            Err(refused) => return *refused,
+        };
+        match tokio::time::timeout(handed.wait, rx).await {
+            Ok(Ok(env)) => env,
+            Ok(Err(_)) => handed.dropped(&self.engine),
+            Err(_) => handed.timed_out(&self.engine),
+        }
+    }
+
+    /// The calls that block: the check tool, governed tools (for `caller`), vendor
+    /// vocabularies. Run on tokio's blocking pool.
+    fn dispatch_blocking(
         &self,
         caller: &Caller,
         name: &str,
@@ -137,37 +207,29 @@ impl McpServer {
                 Err(e) => results::contract_error(&e),
             });
         }
-        let not_started =
-            |e: &Envelope| e.error.as_ref().map(|e| e.code) == Some(ErrorCode::NotStarted);
-        if let Some(voc) = vocabularies()
-            .iter()
-            .find(|v| mcp_tool_name(v.name) == name)
-        {
-            let env = self.started(
-                || {
-                    self.engine
-                        .call_vocabulary_with(voc, &arguments, control.clone())
-                },
-                not_started,
-            );
-            return Some(results::vocabulary(voc, env));
-        }
-        let def = resolve_tool(name)?;
-        // The MCP edge makes the typed call; the engine runs it as it is.
-        let call = match self.engine.prepare(def.name, &arguments) {
-            Ok(call) => call,
-            Err(e) => return Some(results::envelope_error(Some(e))),
-        };
+        let voc = vocabulary(name)?;
         let env = self.started(
-            || self.engine.run_with(call.clone(), control.clone()),
+            || {
+                self.engine
+                    .call_vocabulary_with(voc, &arguments, control.clone())
+            },
             not_started,
         );
-        Some(if env.ok {
-            results::plain(env.result.unwrap_or_else(|| json!({})))
-        } else {
-            results::envelope_error(env.error)
-        })
+        Some(results::vocabulary(voc, env))
     }
+}
+
+/// The answer of a call made before any engine session: the MCP client has none to
+/// start, so the server starts one and calls again.
+fn not_started(env: &Envelope) -> bool {
+    env.error.as_ref().map(|e| e.code) == Some(ErrorCode::NotStarted)
+}
+
+/// The vendor vocabulary listed under this MCP name.
+fn vocabulary(name: &str) -> Option<&'static Vocabulary> {
+    vocabularies()
+        .iter()
+        .find(|v| mcp_tool_name(v.name) == name)
 }
 
 /// Who the caller of a request is, from the HTTP request the SDK hands over (if any).
@@ -281,12 +343,10 @@ impl ServerHandler for McpServer {
             let id = |k: &str| arguments.get(k).and_then(Value::as_str).map(str::to_string);
             (id("session_id"), id("action_id"), who.clone())
         });
-        let server = self.clone();
-        let lookup = name.clone();
         let before = self.engine.bus_stats().last_seq;
         let cancel = control.clone();
-        let mut task =
-            tokio::task::spawn_blocking(move || server.dispatch(&who, &lookup, arguments, control));
+        let task = self.dispatch(who, name.clone(), arguments, control);
+        let mut task = std::pin::pin!(task);
         // The call runs; its progress goes out as it comes (at most every
         // `progress::EVERY`), and a cancellation stops it as the emergency stop would.
         let mut every = tokio::time::interval(super::progress::EVERY);
