@@ -6,10 +6,11 @@ Two measurements, each printed as a markdown table:
 
 * ``click``: the round trip of one ``pointer_click`` (``call_tool`` to its result, in
   the client), beside a ``wait_pause {ms: 0}`` through the same client (no desktop
-  work: what the client and the MCP transport cost), ours against the peers started on the same desk in the same run: the
-  npm ``computer-use-mcp`` server's ``computer`` tool ``left_click`` when
-  ``CC_PEER_COMPUTER_USE_MCP`` names its ``dist/main.js``, and ``xdotool click`` as a
-  process per action.
+  work: what our MCP path costs) and the same call answered by a server that does
+  nothing else (``floor-server`` below: what the client alone costs), and the peers
+  started on the same desk in the same run: the npm ``computer-use-mcp`` server's
+  ``computer`` tool ``left_click`` when ``CC_PEER_COMPUTER_USE_MCP`` names its
+  ``dist/main.js``, and ``xdotool click`` as a process per action.
 * ``memory``: the server's resident memory after a workload of captures, clicks, typed
   text and accessibility snapshots, and where it goes: ``/proc/PID/status`` and every
   mapping of ``/proc/PID/smaps`` grouped into the heap, thread stacks, other anonymous
@@ -19,6 +20,7 @@ Run (after ``cargo build --release -p computer-control --all-features``)::
 
     python3 crates/computer-control/benches/mcp_desktop.py click  [--bin PATH] [--n 500]
     python3 crates/computer-control/benches/mcp_desktop.py memory [--bin PATH] [--rounds 50]
+    python3 crates/computer-control/benches/mcp_desktop.py floor-server   (an MCP server on stdio)
 
 ``--bin`` defaults to ``$CARGO_TARGET_DIR/release/computer-control`` (or
 ``target/release``). Nothing here asserts a time: it measures and prints.
@@ -105,6 +107,31 @@ def ours(desk, binary):
     return StdioServerParameters(command=binary, args=["mcp"], env=env)
 
 
+def floor_server():
+    """An MCP server that answers every request at once and does nothing else: one
+    thread, one line in, one line out. What the client costs, with no server to speak
+    of."""
+    import json
+    tools = [{"name": "wait_pause", "inputSchema": {"type": "object"}}]
+    for line in sys.stdin.buffer:
+        msg = json.loads(line)
+        if "id" not in msg:
+            continue
+        method = msg.get("method")
+        if method == "initialize":
+            result = {"protocolVersion": msg["params"]["protocolVersion"],
+                      "capabilities": {"tools": {}},
+                      "serverInfo": {"name": "floor", "version": "0"}}
+        elif method == "tools/list":
+            result = {"tools": tools}
+        elif method == "tools/call":
+            result = {"content": [{"type": "text", "text": "{}"}], "isError": False}
+        else:
+            result = {}
+        sys.stdout.buffer.write(json.dumps({"jsonrpc": "2.0", "id": msg["id"], "result": result}).encode() + b"\n")
+        sys.stdout.buffer.flush()
+
+
 def percentile(xs, p):
     xs = sorted(xs)
     return xs[min(len(xs) - 1, int(round(p / 100 * (len(xs) - 1))))]
@@ -144,9 +171,13 @@ def click(args):
         xs = asyncio.run(time_calls(ours(desk, args.bin), "pointer_click", {"x": 700, "y": 500}, args.n, 50))
         rows.append(row("computer-control `pointer_click`", xs))
         print(rows[-1], flush=True)
-        # The same client and transport with no desktop work: what the click is measured on.
+        # The same client and server with no desktop work, then the client alone.
         xs = asyncio.run(time_calls(ours(desk, args.bin), "wait_pause", {"ms": 0}, args.n, 50))
-        rows.append(row("computer-control `wait_pause {ms: 0}` (no desktop work: the client and transport)", xs))
+        rows.append(row("computer-control `wait_pause {ms: 0}` (no desktop work)", xs))
+        print(rows[-1], flush=True)
+        floor = StdioServerParameters(command=sys.executable, args=[os.path.abspath(__file__), "floor-server"])
+        xs = asyncio.run(time_calls(floor, "wait_pause", {"ms": 0}, args.n, 50))
+        rows.append(row("a server that answers at once (`floor-server`: the client alone)", xs))
         print(rows[-1], flush=True)
         peer = os.environ.get("CC_PEER_COMPUTER_USE_MCP")
         if peer:
@@ -320,11 +351,13 @@ def memory(args):
 
 def main():
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    p.add_argument("what", choices=["click", "memory"])
+    p.add_argument("what", choices=["click", "memory", "floor-server"])
     p.add_argument("--bin", default=default_bin())
     p.add_argument("--n", type=int, default=500, help="timed clicks (ours)")
     p.add_argument("--rounds", type=int, default=50, help="workload rounds (memory)")
     args = p.parse_args()
+    if args.what == "floor-server":
+        return floor_server()
     if not os.path.exists(args.bin):
         raise SystemExit(f"no server binary at {args.bin}: build it or pass --bin")
     {"click": click, "memory": memory}[args.what](args)
