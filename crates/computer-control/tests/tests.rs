@@ -32,6 +32,7 @@ mod http_rpc;
 mod http_security;
 mod http_sse;
 mod http_token_files;
+mod logs;
 mod long_session;
 mod mcp;
 mod mcp_conformance;

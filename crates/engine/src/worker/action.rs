@@ -114,7 +114,7 @@ impl Worker {
         drop(g);
         tracing::debug!(
             tool = req.call.name(),
-            arguments = %req.assessment.shown,
+            arguments = %crate::bounded::bounded(&req.assessment.shown),
             risk = req.assessment.risk.as_str(),
             batch_item = req.batch_item,
             approved = ?req.approved,
@@ -159,7 +159,7 @@ impl Worker {
         self.core
             .bus
             .emit("action.started", started_payload(assessed, approved));
-        tracing::debug!(tool, arguments = %assessed.shown, "action started");
+        tracing::debug!(tool, arguments = %crate::bounded::bounded(&assessed.shown), "action started");
         let config = self.core.lock().session.as_ref().map(|s| s.config.clone());
         if def.mutates() && config.is_some() && self.canvas.is_some() {
             self.indicate(true);
