@@ -4,7 +4,7 @@
 //! is a copy out of memory (no stream is opened per capture; opening one costs about
 //! 0.1 s before its first frame).
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::sync::{Arc, Condvar, Mutex};
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
@@ -31,6 +31,8 @@ struct Frame {
 #[derive(Default)]
 struct Shared {
     frames: Mutex<HashMap<u32, Frame>>,
+    /// Nodes whose stream settled on a format: PipeWire linked them to their source.
+    linked: Mutex<HashSet<u32>>,
     arrived: Condvar,
     /// Why the PipeWire thread ended, when it did.
     error: Mutex<Option<String>>,
@@ -98,6 +100,11 @@ struct Reader {
 impl StreamHandler for Reader {
     fn format(&mut self, pod: &[u8]) {
         self.format = pod::video_format(pod);
+        self.shared
+            .linked
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .insert(self.node);
     }
 
     fn frame(&mut self, plane: &Plane<'_>) {
@@ -249,11 +256,13 @@ impl Frames {
                 }
                 let left = deadline.saturating_duration_since(Instant::now());
                 if left.is_zero() {
-                    return Err(DriverError::Failed(format!(
-                        "no frame from the screen cast of {} within {}s",
-                        d.id,
-                        FIRST_FRAME.as_secs()
-                    )));
+                    let linked = self
+                        .shared
+                        .linked
+                        .lock()
+                        .unwrap_or_else(|e| e.into_inner())
+                        .contains(&node);
+                    return Err(DriverError::Failed(no_frame(&d.id, linked)));
                 }
                 frames = self
                     .shared
@@ -267,6 +276,22 @@ impl Frames {
             }
         }
         Ok(out)
+    }
+}
+
+/// Why a monitor's first frame did not come: a stream PipeWire never linked to its
+/// source (no format was ever agreed) is what a session without a session manager
+/// (WirePlumber) gives, and says so; a linked one that sends nothing does not.
+fn no_frame(display: &str, linked: bool) -> String {
+    let within = FIRST_FRAME.as_secs();
+    if linked {
+        format!("no frame from the screen cast of {display} within {within}s")
+    } else {
+        format!(
+            "no frame from the screen cast of {display} within {within}s: PipeWire never \
+             linked the stream to the shell (is its session manager, WirePlumber, running \
+             in this session?)"
+        )
     }
 }
 
@@ -350,6 +375,15 @@ mod tests {
             width,
             height,
         }
+    }
+
+    #[test]
+    fn a_missing_frame_says_whether_the_stream_was_ever_linked() {
+        let unlinked = no_frame("Meta-0", false);
+        assert!(unlinked.starts_with("no frame from the screen cast of Meta-0 within 5s"));
+        assert!(unlinked.contains("WirePlumber"), "{unlinked}");
+        let linked = no_frame("Meta-0", true);
+        assert!(!linked.contains("WirePlumber"), "{linked}");
     }
 
     #[test]
