@@ -29,9 +29,11 @@ pub(super) fn window_at(conn: &Conn, x: i32, y: i32) -> Result<Option<WindowInfo
     let (Ok(x), Ok(y)) = (i16::try_from(x), i16::try_from(y)) else {
         return Ok(None);
     };
-    let top = conn
-        .conn
-        .translate_coordinates(conn.root, conn.root, x, y)
+    // The point's window and the root's client lists in one round trip.
+    let (root, top) = windows::Root::read_along(conn, || {
+        conn.conn.translate_coordinates(conn.root, conn.root, x, y)
+    })?;
+    let top = top
         .map_err(cerr("TranslateCoordinates"))?
         .reply()
         .map_err(xerr("TranslateCoordinates"))?
@@ -39,7 +41,7 @@ pub(super) fn window_at(conn: &Conn, x: i32, y: i32) -> Result<Option<WindowInfo
     if top == x11rb::NONE {
         return Ok(None);
     }
-    let clients = windows::list(conn)?;
+    let clients = windows::list_from(conn, root)?;
     if let Some(c) = client_in(conn, &clients, top)? {
         return Ok(Some(c.info.clone()));
     }

@@ -42,7 +42,7 @@ fn prop32(conn: &Conn, win: Window, atom: u32) -> Result<Vec<u32>, DriverError> 
 
 /// What the root window says of its clients: the window manager's lists and its
 /// active window, asked for together (one round trip where there were three).
-struct Root {
+pub(super) struct Root {
     stacking: Vec<u32>,
     list: Vec<u32>,
     active: Vec<u32>,
@@ -50,6 +50,16 @@ struct Root {
 
 impl Root {
     fn read(conn: &Conn) -> Result<Root, DriverError> {
+        Ok(Root::read_along(conn, || ())?.0)
+    }
+
+    /// Reads the root's lists with `along` sent ahead of them in the same round trip:
+    /// its cookie comes back for the caller to read, its reply already there.
+    pub(super) fn read_along<T>(
+        conn: &Conn,
+        along: impl FnOnce() -> T,
+    ) -> Result<(Root, T), DriverError> {
+        let ahead = along();
         let c = &conn.conn;
         let get = |atom: u32| c.get_property(false, conn.root, atom, AtomEnum::ANY, 0, 1 << 20);
         let stacking = get(conn.atoms._NET_CLIENT_LIST_STACKING);
@@ -59,11 +69,12 @@ impl Root {
             r.and_then(|r| r.value32().map(|v| v.collect()))
                 .unwrap_or_default()
         };
-        Ok(Root {
+        let root = Root {
             stacking: words(prop_reply(stacking)?),
             list: words(prop_reply(list)?),
             active: words(prop_reply(active)?),
-        })
+        };
+        Ok((root, ahead))
     }
 
     /// Client windows, topmost first: `_NET_CLIENT_LIST_STACKING` reversed, else
@@ -210,7 +221,11 @@ pub(super) fn class_of(r: Option<GetPropertyReply>) -> String {
 /// reply is read: two round trips in all under a window manager instead of about
 /// seven per window.
 pub(super) fn list(conn: &Conn) -> Result<Vec<Toplevel>, DriverError> {
-    let root = Root::read(conn)?;
+    list_from(conn, Root::read(conn)?)
+}
+
+/// [`list`] from the root's lists already read.
+pub(super) fn list_from(conn: &Conn, root: Root) -> Result<Vec<Toplevel>, DriverError> {
     let clients = root.clients(conn)?;
     let focused = root.focused(conn, &clients)?;
     let c = &conn.conn;
