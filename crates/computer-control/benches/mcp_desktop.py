@@ -5,7 +5,7 @@ private X11 desk (Xvfb 1920x1080x24, a session bus, openbox, gtk3-widget-factory
 Two measurements, each printed as a markdown table:
 
 * ``click``: the round trip of one ``pointer_click`` (``call_tool`` to its result, in
-  the client), beside a ``wait_pause {ms: 0}`` through the same client (no desktop
+  the client; on the bare desktop, or with ``--window`` into an xterm), beside a ``wait_pause {ms: 0}`` through the same client (no desktop
   work: what our MCP path costs) and the same call answered by a server that does
   nothing else (``floor-server`` below: what the client alone costs), and the peers
   started on the same desk in the same run: the npm ``computer-use-mcp`` server's
@@ -18,7 +18,7 @@ Two measurements, each printed as a markdown table:
 
 Run (after ``cargo build --release -p computer-control --all-features``)::
 
-    python3 crates/computer-control/benches/mcp_desktop.py click  [--bin PATH] [--n 500]
+    python3 crates/computer-control/benches/mcp_desktop.py click  [--bin PATH] [--n 500] [--window]
     python3 crates/computer-control/benches/mcp_desktop.py memory [--bin PATH] [--rounds 50]
     python3 crates/computer-control/benches/mcp_desktop.py floor-server   (an MCP server on stdio)
 
@@ -50,7 +50,7 @@ def default_bin():
 class Desk:
     """Xvfb, a session bus and openbox in a private directory; killed on exit."""
 
-    def __init__(self, app=True):
+    def __init__(self, app=True, window=False):
         self.dir = tempfile.mkdtemp(prefix="cc-mcp-bench-")
         os.chmod(self.dir, 0o700)
         self.children = []
@@ -67,6 +67,9 @@ class Desk:
         self.spawn(["openbox", "--sm-disable"])
         if app:
             self.spawn(["gtk3-widget-factory"])
+        if window:
+            # An xterm under the clicked point (700, 500): a listed window in a frame.
+            self.spawn(["xterm", "-geometry", "160x50+100+100"])
         time.sleep(2.0)  # openbox and the factory mapped; nothing here is timed
 
     def env(self):
@@ -161,7 +164,7 @@ async def time_calls(params, tool, arguments, n, warm):
 
 
 def click(args):
-    desk = Desk(app=False)
+    desk = Desk(app=False, window=args.window)
     try:
         print(f"load average {os.getloadavg()[0]:.2f} {os.getloadavg()[1]:.2f} (1, 5 min), {os.cpu_count()} CPUs")
         print()
@@ -354,6 +357,8 @@ def main():
     p.add_argument("what", choices=["click", "memory", "floor-server"])
     p.add_argument("--bin", default=default_bin())
     p.add_argument("--n", type=int, default=500, help="timed clicks (ours)")
+    p.add_argument("--window", action="store_true",
+                   help="click into a window (an xterm) rather than the bare desktop")
     p.add_argument("--rounds", type=int, default=50, help="workload rounds (memory)")
     args = p.parse_args()
     if args.what == "floor-server":

@@ -101,20 +101,6 @@ impl McpServer {
             .collect()
     }
 
-    /// Runs an engine call, starting the engine session first when there is none (an
-    /// MCP client has no `session.start`; a governed action would start it too).
-    fn started<T>(&self, call: impl Fn() -> T, not_started: impl Fn(&T) -> bool) -> T {
-        let out = call();
-        if !not_started(&out) {
-            return out;
-        }
-        let started = self.engine.start(&json!({}));
-        if !started.ok {
-            tracing::warn!(?started.error, "the engine session did not start");
-        }
-        call()
-    }
-
     /// Runs one call: governed first, then plain; `None` for an unknown name.
     /// `control` is the plain tool's own stop and progress sink. A plain tool is handed
     /// to the engine's worker and its answer awaited here, with no thread parked on
@@ -152,11 +138,8 @@ impl McpServer {
         let mut env = self.run(call.clone(), control.clone()).await;
         if not_started(&env) {
             let engine = self.engine.clone();
-            let start = tokio::task::spawn_blocking(move || engine.start(&json!({}))).await;
-            match start {
-                Ok(started) if started.ok => {}
-                Ok(started) => tracing::warn!(?started.error, "the engine session did not start"),
-                Err(e) => tracing::warn!("the engine session did not start: {e}"),
+            if let Err(e) = tokio::task::spawn_blocking(move || start_session(&engine)).await {
+                tracing::warn!("the engine session did not start: {e}");
             }
             env = self.run(call, control).await;
         }
@@ -208,21 +191,33 @@ impl McpServer {
             });
         }
         let voc = vocabulary(name)?;
-        let env = self.started(
-            || {
-                self.engine
-                    .call_vocabulary_with(voc, &arguments, control.clone())
-            },
-            not_started,
-        );
+        let call = || {
+            self.engine
+                .call_vocabulary_with(voc, &arguments, control.clone())
+        };
+        let mut env = call();
+        if not_started(&env) {
+            start_session(&self.engine);
+            env = call();
+        }
         Some(results::vocabulary(voc, env))
     }
 }
 
 /// The answer of a call made before any engine session: the MCP client has none to
-/// start, so the server starts one and calls again.
+/// start, so the server starts one (`start_session`) and calls again.
 fn not_started(env: &Envelope) -> bool {
     env.error.as_ref().map(|e| e.code) == Some(ErrorCode::NotStarted)
+}
+
+/// Starts the engine session an MCP client has no `session.start` for (a governed
+/// action starts it too). Blocking. A failure is logged; the call made again then
+/// answers why.
+fn start_session(engine: &Engine) {
+    let started = engine.start(&json!({}));
+    if !started.ok {
+        tracing::warn!(?started.error, "the engine session did not start");
+    }
 }
 
 /// The vendor vocabulary listed under this MCP name.
