@@ -579,6 +579,23 @@ impl Engine {
         self.submit(call, (None, None), control)
     }
 
+    /// Runs a prepared call like [`Engine::run_with`] without blocking the caller:
+    /// `answer` gets its envelope on the thread that answers (the worker, or a
+    /// `session.stop` that refuses it while still queued), so an async transport parks
+    /// no thread on it (`handed.rs`). `Err` is the envelope of a call refused before it
+    /// was queued; `answer` is then never called. When `answer` is dropped uncalled,
+    /// the worker lost the call: answer [`Handed::dropped`]; after [`Handed::wait`],
+    /// [`Handed::timed_out`].
+    pub fn run_then(
+        &self,
+        call: ToolCall,
+        control: CallControl,
+        answer: impl FnOnce(Envelope) + Send + 'static,
+    ) -> Result<Handed, Box<Envelope>> {
+        let to = AnswerTo::Hand(Arc::new(Mutex::new(Some(Box::new(answer)))));
+        self.enqueue(call, (None, None), control, to)
+    }
+
     /// Runs a call that a human already approved on the operator channel: the governed
     /// kernel runs it after it consumed the operator's `exact_action` grant
     /// `grant_id`, so the gate does not park the action for a second confirmation.
@@ -621,8 +638,8 @@ impl Engine {
         };
         match answer {
             Ok(env) => env,
-            Err(RecvTimeoutError::Disconnected) => handed.dropped(self),
-            Err(RecvTimeoutError::Timeout) => handed.timed_out(self),
+            Err(RecvTimeoutError::Disconnected) => handed.dropped(),
+            Err(RecvTimeoutError::Timeout) => handed.timed_out(),
         }
     }
 
@@ -685,11 +702,7 @@ impl Engine {
         }
         let wait =
             Duration::from_millis(config.config().runtime.max_wait_ms) + Duration::from_secs(60);
-        Ok(Handed {
-            tool,
-            started,
-            wait,
-        })
+        Ok(Handed::new(self.core.clone(), tool, started, wait))
     }
 
     /// Judges a prepared call as the gate would judge it now ([`crate::assess`]):

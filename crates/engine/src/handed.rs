@@ -1,36 +1,49 @@
-//! A call handed to the worker without blocking its caller ([`Engine::run_then`]).
+//! A call handed to the worker without blocking its caller
+//! ([`crate::Engine::run_then`]).
 //!
 //! Why: an async transport (MCP over tokio) that waited for the worker on a thread of
 //! its own paid two thread hand-offs more per call (to that thread and back), and on
 //! an idle machine each is a sleeping CPU woken, most of a plain call's cost. Handed
 //! over, the worker's answer wakes the async task itself.
 
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use cc_protocol::{Envelope, ErrorCode, ToolError};
 use serde_json::json;
 
-use crate::call::CallControl;
-use crate::engine::Engine;
-use crate::session::AnswerTo;
-use crate::tools::ToolCall;
+use crate::core::Core;
 
 /// A call on its way to the worker: how long its answer may take, and the answers for
 /// one that never comes. The same bound and the same answers as a call that blocks.
-#[derive(Debug, Clone, Copy)]
+#[derive(Clone)]
 pub struct Handed {
-    pub(crate) tool: &'static str,
-    pub(crate) started: Instant,
+    core: Arc<Core>,
+    tool: &'static str,
+    started: Instant,
     /// The bound PROTOCOL §10 promises: `runtime.max_wait_ms` and a minute, so a hung
     /// driver still gets its caller an answer.
     pub wait: Duration,
 }
 
 impl Handed {
+    pub(crate) fn new(
+        core: Arc<Core>,
+        tool: &'static str,
+        started: Instant,
+        wait: Duration,
+    ) -> Self {
+        Handed {
+            core,
+            tool,
+            started,
+            wait,
+        }
+    }
+
     /// The answer when [`Handed::wait`] passed first: the action may still run.
-    pub fn timed_out(&self, engine: &Engine) -> Envelope {
-        engine.core.err(
+    pub fn timed_out(&self) -> Envelope {
+        self.core.err(
             self.tool,
             self.started,
             ToolError::new(
@@ -41,8 +54,8 @@ impl Handed {
     }
 
     /// The answer when the worker dropped the call unanswered: the job panicked (a bug).
-    pub fn dropped(&self, engine: &Engine) -> Envelope {
-        engine.core.err(
+    pub fn dropped(&self) -> Envelope {
+        self.core.err(
             self.tool,
             self.started,
             ToolError::with_data(
@@ -57,32 +70,28 @@ impl Handed {
     }
 }
 
-impl Engine {
-    /// Runs a prepared call like [`Engine::run_with`] without blocking the caller:
-    /// `answer` gets its envelope on the thread that answers (the worker, or a
-    /// `session.stop` that refuses it while still queued). `Err` is the envelope of a
-    /// call refused before it was queued; `answer` is then never called. When
-    /// `answer` is dropped uncalled, the worker lost the call: answer
-    /// [`Handed::dropped`]; after [`Handed::wait`], [`Handed::timed_out`].
-    pub fn run_then(
-        &self,
-        call: ToolCall,
-        control: CallControl,
-        answer: impl FnOnce(Envelope) + Send + 'static,
-    ) -> Result<Handed, Box<Envelope>> {
-        let to = AnswerTo::Hand(Arc::new(Mutex::new(Some(Box::new(answer)))));
-        self.enqueue(call, (None, None), control, to)
+impl std::fmt::Debug for Handed {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Handed")
+            .field("tool", &self.tool)
+            .field("wait", &self.wait)
+            .finish_non_exhaustive()
     }
 }
 
 #[cfg(test)]
 mod tests {
-    use std::sync::mpsc::{RecvTimeoutError, channel};
+    use std::sync::mpsc::channel;
 
     use cc_desktop::VirtualDesktop;
 
+    use std::sync::mpsc::RecvTimeoutError;
+
     use super::*;
+    use crate::Engine;
+    use crate::call::CallControl;
     use crate::config::ConfigStack;
+    use crate::tools::ToolCall;
 
     fn engine() -> Engine {
         Engine::new(Box::new(VirtualDesktop::default()), ConfigStack::new())
@@ -168,9 +177,9 @@ mod tests {
         let handed = engine
             .run_then(pause(&engine, 0), CallControl::default(), |_| {})
             .expect("queued");
-        let t = handed.timed_out(&engine);
+        let t = handed.timed_out();
         assert_eq!(t.error.map(|e| e.code), Some(ErrorCode::Timeout));
-        let d = handed.dropped(&engine).error.expect("an error");
+        let d = handed.dropped().error.expect("an error");
         assert_eq!(d.code, ErrorCode::DriverFailed);
         assert_eq!(
             d.data.as_ref().map(|v| v["internal"].clone()),

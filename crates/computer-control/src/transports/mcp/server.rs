@@ -162,8 +162,8 @@ impl McpServer {
         };
         match tokio::time::timeout(handed.wait, rx).await {
             Ok(Ok(env)) => env,
-            Ok(Err(_)) => handed.dropped(&self.engine),
-            Err(_) => handed.timed_out(&self.engine),
+            Ok(Err(_)) => handed.dropped(),
+            Err(_) => handed.timed_out(),
         }
     }
 
