@@ -87,11 +87,14 @@ fn has_owner(desk: &Desk, name: &str) -> bool {
 /// The window of an application (by its `app_id`), once it is mapped.
 fn window_of(desk: &Desk, d: &mut X11Desktop, app_id: &str) -> WindowInfo {
     let mut found = None;
-    desk.wait_until(&format!("the {app_id} window"), 30 * SECOND, || {
+    // Listed and shown: a window manager lists a client as it starts managing it,
+    // before its frame is placed and mapped (its rectangle is then the root's corner).
+    desk.wait_until(&format!("the {app_id} window, shown"), 30 * SECOND, || {
         found = d
             .windows()
             .ok()
-            .and_then(|ws| ws.into_iter().find(|w| w.app_id == app_id));
+            .and_then(|ws| ws.into_iter().find(|w| w.app_id == app_id))
+            .and_then(|w| d.window_shown(w.id).ok().flatten());
         found.is_some()
     });
     found.expect("found")
