@@ -41,20 +41,32 @@ pub(super) fn window_at(conn: &Conn, x: i32, y: i32) -> Result<Option<WindowInfo
     if top == x11rb::NONE {
         return Ok(None);
     }
+    // Its children go out with the clients' details: a frame holds its client.
+    let children = conn.conn.query_tree(top).map_err(cerr("QueryTree"))?;
     let clients = windows::list_from(conn, root)?;
-    if let Some(c) = client_in(conn, &clients, top)? {
+    // A window gone meanwhile answers an error: it holds nothing.
+    let children = children.reply().map(|t| t.children).unwrap_or_default();
+    if let Some(c) = client_in(conn, &clients, top, &children)? {
         return Ok(Some(c.info.clone()));
     }
     unlisted(conn, top, (x, y), &clients).map(Some)
 }
 
-/// The listed client that is `top` or that `top` frames.
+/// The listed client that is `top` or that `top` frames (`children`: `top`'s own,
+/// where a reparenting window manager puts the client it frames).
 fn client_in<'a>(
     conn: &Conn,
     clients: &'a [Toplevel],
     top: Window,
+    children: &[Window],
 ) -> Result<Option<&'a Toplevel>, DriverError> {
     if let Some(c) = clients.iter().find(|c| c.info.id == u64::from(top)) {
+        return Ok(Some(c));
+    }
+    if let Some(c) = clients
+        .iter()
+        .find(|c| children.iter().any(|&w| u64::from(w) == c.info.id))
+    {
         return Ok(Some(c));
     }
     // Walk every client up to its child of the root, one level for all at a time.
