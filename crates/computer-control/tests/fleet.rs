@@ -292,6 +292,8 @@ fn try_client_for(i: usize) -> Option<(reqwest::Client, String)> {
     let name = format!("desk-{i}.desks");
     let c = reqwest::Client::builder()
         .no_proxy()
+        // A pod gone from its address does not refuse a connection, it lets it hang.
+        .connect_timeout(Duration::from_secs(3))
         .timeout(Duration::from_secs(60))
         .resolve(&name, SocketAddr::new(Fleet::ip(i)?, 0))
         .build()
@@ -300,8 +302,10 @@ fn try_client_for(i: usize) -> Option<(reqwest::Client, String)> {
 }
 
 async fn health(c: &reqwest::Client, name: &str) -> Option<(u16, Value)> {
+    // Short: a poll stuck on a restarting pod's old address would eat the whole wait.
     let r = c
         .get(format!("http://{name}:{AGENT_PORT}/health"))
+        .timeout(Duration::from_secs(5))
         .send()
         .await
         .ok()?;
