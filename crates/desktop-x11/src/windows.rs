@@ -35,9 +35,13 @@ fn prop(
 }
 
 fn prop32(conn: &Conn, win: Window, atom: u32) -> Result<Vec<u32>, DriverError> {
-    Ok(prop(conn, win, atom)?
-        .and_then(|r| r.value32().map(|v| v.collect()))
-        .unwrap_or_default())
+    Ok(words(prop(conn, win, atom)?))
+}
+
+/// A property's 32-bit values; none when it is unset or not of 32-bit format.
+fn words(r: Option<GetPropertyReply>) -> Vec<u32> {
+    r.and_then(|r| r.value32().map(|v| v.collect()))
+        .unwrap_or_default()
 }
 
 /// What the root window says of its clients: the window manager's lists and its
@@ -65,10 +69,6 @@ impl Root {
         let stacking = get(conn.atoms._NET_CLIENT_LIST_STACKING);
         let list = get(conn.atoms._NET_CLIENT_LIST);
         let active = get(conn.atoms._NET_ACTIVE_WINDOW);
-        let words = |r: Option<GetPropertyReply>| {
-            r.and_then(|r| r.value32().map(|v| v.collect()))
-                .unwrap_or_default()
-        };
         let root = Root {
             stacking: words(prop_reply(stacking)?),
             list: words(prop_reply(list)?),
