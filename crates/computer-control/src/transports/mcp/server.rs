@@ -4,12 +4,12 @@
 //! Two families of tools share one list: the plain tools of PROTOCOL.md under
 //! MCP-safe names (`pointer.click` → `pointer_click`; input schemas generated from the
 //! engine's tool specs) and the governed tools of GOVERNANCE.md Part A. Both are thin
-//! mappings: a plain tool's call is made here, at the edge (`Engine::prepare`), and run
-//! as it is through the safety gate (`Engine::run_with`); the governed ones go to
-//! `Governance::call` for the caller's principal. Between them, the
-//! vendors' vocabularies (`anthropic_computer`, `openai_computer`, `gemini_computer`),
-//! translated by the engine into plain tools. Engine and journal
-//! calls block, so each runs on tokio's blocking pool.
+//! mappings: a plain tool's call is made here, at the edge (`Engine::prepare`), handed
+//! to the safety gate as it is (`Engine::run_then`) and its answer awaited without a
+//! thread parked on it; the governed ones go to `Governance::call` for the caller's
+//! principal. Between them, the vendors' vocabularies (`anthropic_computer`,
+//! `openai_computer`, `gemini_computer`), translated by the engine into plain tools.
+//! Governed, vocabulary and journal calls block, so each runs on tokio's blocking pool.
 
 use std::sync::{Arc, OnceLock};
 
