@@ -213,11 +213,16 @@ mod tests {
         let l = Lookout::default();
         l.quick.set(true);
         let (tx, rx) = channel();
+        let (go, ready) = channel();
         let sender = std::thread::spawn(move || {
-            std::thread::sleep(QUICK * 4);
+            // Counted from just before the wait, and long: a loaded machine may delay
+            // this thread's wait by milliseconds after it signals.
+            ready.recv().unwrap();
+            std::thread::sleep(QUICK * 100);
             tx.send(2).unwrap();
             tx
         });
+        go.send(()).unwrap();
         // Looks for the window, finds nothing, sleeps until the answer.
         assert_eq!(l.recv_timeout(&rx, Duration::from_secs(10)), Ok(2));
         assert!(!l.looks(), "an answer after QUICK: no looking next time");
