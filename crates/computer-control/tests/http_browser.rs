@@ -73,7 +73,11 @@ async fn operator_approves_and_panics_in_the_console() {
     let preview = ok(&a, "preview_action", gov.clone()).await;
     assert_eq!(preview["blocker"], "approval_required", "{preview}");
 
-    let shots = screenshots_dir();
+    // Everything the page makes happen, read as it happens: the replay ring keeps only
+    // the last 200 events, and a slow machine's page can outlast that.
+    let seen = s.events(AGENT, None).await.collect();
+
+    let shots = screenshots_dir().join("console");
     let _ = std::fs::remove_dir_all(&shots);
     let mut child = Command::new("node")
         .arg("console_test.js")
@@ -156,14 +160,8 @@ async fn operator_approves_and_panics_in_the_console() {
         status["result"]["state"], "ready",
         "resumed at the end: {status}"
     );
-    let mut sub = s.events(AGENT, None).await;
     let last_seq = s.health().await["last_seq"].as_u64().unwrap();
-    let evs: Vec<Value> = sub
-        .until_seq(last_seq, Duration::from_secs(30))
-        .await
-        .into_iter()
-        .filter_map(|m| m.data)
-        .collect();
+    let evs = seen.until_seq(last_seq, Duration::from_secs(30)).await;
     let approved = evs.iter().any(|e| {
         e["type"] == "safety.confirmation_resolved"
             && e["payload"]["request_id"] == id
@@ -177,7 +175,11 @@ async fn operator_approves_and_panics_in_the_console() {
     let panicked = evs.iter().any(|e| e["type"] == "safety.panic_triggered");
     assert!(
         approved && ran && panicked,
-        "events: approved {approved}, ran {ran}, panic {panicked}"
+        "events: approved {approved}, ran {ran}, panic {panicked}; request {id}; seen: {}",
+        evs.iter()
+            .map(|e| format!("{} {}", e["type"], e["payload"]["request_id"]))
+            .collect::<Vec<_>>()
+            .join(", ")
     );
     for f in [
         "0-governed-pending.png",

@@ -342,6 +342,56 @@ impl Sse {
     }
 }
 
+/// A stream read in the background as events arrive, for a test that makes more
+/// events happen than the replay ring keeps before it looks at them.
+pub struct Collected {
+    events: Arc<Mutex<Vec<(u64, Value)>>>,
+    task: tokio::task::JoinHandle<()>,
+}
+
+impl Sse {
+    /// Reads this stream in the background from now on.
+    pub fn collect(mut self) -> Collected {
+        let events = Arc::new(Mutex::new(Vec::new()));
+        let sink = events.clone();
+        let task = tokio::spawn(async move {
+            while let Some(m) = self.next_event(Duration::from_secs(3600)).await {
+                if let (Some(seq), Some(data)) = (m.id, m.data) {
+                    sink.lock().unwrap().push((seq, data));
+                }
+            }
+        });
+        Collected { events, task }
+    }
+}
+
+impl Collected {
+    /// Every event read, once one with `seq >= last` has been; panics after `limit`.
+    pub async fn until_seq(&self, last: u64, limit: Duration) -> Vec<Value> {
+        let deadline = Instant::now() + limit;
+        loop {
+            {
+                let events = self.events.lock().unwrap();
+                if events.iter().any(|(seq, _)| *seq >= last) {
+                    return events.iter().map(|(_, e)| e.clone()).collect();
+                }
+                assert!(
+                    Instant::now() < deadline && !self.task.is_finished(),
+                    "no event {last} in time; got {}",
+                    events.len()
+                );
+            }
+            tokio::time::sleep(Duration::from_millis(20)).await;
+        }
+    }
+}
+
+impl Drop for Collected {
+    fn drop(&mut self) {
+        self.task.abort();
+    }
+}
+
 fn parse_block(block: &str) -> SseMsg {
     let mut m = SseMsg::default();
     for line in block.split('\n') {
