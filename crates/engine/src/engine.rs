@@ -2,7 +2,7 @@
 //! thread. Every action goes to the worker, where the gate decides.
 
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
-use std::sync::mpsc::{RecvTimeoutError, Sender, channel};
+use std::sync::mpsc::{RecvTimeoutError, Sender, channel, sync_channel};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
@@ -622,7 +622,7 @@ impl Engine {
         approved: (Option<Approval>, Option<String>),
         call: CallControl,
     ) -> Envelope {
-        let (tx, rx) = channel();
+        let (tx, rx) = sync_channel(1);
         let handed = match self.enqueue(tool_call, approved, call, AnswerTo::Thread(tx)) {
             Ok(handed) => handed,
             Err(refused) => return *refused,
@@ -728,7 +728,7 @@ impl Engine {
         let ask = policy.needs_window()
             || policy.needs_points()
             || calls.iter().any(|c| c.def().writes_text());
-        let (tx, rx) = channel();
+        let (tx, rx) = sync_channel(1);
         let job = Job::Facts {
             calls,
             needs_window: policy.needs_window(),

@@ -3,7 +3,7 @@
 use std::collections::HashMap;
 use std::fmt;
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::mpsc::Sender;
+use std::sync::mpsc::SyncSender;
 use std::sync::{Arc, Mutex, PoisonError};
 use std::time::Instant;
 
@@ -69,8 +69,10 @@ impl Session {
 /// Who waits for an action's answer.
 #[derive(Clone)]
 pub enum AnswerTo {
-    /// A thread blocked on the receiving end ([`crate::Engine::run_with`]).
-    Thread(Sender<Envelope>),
+    /// A thread blocked on the receiving end ([`crate::Engine::run_with`]), of a
+    /// channel of one: an answer is one message, and a channel made per call with room
+    /// for one allocates a slot, not a zeroed block of them.
+    Thread(SyncSender<Envelope>),
     /// Nobody blocks: whoever answers hands the envelope over
     /// ([`crate::Engine::run_then`]), so an async caller needs no thread of its own
     /// to wait on. Taken by the first answer; dropped unanswered when the job is.
@@ -118,7 +120,8 @@ impl Reply {
     pub fn send(&self, env: Envelope) {
         match &self.to {
             AnswerTo::Thread(tx) => {
-                let _ = tx.send(env);
+                // Never blocks: one answer, room for one.
+                let _ = tx.try_send(env);
             }
             AnswerTo::Hand(slot) => {
                 let hand = slot.lock().unwrap_or_else(PoisonError::into_inner).take();

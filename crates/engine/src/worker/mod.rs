@@ -11,7 +11,7 @@ mod observe;
 use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::sync::Arc;
 use std::sync::atomic::Ordering;
-use std::sync::mpsc::{Receiver, RecvTimeoutError, Sender};
+use std::sync::mpsc::{Receiver, RecvTimeoutError, Sender, SyncSender};
 use std::time::Duration;
 
 use cc_desktop::{Driver, DriverEvent, Indicator};
@@ -63,7 +63,7 @@ pub enum Job {
         needs_window: bool,
         /// The canvas width to read points on when no session holds a canvas.
         width: CanvasWidth,
-        reply: Sender<Vec<Facts>>,
+        reply: SyncSender<Vec<Facts>>,
     },
 }
 
@@ -206,7 +206,7 @@ impl Worker {
                 width,
                 reply,
             } => {
-                let _ = reply.send(self.facts_any_time(&calls, needs_window, width));
+                let _ = reply.try_send(self.facts_any_time(&calls, needs_window, width));
             }
             Job::End { reply, answering } => {
                 let _answering = answering.then(crate::Answering::begin);
