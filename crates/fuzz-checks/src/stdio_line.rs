@@ -100,7 +100,9 @@ fn answers(engine: &Engine, line: &[u8]) -> Vec<Value> {
             return vec![r];
         }
     };
-    let answer = jsonrpc::handle_value(engine, &msg);
+    // As the client reads it: written out, then read back.
+    let answer = jsonrpc::handle_value(engine, &msg)
+        .map(|a| serde_json::from_slice::<Value>(&a.to_bytes()).expect("an answer is JSON"));
     match (&msg, answer) {
         (Value::Array(items), None) => {
             assert!(!items.is_empty(), "an empty batch must be answered");

@@ -6,9 +6,11 @@
 use std::collections::VecDeque;
 use std::sync::{Arc, Mutex};
 
-use serde_json::{Value, json};
+use serde_json::Value;
 
 use cc_engine::Engine;
+
+use super::jsonrpc::Answer;
 
 #[derive(Default)]
 struct State {
@@ -72,7 +74,7 @@ impl Fifo {
 
     /// Refuses every queued action at once (`session.stop`): returns the responses
     /// owed (notifications get none). Other queued requests keep their place.
-    pub fn refuse_actions(&self, engine: &Engine) -> Vec<Value> {
+    pub fn refuse_actions(&self, engine: &Engine) -> Vec<Answer> {
         let taken: Vec<Value> = {
             let mut g = self.state();
             let (actions, rest): (Vec<Value>, Vec<Value>) =
@@ -100,20 +102,18 @@ fn only_actions(msg: &Value) -> bool {
 /// Refuses an action, or a batch of nothing but actions, because `session.stop` came
 /// before it ran (PROTOCOL §10: `safety_stopped`, never run). `None` for any other
 /// message, which takes its turn; `Some(None)` when nothing is owed (notifications).
-pub fn refused(engine: &Engine, msg: &Value) -> Option<Option<Value>> {
+pub fn refused(engine: &Engine, msg: &Value) -> Option<Option<Answer>> {
     if !only_actions(msg) {
         return None;
     }
     let one = |m: &Value| {
         let id = m.get("id")?.clone();
-        let env = engine.refuse_stopping(&action_tool(m)?);
-        let result = serde_json::to_value(&env).ok()?;
-        Some(json!({"jsonrpc": "2.0", "id": id, "result": result}))
+        Some(Answer::result(id, engine.refuse_stopping(&action_tool(m)?)))
     };
     Some(match msg {
         Value::Array(items) => {
-            let out: Vec<Value> = items.iter().filter_map(one).collect();
-            (!out.is_empty()).then_some(Value::Array(out))
+            let out: Vec<Answer> = items.iter().filter_map(one).collect();
+            (!out.is_empty()).then_some(Answer::Batch(out))
         }
         m => one(m),
     })
@@ -122,6 +122,7 @@ pub fn refused(engine: &Engine, msg: &Value) -> Option<Option<Value>> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use serde_json::json;
 
     #[test]
     fn the_first_to_enter_an_idle_lane_runs_what_comes_after_in_order() {

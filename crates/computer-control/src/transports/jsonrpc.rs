@@ -3,9 +3,11 @@
 
 use std::panic::{AssertUnwindSafe, catch_unwind};
 
+use serde::ser::{Serialize, SerializeStruct, Serializer};
 use serde_json::{Value, json};
 
 use cc_engine::Engine;
+use cc_protocol::Envelope;
 
 pub const PARSE_ERROR: i64 = -32700;
 pub const INVALID_REQUEST: i64 = -32600;
@@ -16,6 +18,66 @@ pub const INTERNAL_ERROR: i64 = -32603;
 /// A protocol-level error response.
 pub fn error(id: Value, code: i64, message: &str) -> Value {
     json!({"jsonrpc": "2.0", "id": id, "error": {"code": code, "message": message}})
+}
+
+/// An answer owed to the client. A method's envelope is kept as the engine made it and
+/// written straight to bytes: built as a JSON tree first, then written and freed, it
+/// cost a round trip more instructions than anything else in it.
+#[derive(Debug, Clone)]
+pub enum Answer {
+    /// A protocol-level answer (an error), built as a tree.
+    Tree(Value),
+    /// A method's result.
+    Result { id: Value, result: Box<Envelope> },
+    /// A batch's answers, in order.
+    Batch(Vec<Answer>),
+}
+
+impl From<Value> for Answer {
+    fn from(v: Value) -> Answer {
+        Answer::Tree(v)
+    }
+}
+
+impl Serialize for Answer {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        match self {
+            Answer::Tree(v) => v.serialize(s),
+            Answer::Result { id, result } => {
+                let mut m = s.serialize_struct("Response", 3)?;
+                m.serialize_field("jsonrpc", "2.0")?;
+                m.serialize_field("id", id)?;
+                m.serialize_field("result", result)?;
+                m.end()
+            }
+            Answer::Batch(items) => items.serialize(s),
+        }
+    }
+}
+
+impl Answer {
+    /// The answer's JSON text. A result that cannot be written (it never should) is
+    /// answered as the protocol's internal error for the same request, so the client
+    /// waiting on it is never left without an answer.
+    pub fn to_bytes(&self) -> Vec<u8> {
+        serde_json::to_vec(self).unwrap_or_else(|e| {
+            tracing::error!("cannot serialize an answer: {e}");
+            let id = match self {
+                Answer::Result { id, .. } => id.clone(),
+                _ => Value::Null,
+            };
+            let fallback = error(id, INTERNAL_ERROR, "cannot serialize the result");
+            serde_json::to_vec(&fallback).unwrap_or_default()
+        })
+    }
+
+    /// A result answer.
+    pub fn result(id: Value, envelope: Envelope) -> Answer {
+        Answer::Result {
+            id,
+            result: Box::new(envelope),
+        }
+    }
 }
 
 /// Why a message could not be read, and the request id when it could still be found.
@@ -122,13 +184,16 @@ pub fn is_control(message: &Value) -> bool {
 }
 
 /// Answers one parsed message; `None` for a notification.
-pub fn handle_message(engine: &Engine, msg: &Value) -> Option<Value> {
+pub fn handle_message(engine: &Engine, msg: &Value) -> Option<Answer> {
     let Value::Object(m) = msg else {
-        return Some(error(
-            Value::Null,
-            INVALID_REQUEST,
-            "a request must be a JSON object",
-        ));
+        return Some(
+            error(
+                Value::Null,
+                INVALID_REQUEST,
+                "a request must be a JSON object",
+            )
+            .into(),
+        );
     };
     let id = m.get("id").cloned();
     let valid_id = match &id {
@@ -137,23 +202,26 @@ pub fn handle_message(engine: &Engine, msg: &Value) -> Option<Value> {
         Some(_) => false,
     };
     if !valid_id {
-        return Some(error(
-            Value::Null,
-            INVALID_REQUEST,
-            "id must be a string, a number or null",
-        ));
+        return Some(
+            error(
+                Value::Null,
+                INVALID_REQUEST,
+                "id must be a string, a number or null",
+            )
+            .into(),
+        );
     }
     let reply_id = id.clone().unwrap_or(Value::Null);
     if m.get("jsonrpc").and_then(Value::as_str) != Some("2.0") {
-        return Some(error(reply_id, INVALID_REQUEST, "jsonrpc must be \"2.0\""));
+        return Some(error(reply_id, INVALID_REQUEST, "jsonrpc must be \"2.0\"").into());
     }
     let Some(method) = m.get("method").and_then(Value::as_str) else {
-        return Some(error(reply_id, INVALID_REQUEST, "method must be a string"));
+        return Some(error(reply_id, INVALID_REQUEST, "method must be a string").into());
     };
     let params = m.get("params").cloned().unwrap_or(Value::Null);
     if !(params.is_object() || params.is_null()) {
         // A notification gets no answer, even an error.
-        return id.map(|_| error(reply_id, INVALID_PARAMS, "params must be an object"));
+        return id.map(|_| error(reply_id, INVALID_PARAMS, "params must be an object").into());
     }
     let outcome = catch_unwind(AssertUnwindSafe(|| engine.call_method(method, &params)));
     let response = match outcome {
@@ -161,24 +229,18 @@ pub fn handle_message(engine: &Engine, msg: &Value) -> Option<Value> {
         // internal error, not a tool's.
         Ok(Some(envelope)) if is_internal(&envelope) => {
             let message = envelope.error.map(|e| e.message).unwrap_or_default();
-            error(reply_id, INTERNAL_ERROR, &message)
+            error(reply_id, INTERNAL_ERROR, &message).into()
         }
-        Ok(Some(envelope)) => match serde_json::to_value(&envelope) {
-            Ok(v) => json!({"jsonrpc": "2.0", "id": reply_id, "result": v}),
-            Err(e) => error(
-                reply_id,
-                INTERNAL_ERROR,
-                &format!("cannot serialize the result: {e}"),
-            ),
-        },
+        Ok(Some(envelope)) => Answer::result(reply_id, envelope),
         Ok(None) => error(
             reply_id,
             METHOD_NOT_FOUND,
             &format!("unknown method {method:?}"),
-        ),
+        )
+        .into(),
         Err(_) => {
             tracing::error!("internal error while handling {method}");
-            error(reply_id, INTERNAL_ERROR, "internal error")
+            error(reply_id, INTERNAL_ERROR, "internal error").into()
         }
     };
     id.map(|_| response)
@@ -194,17 +256,17 @@ fn is_internal(envelope: &cc_protocol::Envelope) -> bool {
 }
 
 /// Answers one parsed value: a message or a batch; `None` when nothing is owed.
-pub fn handle_value(engine: &Engine, msg: &Value) -> Option<Value> {
+pub fn handle_value(engine: &Engine, msg: &Value) -> Option<Answer> {
     match msg {
         Value::Array(items) if items.is_empty() => {
-            Some(error(Value::Null, INVALID_REQUEST, "empty batch"))
+            Some(error(Value::Null, INVALID_REQUEST, "empty batch").into())
         }
         Value::Array(items) => {
-            let out: Vec<Value> = items
+            let out: Vec<Answer> = items
                 .iter()
                 .filter_map(|it| handle_message(engine, it))
                 .collect();
-            (!out.is_empty()).then_some(Value::Array(out))
+            (!out.is_empty()).then_some(Answer::Batch(out))
         }
         one => handle_message(engine, one),
     }
@@ -213,6 +275,27 @@ pub fn handle_value(engine: &Engine, msg: &Value) -> Option<Value> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A result written straight from the envelope reads as the frame around the
+    /// envelope's own JSON, the same bytes a tree of both would give.
+    #[test]
+    fn a_result_is_written_as_the_frame_around_its_envelope() {
+        let engine = Engine::new(
+            Box::new(cc_desktop::VirtualDesktop::new(Default::default())),
+            cc_engine::config::ConfigStack::new(),
+        );
+        let envelope = engine.refuse_stopping("wait.pause");
+        let tree = json!({"jsonrpc": "2.0", "id": "a", "result": serde_json::to_value(&envelope).unwrap()});
+        let one = Answer::result(json!("a"), envelope);
+        assert_eq!(one.to_bytes(), serde_json::to_vec(&tree).unwrap());
+        let batch = Answer::Batch(vec![
+            one.clone(),
+            error(json!(2), INVALID_PARAMS, "no").into(),
+        ]);
+        let read: Value = serde_json::from_slice(&batch.to_bytes()).unwrap();
+        assert_eq!(read[0], tree);
+        assert_eq!(read[1]["error"]["code"], INVALID_PARAMS);
+    }
 
     #[test]
     fn overflowing_numbers_are_parse_errors_that_keep_the_id() {

@@ -104,7 +104,14 @@ pub struct AppState {
 
 /// A JSON body with a status; every HTTP-level refusal uses this.
 fn json_response(status: StatusCode, body: &Value) -> Response {
-    let bytes = serde_json::to_vec(body).unwrap_or_else(|_| b"{}".to_vec());
+    bytes_response(
+        status,
+        serde_json::to_vec(body).unwrap_or_else(|_| b"{}".to_vec()),
+    )
+}
+
+/// A JSON body already written.
+fn bytes_response(status: StatusCode, bytes: Vec<u8>) -> Response {
     let mut r = (status, bytes).into_response();
     r.headers_mut().insert(
         header::CONTENT_TYPE,

@@ -11,7 +11,7 @@ use axum::response::{IntoResponse, Response};
 use serde_json::{Value, json};
 
 use super::roles::{self, Role};
-use super::{AppState, json_response};
+use super::{AppState, bytes_response, json_response};
 use crate::transports::jsonrpc::{self, INTERNAL_ERROR, INVALID_REQUEST, PARSE_ERROR};
 
 /// JSON-RPC server-defined error (the -32000..-32099 range): the token's role may not
@@ -84,16 +84,12 @@ pub async fn rpc(
             Ok(a) => a,
             Err(e) => {
                 tracing::error!("an /rpc call failed: {e}");
-                Some(jsonrpc::error(
-                    Value::Null,
-                    INTERNAL_ERROR,
-                    "internal error",
-                ))
+                Some(jsonrpc::error(Value::Null, INTERNAL_ERROR, "internal error").into())
             }
         }
     };
     match answer {
-        Some(v) => ok(v),
+        Some(a) => bytes_response(StatusCode::OK, a.to_bytes()),
         None => StatusCode::NO_CONTENT.into_response(),
     }
 }

@@ -162,21 +162,22 @@ fn next_ordered<R: Read>(conn: &Conn<'_>, inp: &mut Input<R>) -> Option<Value> {
         let bytes = match line {
             Line::Eof => return None,
             Line::TooLong => {
-                writer.send(Some(&jsonrpc::error(
-                    Value::Null,
-                    INVALID_REQUEST,
-                    "line longer than 10 MiB",
-                )));
+                writer.send(Some(
+                    &jsonrpc::error(Value::Null, INVALID_REQUEST, "line longer than 10 MiB").into(),
+                ));
                 continue;
             }
             Line::Text(b) => b,
         };
         let Ok(text) = std::str::from_utf8(&bytes) else {
-            writer.send(Some(&jsonrpc::error(
-                Value::Null,
-                PARSE_ERROR,
-                "parse error: the line is not valid UTF-8",
-            )));
+            writer.send(Some(
+                &jsonrpc::error(
+                    Value::Null,
+                    PARSE_ERROR,
+                    "parse error: the line is not valid UTF-8",
+                )
+                .into(),
+            ));
             continue;
         };
         let text = text.trim();
@@ -186,7 +187,7 @@ fn next_ordered<R: Read>(conn: &Conn<'_>, inp: &mut Input<R>) -> Option<Value> {
         let msg: Value = match jsonrpc::parse(text) {
             Ok(v) => v,
             Err(e) => {
-                writer.send(Some(&e.response()));
+                writer.send(Some(&e.response().into()));
                 continue;
             }
         };

@@ -11,9 +11,9 @@ use std::io::Write;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use serde_json::Value;
-
 use cc_engine::{Engine, EventQueue, SharedEvent};
+
+use crate::transports::jsonrpc::Answer;
 
 /// How often the event thread looks at the queue when nobody woke it: the longest an
 /// event emitted during a long action waits, and how soon the thread sees the end.
@@ -46,13 +46,10 @@ impl Output {
 
     /// Writes the events queued so far, then `answer` (if any) as one line: one write
     /// when they fit in one.
-    pub fn send(&self, answer: Option<&Value>) {
+    pub fn send(&self, answer: Option<&Answer>) {
         let mut line = Vec::new();
-        if let Some(v) = answer {
-            match serde_json::to_vec(v) {
-                Ok(l) => line = l,
-                Err(e) => tracing::error!("cannot serialize an outgoing message: {e}"),
-            }
+        if let Some(a) = answer {
+            line = a.to_bytes();
             if !line.is_empty() {
                 line.push(b'\n');
             }
@@ -105,7 +102,7 @@ mod tests {
     use cc_desktop::{VirtualConfig, VirtualDesktop};
     use cc_engine::Answering;
     use cc_engine::config::ConfigStack;
-    use serde_json::json;
+    use serde_json::{Value, json};
 
     /// A writer whose bytes the test reads, and how many writes it took.
     #[derive(Clone, Default)]
@@ -179,7 +176,7 @@ mod tests {
             e.bus().emit("x", json!({"n": 2}));
             json!({"jsonrpc": "2.0", "id": 7, "result": {}})
         };
-        out.send(Some(&answer));
+        out.send(Some(&answer.into()));
         let got = lines(&sink);
         assert_eq!(got.len(), 3);
         assert_eq!(got[0]["params"]["payload"]["n"], 1);
@@ -194,7 +191,9 @@ mod tests {
         for n in 0..(EVENTS_PER_WRITE * 2 + 1) {
             e.bus().emit("x", json!({"n": n}));
         }
-        out.send(Some(&json!({"jsonrpc": "2.0", "id": 1, "result": {}})));
+        out.send(Some(
+            &json!({"jsonrpc": "2.0", "id": 1, "result": {}}).into(),
+        ));
         let got = lines(&sink);
         assert_eq!(got.len(), EVENTS_PER_WRITE * 2 + 2);
         assert_eq!(got.last().unwrap()["id"], 1);
