@@ -340,8 +340,10 @@ impl ServerHandler for McpServer {
         });
         let before = self.engine.bus_stats().last_seq;
         let cancel = control.clone();
-        let task = self.dispatch(who, name.clone(), arguments, control);
-        let mut task = std::pin::pin!(task);
+        // Boxed, as are the waits for a person below: rmcp spawns a task per request
+        // and moves its future as it does, so a future the size of every path's state
+        // was copied several times per call, the largest cost of a call over MCP.
+        let mut task = Box::pin(self.dispatch(who, name.clone(), arguments, control));
         // The call runs; its progress goes out as it comes (at most every
         // `progress::EVERY`), and a cancellation stops it as the emergency stop would.
         let mut every = tokio::time::interval(super::progress::EVERY);
@@ -388,8 +390,7 @@ impl ServerHandler for McpServer {
         };
         // A governed action now pending the operator is announced to the client's user.
         if let (Some((Some(session), action, who)), true, false) = (governed, elicits, cancelled) {
-            self.announce_governed(&context, &result, (session, action, who))
-                .await;
+            Box::pin(self.announce_governed(&context, &result, (session, action, who))).await;
         }
         // A parked action waits here for a person when the client can be told so.
         if let Some(id) = approval_wait::parked_id(&result)
@@ -397,7 +398,7 @@ impl ServerHandler for McpServer {
             && resolve_tool(&name).is_some()
             && approval_wait::informable(&context, &progress)
         {
-            let waited = approval_wait::wait(
+            let waited = Box::pin(approval_wait::wait(
                 &self.engine,
                 &context,
                 console,
@@ -405,7 +406,7 @@ impl ServerHandler for McpServer {
                 &id,
                 before,
                 result,
-            )
+            ))
             .await;
             return Ok(waited.into());
         }
