@@ -66,6 +66,11 @@ fn sync(conn: &Conn) -> Result<(), DriverError> {
 /// the next one (the read doubles as that character's round trip).
 const CAPS_FRESH: Duration = Duration::from_millis(250);
 
+/// How long the pointer read by a click's closing round trip answers for where the
+/// pointer is: the tool reads it back at once, and nothing later may take it for a
+/// fresh look.
+const POINTER_FRESH: Duration = Duration::from_millis(100);
+
 /// Keys and buttons this driver pressed and has not released.
 #[derive(Debug, Default)]
 pub(super) struct Held {
@@ -74,6 +79,9 @@ pub(super) struct Held {
     buttons: Vec<Button>,
     /// Caps Lock as read at the end of the last typed character, and when.
     caps: Option<(bool, Instant)>,
+    /// The pointer as read by the round trip that closed the last click or scroll, and
+    /// when; taken by the first look after it ([`Held::pointer`]).
+    pointer: Option<((i32, i32), Instant)>,
 }
 
 impl Held {
@@ -87,18 +95,9 @@ impl Held {
     }
 }
 
-/// Moves the pointer to root coordinates. The server clamps XTest motion into the
-/// screen itself, so this needs no geometry round trip; it is flushed, not waited for
-/// (the press or release that follows is).
-pub(super) fn motion(conn: &Conn, x: i32, y: i32) -> Result<(), DriverError> {
-    let cx = x.clamp(0, i32::from(i16::MAX));
-    let cy = y.clamp(0, i32::from(i16::MAX));
-    fake(conn, MOTION_NOTIFY_EVENT, 0, cx as i16, cy as i16)?;
-    flush(conn)
-}
-
-/// Where the pointer is, in root coordinates.
-pub(super) fn pointer(conn: &Conn) -> Result<(i32, i32), DriverError> {
+/// Where the pointer is, in root coordinates, asked now. As a round trip it also waits
+/// until the server processed everything queued before it.
+fn query_position(conn: &Conn) -> Result<(i32, i32), DriverError> {
     let r = query_pointer(conn)?;
     Ok((i32::from(r.root_x), i32::from(r.root_y)))
 }
@@ -120,18 +119,48 @@ fn sync_caps(conn: &Conn) -> Result<bool, DriverError> {
 }
 
 impl Held {
+    /// Moves the pointer to root coordinates. The server clamps XTest motion into the
+    /// screen itself, so this needs no geometry round trip; it is flushed, not waited
+    /// for (the press or release that follows is).
+    pub fn motion(&mut self, conn: &Conn, x: i32, y: i32) -> Result<(), DriverError> {
+        self.pointer = None;
+        let cx = x.clamp(0, i32::from(i16::MAX));
+        let cy = y.clamp(0, i32::from(i16::MAX));
+        fake(conn, MOTION_NOTIFY_EVENT, 0, cx as i16, cy as i16)?;
+        flush(conn)
+    }
+
+    /// Where the pointer is, in root coordinates. Right after a click or a scroll it is
+    /// where the round trip that closed it found the pointer, once: a click reads its
+    /// position back without asking the server a second time, behind whatever the
+    /// clicked application drew meanwhile.
+    pub fn pointer(&mut self, conn: &Conn) -> Result<(i32, i32), DriverError> {
+        match self.pointer.take() {
+            Some((at, when)) if when.elapsed() < POINTER_FRESH => Ok(at),
+            _ => query_position(conn),
+        }
+    }
+
+    /// Waits for the server to process what is queued, reading the pointer as it does.
+    fn sync_pointer(&mut self, conn: &Conn) -> Result<(), DriverError> {
+        let at = query_position(conn)?;
+        self.pointer = Some((at, Instant::now()));
+        Ok(())
+    }
+
     pub fn button(&mut self, conn: &Conn, b: Button, down: bool) -> Result<(), DriverError> {
         let kind = if down {
             BUTTON_PRESS_EVENT
         } else {
             BUTTON_RELEASE_EVENT
         };
+        self.pointer = None;
         fake(conn, kind, button_number(b), 0, 0)?;
         // A press is sent; the release that completes the click is waited for.
         if down {
             flush(conn)?
         } else {
-            sync(conn)?
+            self.sync_pointer(conn)?
         }
         self.buttons.retain(|x| *x != b);
         if down {
@@ -142,9 +171,10 @@ impl Held {
 
     pub fn scroll(&mut self, conn: &Conn, axis: Axis, positive: bool) -> Result<(), DriverError> {
         let n = scroll_button(axis, positive);
+        self.pointer = None;
         fake(conn, BUTTON_PRESS_EVENT, n, 0, 0)?;
         fake(conn, BUTTON_RELEASE_EVENT, n, 0, 0)?;
-        sync(conn)
+        self.sync_pointer(conn)
     }
 
     /// Presses or releases one key by its keysym in the current layout; a key the
@@ -159,6 +189,7 @@ impl Held {
         let name = key.name();
         // Our own Caps Lock press changes what the next character needs.
         self.caps = None;
+        self.pointer = None;
         if !down {
             // Release what was pressed under this name, even if the mapping changed.
             let code = match self.keys.get(&name) {

@@ -334,12 +334,12 @@ impl Driver for X11Desktop {
     }
 
     fn pointer_position(&mut self) -> Result<(i32, i32), DriverError> {
-        input::pointer(&self.conn)
+        self.held.pointer(&self.conn)
     }
 
     fn pointer_move(&mut self, x: i32, y: i32) -> Result<(), DriverError> {
         self.need_input()?;
-        input::motion(&self.conn, x, y)
+        self.held.motion(&self.conn, x, y)
     }
 
     fn button(&mut self, button: Button, down: bool) -> Result<(), DriverError> {

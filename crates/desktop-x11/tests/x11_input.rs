@@ -320,3 +320,39 @@ fn release_all_leaves_no_key_or_button_down() {
     // Releasing twice is harmless.
     d.release_all().unwrap();
 }
+
+/// A click reads the pointer back from the round trip that closed it; the next look,
+/// or one after someone else moved the pointer, asks the server again.
+#[test]
+fn the_pointer_read_after_a_click_is_where_it_is() {
+    let desk = Desk::start();
+    let mut d = desk.driver();
+    d.pointer_move(300, 200).unwrap();
+    d.button(Button::Left, true).unwrap();
+    d.button(Button::Left, false).unwrap();
+    assert_eq!(d.pointer_position().unwrap(), (300, 200));
+    // Another client moves it: the driver sees the move, not its own last click.
+    let out = desk.run("xdotool", &["mousemove", "500", "400"]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert_eq!(d.pointer_position().unwrap(), (500, 400));
+    // Moved right after a click: the first look may still be the click's own read
+    // (taken within 100 ms of it), the next one asks.
+    d.button(Button::Left, true).unwrap();
+    d.button(Button::Left, false).unwrap();
+    let out = desk.run("xdotool", &["mousemove", "10", "20"]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let first = d.pointer_position().unwrap();
+    assert!([(500, 400), (10, 20)].contains(&first), "{first:?}");
+    assert_eq!(d.pointer_position().unwrap(), (10, 20), "asked again");
+    // A scroll closes the same way.
+    d.scroll(Axis::Vertical, false).unwrap();
+    assert_eq!(d.pointer_position().unwrap(), (10, 20));
+}
