@@ -12,6 +12,10 @@ use super::can;
 use crate::common::{self, Server};
 use crate::conformance::desk::{Desk, serve};
 
+/// A wait's own bound: under the test client's (`common::TIMEOUT`), so a wait a slow
+/// desk does not meet still answers, with what it saw last and how often it looked.
+const WAIT_MS: u64 = 25_000;
+
 /// Sends a `wait.for` and returns its request id once the worker runs it.
 pub fn start_wait(s: &mut Server, arguments: Value) -> u64 {
     let from = s.events.len();
@@ -62,7 +66,7 @@ pub fn waits_follow_the_desktops_changes<D: Desk>() {
     };
     let id = start_wait(
         &mut s,
-        json!({"condition": "appears", "window": selector, "timeout_ms": 60000}),
+        json!({"condition": "appears", "window": selector, "timeout_ms": WAIT_MS}),
     );
     let r = met(&mut s, id);
     assert_eq!(r["driven_by"], D::WINDOW_WAITS, "{r}");
@@ -72,7 +76,7 @@ pub fn waits_follow_the_desktops_changes<D: Desk>() {
     // An element appears in its accessibility tree.
     let r = s.ok(
         "wait.for",
-        json!({"condition": "appears", "element": {"role": "checkbox", "window": window, "states": ["enabled"]}, "timeout_ms": 60000}),
+        json!({"condition": "appears", "element": {"role": "checkbox", "window": window, "states": ["enabled"]}, "timeout_ms": WAIT_MS}),
     );
     assert!(r["saw"]["matches"].as_u64().unwrap_or_default() >= 1, "{r}");
 
@@ -81,7 +85,7 @@ pub fn waits_follow_the_desktops_changes<D: Desk>() {
         crate::conformance::desk::window_where(&mut s, "the waited", |w| w["id"] == window);
     let id = start_wait(
         &mut s,
-        json!({"condition": "disappears", "window": {"id": window}, "timeout_ms": 20000}),
+        json!({"condition": "disappears", "window": {"id": window}, "timeout_ms": WAIT_MS}),
     );
     desk.close(&mut s, &listed);
     let r = met(&mut s, id);
