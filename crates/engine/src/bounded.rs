@@ -29,6 +29,43 @@ pub fn bounded(v: &Value) -> Value {
     walk(v, &mut budget)
 }
 
+/// [`bounded`] of a value the caller no longer needs: returned as it is when it is
+/// already in bounded form (nearly always), without copying it.
+pub fn into_bounded(v: Value) -> Value {
+    let mut budget = BUDGET;
+    if fits(&v, &mut budget) {
+        v
+    } else {
+        bounded(&v)
+    }
+}
+
+/// True when [`walk`] would return `v` unchanged: the same checks, in the same order,
+/// spending the same budget.
+fn fits(v: &Value, budget: &mut usize) -> bool {
+    match v {
+        Value::String(s) => {
+            *budget = budget.saturating_sub(s.len() + 2);
+            s.len() <= MAX_STRING
+        }
+        Value::Array(items) => items
+            .iter()
+            .enumerate()
+            .all(|(i, item)| i < MAX_ITEMS && *budget > 0 && fits(item, budget)),
+        Value::Object(members) => members.iter().enumerate().all(|(i, (k, item))| {
+            if i == MAX_ITEMS || *budget == 0 || k.len() > MAX_STRING {
+                return false;
+            }
+            *budget = budget.saturating_sub(k.len() + 3);
+            fits(item, budget)
+        }),
+        _ => {
+            *budget = budget.saturating_sub(8);
+            true
+        }
+    }
+}
+
 fn walk(v: &Value, budget: &mut usize) -> Value {
     match v {
         Value::String(s) => {
@@ -87,6 +124,44 @@ fn cut(s: &str) -> String {
 mod tests {
     use super::*;
     use serde_json::json;
+
+    /// Taking a value whole gives what copying it gives, on every side of each limit.
+    #[test]
+    fn into_bounded_is_bounded() {
+        let long = "x".repeat(MAX_STRING + 1);
+        let at = "x".repeat(MAX_STRING);
+        let items = |n: usize| Value::Array((0..n).map(|i| json!(i)).collect());
+        let members =
+            |n: usize| Value::Object((0..n).map(|i| (format!("k{i}"), json!(i))).collect());
+        let many = |n: usize, s: &str| Value::Array((0..n).map(|_| json!(s)).collect());
+        let cases = [
+            json!(null),
+            json!("short"),
+            json!(at),
+            json!(long),
+            items(MAX_ITEMS),
+            items(MAX_ITEMS + 1),
+            members(MAX_ITEMS),
+            members(MAX_ITEMS + 1),
+            json!({ at.clone(): 1 }),
+            json!({ long.clone(): 1 }),
+            // Just within the budget; then past it, inside the second array.
+            many(MAX_ITEMS, &"y".repeat(250)),
+            json!([many(40, &"y".repeat(250)), many(40, &"y".repeat(250))]),
+            json!({"a": {"b": [1, 2, {"c": at}]}, "d": true}),
+        ];
+        let changed: Vec<bool> = cases.iter().map(|v| bounded(v) != *v).collect();
+        assert_eq!(
+            changed,
+            [
+                false, false, false, true, false, true, false, true, false, true, false, true,
+                false
+            ]
+        );
+        for v in cases {
+            assert_eq!(into_bounded(v.clone()), bounded(&v), "{v}");
+        }
+    }
 
     #[test]
     fn small_arguments_are_unchanged() {

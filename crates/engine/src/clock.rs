@@ -98,7 +98,8 @@ pub fn rfc3339(t: SystemTime) -> String {
     ] {
         out[at] = c;
     }
-    out.iter().map(|&b| b as char).collect()
+    // Digits and separators only: always UTF-8.
+    std::str::from_utf8(&out).map_or_else(|_| String::new(), str::to_owned)
 }
 
 /// The proleptic Gregorian (year, month, day) of a count of days since 1970-01-01

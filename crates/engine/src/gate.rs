@@ -154,7 +154,7 @@ pub(crate) fn decide(
             "request_id": request_id,
             "tool": req.call.name(),
             "arguments": crate::bounded::bounded(&assessed.shown),
-            "description": crate::bounded::bounded(&json!(description)),
+            "description": crate::bounded::into_bounded(json!(description)),
             "risk": assessed.risk,
             "reason": reason,
             "landing": landing,

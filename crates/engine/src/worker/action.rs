@@ -230,7 +230,7 @@ pub(super) fn started_payload(assessed: &Assessment, approved: Option<&Approval>
     let mut payload = json!({
         "tool": assessed.tool.name,
         "arguments": crate::bounded::bounded(&assessed.shown),
-        "description": crate::bounded::bounded(&json!(assessed.description())),
+        "description": crate::bounded::into_bounded(json!(assessed.description())),
     });
     if let Some(a) = approved {
         let (key, id) = a.event_field();
