@@ -75,7 +75,14 @@ impl Desk for GnomeDesk {
         match app {
             App::Checkboxes => {
                 let pid = self.desk.spawn("gtk3-demo", &[CHECKBOXES.0]);
-                let w = window_where(s, CHECKBOXES.1, |w| w["pid"] == pid);
+                // Its demo's window: gtk3-demo may map its own main window
+                // ("Application Class") first.
+                let w = window_where(s, CHECKBOXES.1, |w| {
+                    w["pid"] == pid
+                        && w["title"]
+                            .as_str()
+                            .is_some_and(|t| t.contains(CHECKBOXES.1))
+                });
                 // GTK's accessibility tree shows once the application is up.
                 let scoped = json!({"level": "full", "window": w["id"]});
                 wait_until("its checkboxes", Duration::from_secs(30), || {
