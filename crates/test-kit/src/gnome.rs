@@ -454,6 +454,6 @@ impl Drop for GnomeDesk {
             signal("-KILL", &pid.to_string());
         }
         let _ = self.shell.wait();
-        let _ = std::fs::remove_dir_all(&self.runtime_dir);
+        crate::temp::remove_runtime_dir(&self.runtime_dir);
     }
 }

@@ -379,6 +379,6 @@ impl Drop for Desk {
             .stderr(Stdio::null())
             .status();
         let _ = self.sway.wait();
-        let _ = std::fs::remove_dir_all(&self.runtime_dir);
+        crate::temp::remove_runtime_dir(&self.runtime_dir);
     }
 }

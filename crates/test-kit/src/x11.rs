@@ -315,7 +315,7 @@ impl Drop for Desk {
             let _ = c.kill();
             let _ = c.wait();
         }
-        let _ = std::fs::remove_dir_all(&self.runtime_dir);
+        crate::temp::remove_runtime_dir(&self.runtime_dir);
     }
 }
 
