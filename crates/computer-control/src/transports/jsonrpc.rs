@@ -21,8 +21,8 @@ pub fn error(id: Value, code: i64, message: &str) -> Value {
 }
 
 /// An answer owed to the client. A method's envelope is kept as the engine made it and
-/// written straight to bytes: built as a JSON tree first, then written and freed, it
-/// cost a round trip more instructions than anything else in it.
+/// written straight to bytes: building it as a JSON tree first, to write and free, was
+/// the largest cost of a round trip after the action itself.
 #[derive(Debug, Clone)]
 pub enum Answer {
     /// A protocol-level answer (an error), built as a tree.
