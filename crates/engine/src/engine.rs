@@ -54,6 +54,38 @@ pub struct Engine {
     shots: ShotSlot,
 }
 
+/// The most characters a tool's name may have in `tools.call`.
+const TOOL_NAME_MAX: usize = 128;
+
+/// `tools.call`'s params as the spec states them.
+fn tools_call_fields() -> Vec<Field> {
+    vec![
+        Field::req(
+            "tool",
+            Ty::Str {
+                max_chars: Some(TOOL_NAME_MAX),
+                non_empty: true,
+            },
+            "",
+        ),
+        Field::def("arguments", Ty::Any, json!({}), ""),
+    ]
+}
+
+/// `tools.call`'s params when they pass [`tools_call_fields`] as they are: an object of
+/// `tool` (a name within the bound) and `arguments` (a non-null value); `None` for any
+/// other shape, which the spec then checks and words.
+fn tools_call_in_place(params: &Value) -> Option<(&str, &Value)> {
+    let map = params.as_object()?;
+    if map.len() != 2 {
+        return None;
+    }
+    let tool = map.get("tool")?.as_str()?;
+    let arguments = map.get("arguments").filter(|a| !a.is_null())?;
+    let fits = !tool.is_empty() && tool.chars().count() <= TOOL_NAME_MAX;
+    fits.then_some((tool, arguments))
+}
+
 fn invalid_config(e: ConfigError) -> ToolError {
     ToolError::with_data(ErrorCode::InvalidConfig, e.to_string(), e.data())
 }
@@ -492,32 +524,26 @@ impl Engine {
     }
 
     fn tools_call(&self, params: &Value) -> Envelope {
+        // Nearly every call is `{tool, arguments}` and valid: read in place, the
+        // arguments are not copied twice to be checked against `Ty::Any`. Anything
+        // else goes through the spec, which words every problem.
+        if let Some((tool, arguments)) = tools_call_in_place(params) {
+            return self.tools_call_checked(tool, arguments);
+        }
         let started = Instant::now();
-        let p = match self.check_params(
-            "tools.call",
-            started,
-            params,
-            vec![
-                Field::req(
-                    "tool",
-                    Ty::Str {
-                        max_chars: Some(128),
-                        non_empty: true,
-                    },
-                    "",
-                ),
-                Field::def("arguments", Ty::Any, json!({}), ""),
-            ],
-        ) {
+        let p = match self.check_params("tools.call", started, params, tools_call_fields()) {
             Ok(p) => p,
             Err(e) => return *e,
         };
-        let tool = p["tool"].as_str().unwrap_or_default();
+        self.tools_call_checked(p["tool"].as_str().unwrap_or_default(), &p["arguments"])
+    }
+
+    fn tools_call_checked(&self, tool: &str, arguments: &Value) -> Envelope {
         // A vendor's vocabulary is translated into our tools, then gated like them.
         if let Some(voc) = crate::vendor::find_vocabulary(tool) {
-            return self.call_vocabulary(voc, &p["arguments"]);
+            return self.call_vocabulary(voc, arguments);
         }
-        self.call_tool(tool, &p["arguments"])
+        self.call_tool(tool, arguments)
     }
 
     /// `tools.call` for a caller holding a tool's name and JSON arguments (in-process
@@ -917,4 +943,56 @@ pub fn tool_json(t: &crate::tools::ToolDef) -> Value {
         "parameters": t.schema(),
         "examples": t.examples,
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// What the spec makes of `tools.call`'s params: the tool and its arguments.
+    fn by_spec(params: &Value) -> Option<(String, Value)> {
+        let p = validate(
+            &Ty::Object(tools_call_fields()),
+            params,
+            ValidateMode::Fill(&Value::Null),
+        )
+        .ok()?;
+        Some((p["tool"].as_str()?.to_string(), p["arguments"].clone()))
+    }
+
+    #[test]
+    fn params_read_in_place_are_what_the_spec_makes_of_them() {
+        let long = "x".repeat(TOOL_NAME_MAX);
+        let longer = "é".repeat(TOOL_NAME_MAX + 1);
+        let cases = [
+            json!({"tool": "wait.pause", "arguments": {"ms": 0}}),
+            json!({"tool": "wait.pause", "arguments": []}),
+            json!({"tool": "wait.pause", "arguments": 3}),
+            json!({"tool": "wait.pause", "arguments": null}),
+            json!({"tool": "wait.pause"}),
+            json!({"tool": long, "arguments": {}}),
+            json!({"tool": "é".repeat(TOOL_NAME_MAX), "arguments": {}}),
+            json!({"tool": longer, "arguments": {}}),
+            json!({"tool": "", "arguments": {}}),
+            json!({"tool": 7, "arguments": {}}),
+            json!({"tool": "wait.pause", "arguments": {}, "extra": 1}),
+            json!({"tool": "wait.pause", "other": {}}),
+            json!({"arguments": {}}),
+            json!(["wait.pause"]),
+            Value::Null,
+        ];
+        let mut in_place = 0;
+        for params in &cases {
+            // Any other shape is left to the spec, which may fill a default in or refuse.
+            if let Some((tool, arguments)) = tools_call_in_place(params) {
+                in_place += 1;
+                assert_eq!(
+                    by_spec(params),
+                    Some((tool.to_string(), arguments.clone())),
+                    "{params}"
+                );
+            }
+        }
+        assert_eq!(in_place, 5, "the common shapes are read in place");
+    }
 }
