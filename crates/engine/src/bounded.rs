@@ -26,90 +26,88 @@ pub const BUDGET: usize = 16 * 1024;
 /// `v` in its bounded form (a copy; `v` is unchanged). Small arguments come back equal.
 pub fn bounded(v: &Value) -> Value {
     let mut budget = BUDGET;
-    walk(v, &mut budget)
+    walk(v, &mut budget).unwrap_or_else(|| v.clone())
 }
 
 /// [`bounded`] of a value the caller no longer needs: returned as it is when it is
 /// already in bounded form (nearly always), without copying it.
 pub fn into_bounded(v: Value) -> Value {
     let mut budget = BUDGET;
-    if fits(&v, &mut budget) {
-        v
-    } else {
-        bounded(&v)
-    }
+    walk(&v, &mut budget).unwrap_or(v)
 }
 
-/// True when [`walk`] would return `v` unchanged: the same checks, in the same order,
-/// spending the same budget.
-fn fits(v: &Value, budget: &mut usize) -> bool {
-    match v {
-        Value::String(s) => {
-            *budget = budget.saturating_sub(s.len() + 2);
-            s.len() <= MAX_STRING
-        }
-        Value::Array(items) => items
-            .iter()
-            .enumerate()
-            .all(|(i, item)| i < MAX_ITEMS && *budget > 0 && fits(item, budget)),
-        Value::Object(members) => members.iter().enumerate().all(|(i, (k, item))| {
-            if i == MAX_ITEMS || *budget == 0 || k.len() > MAX_STRING {
-                return false;
-            }
-            *budget = budget.saturating_sub(k.len() + 3);
-            fits(item, budget)
-        }),
-        _ => {
-            *budget = budget.saturating_sub(8);
-            true
-        }
-    }
-}
-
-fn walk(v: &Value, budget: &mut usize) -> Value {
+/// `v`'s bounded form when it differs from `v`, `None` when `v` already is one; spends
+/// `budget` either way. What is unchanged inside a changed array or object is copied.
+fn walk(v: &Value, budget: &mut usize) -> Option<Value> {
     match v {
         Value::String(s) => {
             let kept = cut(s);
-            *budget = budget.saturating_sub(kept.len() + 2);
-            Value::String(kept)
+            *budget = budget.saturating_sub(kept.as_deref().map_or(s.len(), str::len) + 2);
+            kept.map(Value::String)
         }
         Value::Array(items) => {
-            let mut out = Vec::with_capacity(items.len().min(MAX_ITEMS + 1));
+            let mut out: Option<Vec<Value>> = None;
             for (i, item) in items.iter().enumerate() {
                 if i == MAX_ITEMS || *budget == 0 {
+                    let mut out = out.unwrap_or_else(|| items[..i].to_vec());
                     out.push(Value::String(format!("…[{} more items]", items.len() - i)));
-                    break;
+                    return Some(out.into());
                 }
-                out.push(walk(item, budget));
+                match (walk(item, budget), out.as_mut()) {
+                    (Some(changed), Some(out)) => out.push(changed),
+                    (Some(changed), None) => {
+                        let mut copy = items[..i].to_vec();
+                        copy.push(changed);
+                        out = Some(copy);
+                    }
+                    (None, Some(out)) => out.push(item.clone()),
+                    (None, None) => {}
+                }
             }
-            out.into()
+            out.map(Value::from)
         }
         Value::Object(members) => {
-            let mut out = Map::new();
+            // The members before `i`, copied, once something has to change.
+            let copied = |i: usize| -> Map<String, Value> {
+                members
+                    .iter()
+                    .take(i)
+                    .map(|(k, item)| (k.clone(), item.clone()))
+                    .collect()
+            };
+            let mut out: Option<Map<String, Value>> = None;
             for (i, (k, item)) in members.iter().enumerate() {
                 if i == MAX_ITEMS || *budget == 0 {
+                    let mut out = out.unwrap_or_else(|| copied(i));
                     let more = format!("[{} more members]", members.len() - i);
                     out.insert("…".into(), more.into());
-                    break;
+                    return Some(out.into());
                 }
                 let key = cut(k);
-                *budget = budget.saturating_sub(key.len() + 3);
-                out.insert(key, walk(item, budget));
+                *budget = budget.saturating_sub(key.as_deref().map_or(k.len(), str::len) + 3);
+                let changed = walk(item, budget);
+                if out.is_none() && (key.is_some() || changed.is_some()) {
+                    out = Some(copied(i));
+                }
+                if let Some(out) = out.as_mut() {
+                    let item = changed.unwrap_or_else(|| item.clone());
+                    out.insert(key.unwrap_or_else(|| k.clone()), item);
+                }
             }
-            out.into()
+            out.map(Value::from)
         }
-        other => {
+        _ => {
             *budget = budget.saturating_sub(8);
-            other.clone()
+            None
         }
     }
 }
 
-/// `s` itself when short; else its first [`MAX_STRING`] bytes (at a character
-/// boundary), its length and its digest.
-fn cut(s: &str) -> String {
+/// `None` when `s` is short enough to keep as it is; else its first [`MAX_STRING`]
+/// bytes (at a character boundary), its length and its digest.
+fn cut(s: &str) -> Option<String> {
     if s.len() <= MAX_STRING {
-        return s.to_string();
+        return None;
     }
     let mut end = MAX_STRING;
     while !s.is_char_boundary(end) {
@@ -117,7 +115,11 @@ fn cut(s: &str) -> String {
     }
     let digest = Sha256::digest(s.as_bytes());
     let hex: String = digest.iter().map(|b| format!("{b:02x}")).collect();
-    format!("{}…[cut: {} bytes, sha256 {hex}]", &s[..end], s.len())
+    Some(format!(
+        "{}…[cut: {} bytes, sha256 {hex}]",
+        &s[..end],
+        s.len()
+    ))
 }
 
 #[cfg(test)]
