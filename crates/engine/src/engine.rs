@@ -54,36 +54,34 @@ pub struct Engine {
     shots: ShotSlot,
 }
 
-/// The most characters a tool's name may have in `tools.call`.
-const TOOL_NAME_MAX: usize = 128;
+/// `tools.call`'s `tool`: a name of at most 128 characters.
+fn tool_name() -> Ty {
+    Ty::Str {
+        max_chars: Some(128),
+        non_empty: true,
+    }
+}
 
 /// `tools.call`'s params as the spec states them.
 fn tools_call_fields() -> Vec<Field> {
     vec![
-        Field::req(
-            "tool",
-            Ty::Str {
-                max_chars: Some(TOOL_NAME_MAX),
-                non_empty: true,
-            },
-            "",
-        ),
+        Field::req("tool", tool_name(), ""),
         Field::def("arguments", Ty::Any, json!({}), ""),
     ]
 }
 
-/// `tools.call`'s params when they pass [`tools_call_fields`] as they are: an object of
-/// `tool` (a name within the bound) and `arguments` (a non-null value); `None` for any
-/// other shape, which the spec then checks and words.
+/// `tools.call`'s params when the spec would take them as they are: exactly `tool` (a
+/// valid name, checked by the spec) and non-null `arguments` (`Ty::Any`, no default to
+/// fill). `None` for any other shape, which the spec then checks and words.
 fn tools_call_in_place(params: &Value) -> Option<(&str, &Value)> {
     let map = params.as_object()?;
     if map.len() != 2 {
         return None;
     }
-    let tool = map.get("tool")?.as_str()?;
+    let tool = map.get("tool")?;
     let arguments = map.get("arguments").filter(|a| !a.is_null())?;
-    let fits = !tool.is_empty() && tool.chars().count() <= TOOL_NAME_MAX;
-    fits.then_some((tool, arguments))
+    validate(&tool_name(), tool, ValidateMode::Fill(&Value::Null)).ok()?;
+    Some((tool.as_str()?, arguments))
 }
 
 fn invalid_config(e: ConfigError) -> ToolError {
@@ -962,8 +960,8 @@ mod tests {
 
     #[test]
     fn params_read_in_place_are_what_the_spec_makes_of_them() {
-        let long = "x".repeat(TOOL_NAME_MAX);
-        let longer = "é".repeat(TOOL_NAME_MAX + 1);
+        let long = "x".repeat(128);
+        let longer = "é".repeat(129);
         let cases = [
             json!({"tool": "wait.pause", "arguments": {"ms": 0}}),
             json!({"tool": "wait.pause", "arguments": []}),
@@ -971,7 +969,7 @@ mod tests {
             json!({"tool": "wait.pause", "arguments": null}),
             json!({"tool": "wait.pause"}),
             json!({"tool": long, "arguments": {}}),
-            json!({"tool": "é".repeat(TOOL_NAME_MAX), "arguments": {}}),
+            json!({"tool": "é".repeat(128), "arguments": {}}),
             json!({"tool": longer, "arguments": {}}),
             json!({"tool": "", "arguments": {}}),
             json!({"tool": 7, "arguments": {}}),
