@@ -12,9 +12,9 @@ use super::can;
 use crate::common::{self, Server};
 use crate::conformance::desk::{Desk, serve};
 
-/// A wait's own bound: under the test client's (`common::TIMEOUT`), so a wait a slow
-/// desk does not meet still answers, with what it saw last and how often it looked.
-const WAIT_MS: u64 = 25_000;
+/// A wait's own bound: 5 s under the test client's (`common::TIMEOUT`), so a wait a
+/// slow desk does not meet still answers, with what it saw last and how often it looked.
+const WAIT_MS: u64 = common::TIMEOUT.as_secs() * 1000 - 5_000;
 
 /// Sends a `wait.for` and returns its request id once the worker runs it.
 pub fn start_wait(s: &mut Server, arguments: Value) -> u64 {
