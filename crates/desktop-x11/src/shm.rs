@@ -20,7 +20,7 @@ pub(super) struct Segment {
     size: usize,
 }
 
-// SAFETY: the mapping is private to this driver; only the thread that owns the driver
+// SAFETY: the mapping is private to this driver; only the thread that holds the driver
 // touches it (the `Driver` is used through `&mut self`), so moving it is sound.
 unsafe impl Send for Segment {}
 

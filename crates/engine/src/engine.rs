@@ -2,7 +2,7 @@
 //! thread. Every action goes to the worker, where the gate decides.
 
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
-use std::sync::mpsc::{RecvTimeoutError, Sender, channel, sync_channel};
+use std::sync::mpsc::{RecvTimeoutError, channel, sync_channel};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
@@ -26,7 +26,7 @@ use crate::session::{AnswerTo, Queued, Reply, Session, Shared};
 use crate::spec::invalid_args;
 use crate::spec::{Field, Ty, ValidateMode, validate};
 use crate::tools::{Needs, ToolCall, batch, find, tools};
-use crate::worker::{Job, Worker};
+use crate::worker::{Job, Jobs, Seat, Worker};
 
 /// Every JSON-RPC method the engine answers (PROTOCOL §2), in one place: transports
 /// decide who may call each one, and the manifest lists them.
@@ -47,7 +47,7 @@ pub const METHODS: &[&str] = &[
 #[derive(Clone)]
 pub struct Engine {
     pub(crate) core: Arc<Core>,
-    jobs: Sender<Job>,
+    jobs: Jobs,
     base: Arc<ConfigStack>,
     lifecycle: Arc<Mutex<()>>,
     /// The latest capture's image, for an operator console.
@@ -113,15 +113,17 @@ impl Engine {
         let (tx, rx) = channel();
         let worker = Worker::new(core.clone(), driver, &base.config().safety.emergency_hotkey);
         let shots = worker.shot_slot();
+        let seat = Seat::new(worker);
+        let jobs = Jobs::new(tx, seat.clone());
         let spawned = std::thread::Builder::new()
             .name("cc-worker".into())
-            .spawn(move || worker.run(rx));
+            .spawn(move || seat.serve(rx));
         if let Err(e) = spawned {
             tracing::error!("cannot start the worker thread: {e}");
         }
         Engine {
             core,
-            jobs: tx,
+            jobs,
             base: Arc::new(base),
             lifecycle: Arc::new(Mutex::new(())),
             shots,
@@ -539,6 +541,11 @@ impl Engine {
     fn tools_call_checked(&self, tool: &str, arguments: &Value) -> Envelope {
         // A vendor's vocabulary is translated into our tools, then gated like them.
         if let Some(voc) = crate::vendor::find_vocabulary(tool) {
+            // It may wait for a person, outside any action: a caller that runs its own
+            // actions hands over what it leaves waiting first.
+            if let Some(caller) = crate::inline::caller() {
+                caller.hand_over();
+            }
             return self.call_vocabulary(voc, arguments);
         }
         self.call_tool(tool, arguments)
@@ -697,6 +704,8 @@ impl Engine {
                 }
             }
         };
+        // Only a caller blocked on its answer may run the action itself.
+        let waits = matches!(to, AnswerTo::Thread(_));
         let reply = Reply::new(to);
         {
             let mut g = self.core.lock();
@@ -717,6 +726,21 @@ impl Engine {
             must_confirm,
             call,
         };
+        let wait =
+            Duration::from_millis(config.config().runtime.max_wait_ms) + Duration::from_secs(60);
+        let handed = Handed::new(self.core.clone(), tool, started, wait);
+        // A caller that runs its own action when the worker is idle (`inline.rs`); one
+        // that waits for the worker instead hands over what it leaves waiting.
+        let job = match crate::inline::caller().filter(|_| waits) {
+            Some(caller) => match self.jobs.run_inline(job, caller.clone(), handed.clone()) {
+                None => return Ok(handed),
+                Some(job) => {
+                    caller.hand_over();
+                    job
+                }
+            },
+            None => job,
+        };
         if self.jobs.send(job).is_err() {
             return Err(Box::new(self.core.err(
                 tool,
@@ -724,9 +748,7 @@ impl Engine {
                 ToolError::new(ErrorCode::BackendUnavailable, "the driver thread is gone"),
             )));
         }
-        let wait =
-            Duration::from_millis(config.config().runtime.max_wait_ms) + Duration::from_secs(60);
-        Ok(Handed::new(self.core.clone(), tool, started, wait))
+        Ok(handed)
     }
 
     /// Judges a prepared call as the gate would judge it now ([`crate::assess`]):

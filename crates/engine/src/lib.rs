@@ -32,6 +32,7 @@ mod frames;
 mod gate;
 mod handed;
 mod hotkey;
+mod inline;
 mod latch;
 mod lookout;
 mod panic_file;
@@ -60,6 +61,7 @@ pub use events::{
 };
 pub use frames::Shot;
 pub use handed::Handed;
+pub use inline::{Inline, InlineCaller};
 pub use lookout::{Looking, Lookout};
 pub use rules::{CONSOLE_TITLE, Landing, Policy, Verdict};
 pub use spec::Issue;

@@ -1,4 +1,5 @@
-//! The worker: the one thread that owns the driver. Actions run here serially, each
+//! The worker: what holds the driver. Its thread, or a caller that runs its own action
+//! while it is idle (`seat.rs`, one thread at a time), runs actions serially, each
 //! after the gate, in steps that the emergency stop pre-empts. Between jobs it ticks:
 //! confirmation expiry, the idle watchdog, and desktop events (layout; the hotkey is
 //! handled by [`HotkeyAware`] even while an action runs).
@@ -7,11 +8,14 @@ mod action;
 mod batch;
 mod facts;
 mod observe;
+mod seat;
+
+pub use seat::{Jobs, Seat};
 
 use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::sync::Arc;
 use std::sync::atomic::Ordering;
-use std::sync::mpsc::{Receiver, RecvTimeoutError, Sender, SyncSender};
+use std::sync::mpsc::{Sender, SyncSender};
 use std::time::Duration;
 
 use cc_desktop::{Driver, DriverEvent, Indicator};
@@ -27,7 +31,6 @@ use crate::core::Core;
 use crate::frames::Frames;
 use crate::gate;
 use crate::hotkey::HotkeyAware;
-use crate::lookout::Lookout;
 use crate::session::Reply;
 use crate::snapshot::Snapshots;
 use crate::tools::ToolCall;
@@ -74,7 +77,7 @@ impl Job {
     }
 }
 
-/// The worker's own state; only its thread touches it.
+/// The worker's own state; one thread at a time holds it (`seat.rs`).
 pub struct Worker {
     core: Arc<Core>,
     driver: Box<dyn Driver>,
@@ -120,33 +123,15 @@ impl Worker {
         self.frames.shot_slot()
     }
 
-    /// Runs until every sender is gone.
-    pub fn run(mut self, rx: Receiver<Job>) {
-        // A caller sending back to back finds the worker awake.
-        let lookout = Lookout::default();
-        loop {
-            match lookout.recv_timeout(&rx, TICK) {
-                Ok(job) => {
-                    if !job.looking() {
-                        lookout.rest();
-                    }
-                    // A panic inside one job (a driver bug) must not end the worker: the
-                    // job's reply is dropped unanswered, so its caller reports an
-                    // internal error, and nothing stays held.
-                    let handled = catch_unwind(AssertUnwindSafe(|| self.handle(job)));
-                    if handled.is_err() {
-                        tracing::error!(
-                            "a job failed with a panic; releasing every key and button"
-                        );
-                        self.release();
-                    }
-                }
-                Err(RecvTimeoutError::Timeout) => {}
-                Err(RecvTimeoutError::Disconnected) => break,
-            }
-            self.tick();
+    /// Runs one job, surviving a panic inside it (a driver bug): the job's reply is
+    /// dropped unanswered, so its caller reports an internal error, and nothing stays
+    /// held.
+    fn handle_caught(&mut self, job: Job) {
+        let handled = catch_unwind(AssertUnwindSafe(|| self.handle(job)));
+        if handled.is_err() {
+            tracing::error!("a job failed with a panic; releasing every key and button");
+            self.release();
         }
-        self.release();
     }
 
     fn handle(&mut self, job: Job) {

@@ -5,6 +5,7 @@ mod lines;
 #[cfg(target_os = "linux")]
 mod looking;
 mod output;
+mod turns;
 
 use std::io::{BufReader, Read, Write};
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
@@ -12,13 +13,14 @@ use std::sync::{Arc, Mutex};
 
 use serde_json::Value;
 
-use cc_engine::{Answering, Engine, Looking};
+use cc_engine::{Answering, Engine, Inline, Looking};
 
 use super::fifo::{self, Fifo};
 use super::jsonrpc::{self, INVALID_REQUEST, PARSE_ERROR};
 use super::pool::Pool;
 use lines::{Line, read_line};
 use output::Output;
+use turns::{Runner, Turns};
 
 /// Serves until stdin closes; then ends the session (releasing anything held) and
 /// waits for answers still owed.
@@ -49,15 +51,18 @@ struct Conn<'a> {
     /// refused at once, as over HTTP, rather than queued behind the action in flight
     /// until the session is gone.
     stops: Arc<AtomicUsize>,
+    /// Which thread reads stdin next.
+    turns: Arc<Turns>,
 }
 
 /// [`serve`] over any reader and writer.
 ///
-/// Two threads take turns. The one holding the input reads; a request of the ordered
-/// lane that finds the lane idle is run by the thread that read it, which first hands
-/// the input to the other: a lone request passes between none of the connection's
-/// threads (on an idle machine each hand-off wakes a sleeping CPU), and stdin is still
-/// read while it runs, so a stop or an approval is never queued behind it.
+/// Two threads take turns (`turns.rs`). The one reading stdin runs a request of the
+/// ordered lane that finds the lane idle itself, and the engine runs its action on the
+/// same thread when the worker is idle: a lone request passes between none of the
+/// server's threads (on an idle machine each hand-off wakes a sleeping CPU). The other
+/// thread takes over reading when the request will wait or runs long, so a stop or an
+/// approval is never queued behind it.
 pub fn serve_io(
     engine: Engine,
     input: impl Read + Send,
@@ -82,6 +87,7 @@ pub fn serve_io(
         lane: Fifo::new(),
         pool: Pool::new(),
         stops: Arc::new(AtomicUsize::new(0)),
+        turns: Arc::new(Turns::default()),
     };
     let input = Mutex::new(Input {
         reader: BufReader::with_capacity(1 << 16, input),
@@ -91,8 +97,8 @@ pub fn serve_io(
     std::thread::scope(|s| -> anyhow::Result<()> {
         let other = std::thread::Builder::new()
             .name("cc-stdio".into())
-            .spawn_scoped(s, || take_turns(&conn, &input))?;
-        take_turns(&conn, &input);
+            .spawn_scoped(s, || take_turns(&conn, &input, true))?;
+        take_turns(&conn, &input, false);
         let _ = other.join();
         Ok(())
     })?;
@@ -108,42 +114,77 @@ pub fn serve_io(
     Ok(())
 }
 
-/// One of the connection's two threads: holds the input until it reads a request it
-/// must run itself, then runs it and whatever queued behind it, then waits for the
-/// input again. Ends at end of input with the lane empty.
-fn take_turns<R: Read>(conn: &Conn<'_>, input: &Mutex<Input<R>>) {
+/// One of the connection's two threads: reads until a request it must run itself,
+/// runs it and whatever queued behind it, then reads again, unless it asked the other
+/// thread to read meanwhile (or the other reads already): then it stands by until asked.
+/// Ends at end of input with the lane empty.
+fn take_turns<R: Read>(conn: &Conn<'_>, input: &Mutex<Input<R>>, mut standby: bool) {
     loop {
-        let first = {
-            let mut inp = input.lock().unwrap_or_else(|p| p.into_inner());
-            loop {
-                if inp.eof {
-                    break None;
-                }
-                match next_ordered(conn, &mut inp) {
-                    Some(msg) => {
-                        if let Some(mine) = conn.lane.enter(msg) {
-                            break Some(mine);
-                        }
-                    }
-                    None => inp.eof = true,
-                }
+        let guard = if standby {
+            conn.turns.stand_by();
+            Some(input.lock().unwrap_or_else(|p| p.into_inner()))
+        } else {
+            match input.try_lock() {
+                Ok(g) => Some(g),
+                Err(std::sync::TryLockError::Poisoned(p)) => Some(p.into_inner()),
+                // The other thread reads: stand by rather than queue on the lock, or
+                // both would wake each other at every request.
+                Err(std::sync::TryLockError::WouldBlock) => None,
             }
         };
+        let Some(mut inp) = guard else {
+            standby = true;
+            continue;
+        };
+        let first = loop {
+            if inp.eof {
+                break None;
+            }
+            match next_ordered(conn, &mut inp) {
+                Some(msg) => {
+                    if let Some(mine) = conn.lane.enter(msg) {
+                        break Some(mine);
+                    }
+                }
+                None => inp.eof = true,
+            }
+        };
+        drop(inp);
         let Some(mut msg) = first else {
+            conn.turns.close();
             return;
         };
+        let handed = Arc::new(AtomicBool::new(false));
         loop {
-            let _answering = Answering::begin();
-            // The client may call back to back: the engine's waits look first.
-            let _looking = Looking::begin();
-            let r = jsonrpc::handle_value(conn.engine, &msg);
-            conn.writer.send(r.as_ref());
+            run(conn, &handed, &msg);
             match conn.lane.next_after() {
                 Some(next) => msg = next,
                 None => break,
             }
         }
+        standby = handed.load(Ordering::SeqCst);
     }
+}
+
+/// Runs one request of the lane on this thread and writes its answer (unless the
+/// worker answered it first: a `timeout`). Only a lone `tools.call` may run its action
+/// here and read nothing meanwhile; anything else first asks the other thread to read.
+fn run(conn: &Conn<'_>, handed: &Arc<AtomicBool>, msg: &Value) {
+    let runner = Arc::new(Runner::new(&conn.turns, handed, &conn.writer, msg));
+    let lone_call = msg.get("method").and_then(Value::as_str) == Some("tools.call");
+    if !lone_call {
+        cc_engine::InlineCaller::hand_over(runner.as_ref());
+    }
+    let answer = {
+        let _answering = Answering::begin();
+        // The client may call back to back: the engine's waits look first.
+        let _looking = Looking::begin();
+        let _inline = lone_call.then(|| Inline::begin(runner.clone()));
+        jsonrpc::handle_value(conn.engine, msg)
+    };
+    // Its events go out either way; the answer only once.
+    conn.writer
+        .send(runner.claim().then_some(answer).flatten().as_ref());
 }
 
 /// Reads until a message for the ordered lane; answers everything else on the way
