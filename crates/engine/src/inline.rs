@@ -33,7 +33,7 @@ pub trait InlineCaller: Send + Sync {
 
     /// The action outlasted its bound: `timeout` is its answer, to be sent now. The
     /// envelope the caller's own call returns later is then not sent. Called at most
-    /// once per call, on the worker's thread; must not block on the caller.
+    /// once per call, on a thread of its own; must not wait for the caller.
     fn answer_late(&self, timeout: Envelope);
 }
 
@@ -127,8 +127,15 @@ impl Watch {
         if let Some(c) = hand {
             c.hand_over();
         }
+        // On a thread of its own: a client that does not read its answers must not
+        // stop the worker's thread writing to it.
         if let Some((c, env)) = late {
-            c.answer_late(env);
+            let spawned = std::thread::Builder::new()
+                .name("cc-late-answer".into())
+                .spawn(move || c.answer_late(env));
+            if let Err(e) = spawned {
+                tracing::error!("cannot answer a call that outlasted its bound: {e}");
+            }
         }
     }
 
@@ -205,6 +212,12 @@ mod tests {
         std::thread::sleep(LONG * 2);
         w.check();
         w.check();
+        // Answered on a thread of its own.
+        let deadline = Instant::now() + Duration::from_secs(10);
+        while c.late.lock().unwrap().is_empty() && Instant::now() < deadline {
+            std::thread::sleep(Duration::from_millis(1));
+        }
+        std::thread::sleep(LONG);
         let late = c.late.lock().unwrap();
         assert_eq!(late.len(), 1, "answered once");
         let e = late[0].error.as_ref().unwrap();

@@ -111,3 +111,96 @@ impl InlineCaller for Runner {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use cc_desktop::{VirtualConfig, VirtualDesktop};
+    use cc_engine::Engine;
+    use cc_engine::config::ConfigStack;
+    use serde_json::json;
+    use std::io::Write;
+    use std::time::Duration;
+
+    /// A writer whose bytes the test reads.
+    #[derive(Clone, Default)]
+    struct Sink(Arc<Mutex<Vec<u8>>>);
+
+    impl Write for Sink {
+        fn write(&mut self, b: &[u8]) -> std::io::Result<usize> {
+            self.0.lock().unwrap().extend_from_slice(b);
+            Ok(b.len())
+        }
+        fn flush(&mut self) -> std::io::Result<()> {
+            Ok(())
+        }
+    }
+
+    fn engine() -> Engine {
+        Engine::new(
+            Box::new(VirtualDesktop::new(VirtualConfig::default())),
+            ConfigStack::new(),
+        )
+    }
+
+    #[test]
+    fn the_standby_thread_reads_only_when_asked_and_sees_the_end() {
+        let turns = Arc::new(Turns::default());
+        let (tx, rx) = std::sync::mpsc::channel();
+        let t = turns.clone();
+        let standby = std::thread::spawn(move || {
+            t.stand_by();
+            tx.send("asked").unwrap();
+            t.stand_by();
+            tx.send("closed").unwrap();
+        });
+        assert!(
+            rx.recv_timeout(Duration::from_millis(50)).is_err(),
+            "not asked yet"
+        );
+        turns.want_reader();
+        assert_eq!(rx.recv_timeout(Duration::from_secs(10)), Ok("asked"));
+        turns.close();
+        assert_eq!(rx.recv_timeout(Duration::from_secs(10)), Ok("closed"));
+        standby.join().unwrap();
+        // Once closed, nobody waits.
+        turns.stand_by();
+    }
+
+    #[test]
+    fn a_turn_hands_over_once_and_a_late_answer_is_the_only_one() {
+        let e = engine();
+        let sink = Sink::default();
+        let writer = Output::new(&e, Box::new(sink.clone()));
+        let turns = Arc::new(Turns::default());
+        let handed = Arc::new(AtomicBool::new(false));
+        let msg = json!({"jsonrpc": "2.0", "id": 7, "method": "tools.call"});
+        let first = Runner::new(&turns, &handed, &writer, &msg);
+        first.hand_over();
+        let second = Runner::new(&turns, &handed, &writer, &msg);
+        second.hand_over();
+        // One wake-up asked for: the standby thread takes it, then waits again.
+        turns.stand_by();
+        assert!(!turns.lock().wanted, "asked once for the turn");
+        let timeout = e.refuse_stopping("wait.pause");
+        first.answer_late(timeout.clone());
+        first.answer_late(timeout);
+        assert!(!first.claim(), "the runner's own answer is dropped");
+        let text = String::from_utf8(sink.0.lock().unwrap().clone()).unwrap();
+        let lines: Vec<Value> = text
+            .lines()
+            .map(|l| serde_json::from_str(l).unwrap())
+            .filter(|v: &Value| v.get("id").is_some())
+            .collect();
+        assert_eq!(lines.len(), 1, "{text}");
+        assert_eq!(lines[0]["id"], 7);
+        assert_eq!(lines[0]["result"]["error"]["code"], "safety_stopped");
+        // A notification is owed nothing, late or not.
+        let note = Runner::new(&turns, &handed, &writer, &json!({"method": "tools.call"}));
+        note.answer_late(e.refuse_stopping("wait.pause"));
+        assert_eq!(
+            String::from_utf8(sink.0.lock().unwrap().clone()).unwrap(),
+            text
+        );
+    }
+}
