@@ -1,8 +1,8 @@
 //! The assessment of one action: its risk, the rules' verdict and outcome, where it
 //! lands and whether it writes a secret, per item for a batch. Side-effect free: the
-//! desktop's facts are read beforehand ([`Facts`]) and nothing is parked, emitted or
+//! desktop's facts are read beforehand (`Facts`) and nothing is parked, emitted or
 //! run. The gate (`worker/`) and the governed preview ([`crate::Engine::assess`]) both
-//! judge an action with [`assess`], over the session's live configuration, so a
+//! judge an action with `assess`, over the session's live configuration, so a
 //! preview predicts the gate.
 
 use std::sync::Arc;
@@ -86,9 +86,9 @@ pub struct Item {
     pub verdict: Verdict,
     /// Where it lands, as window and point rules judge it.
     pub landing: Landing,
-    /// Elements it names that were not found when it was judged (see [`Facts`]).
+    /// Elements it names that were not found when it was judged (read with the desktop's facts beforehand).
     pub unplaced: Vec<ElementTarget>,
-    /// Where it lands as a person is shown it (see [`Facts`]).
+    /// Where it lands as a person is shown it (read with the desktop's facts beforehand).
     pub landing_shown: cc_protocol::Landing,
     /// What is still to be read to complete `landing_shown`.
     pub place: Place,
@@ -325,7 +325,7 @@ fn merge(items: &[Item], default_rule: Effect) -> (Verdict, Option<usize>) {
 /// Arguments as shown in events and logs. Text written into a secret field is
 /// redacted whole; text typed at the focus is shown up to its first tab or newline,
 /// which may move the focus into a password field, and redacted after it
-/// ([`TextView::show`], the same rule the operator's description follows).
+/// (`TextView::show`, the same rule the operator's description follows).
 pub fn redact(def: &ToolDef, args: &Value, secret: bool) -> Value {
     shown_args(
         TextView {

@@ -73,8 +73,8 @@ pub struct Lookout {
 }
 
 impl Lookout {
-    /// Looks with `look` (which must not block) for up to [`WINDOW`] (at most `limit`),
-    /// yielding the CPU between looks, when the last wait was shorter than [`QUICK`]: `Ok` with what
+    /// Looks with `look` (which must not block) for up to 100 µs (at most `limit`),
+    /// yielding the CPU between looks, when the last wait was shorter than 0.5 ms: `Ok` with what
     /// it found, or `Err(start)`, and the caller then blocks and reports how that went
     /// with [`Lookout::slept`].
     pub fn look<T>(
@@ -99,7 +99,7 @@ impl Lookout {
     }
 
     /// After a blocking wait that began at `start`: whether it ended, with an
-    /// answer, soon enough ([`QUICK`]) for looking to pay off next time.
+    /// answer, soon enough (0.5 ms) for looking to pay off next time.
     pub fn slept(&self, start: Instant, answered: bool) {
         self.quick.set(pays_off(start.elapsed(), answered));
     }

@@ -1,7 +1,7 @@
 //! A [`ComputerUseRuntime`](crate::runtime::ComputerUseRuntime) over the governed tools of
 //! GOVERNANCE.md Part A, whatever serves them: [`GovernedRuntime`] over a [`ToolCaller`].
 //!
-//! The MCP runtime ([`crate::mcp`]) and the in-process runtime ([`crate::local`]) are this
+//! The MCP runtime ([`crate::mcp`]) and the in-process runtime (`local`, a feature) are this
 //! one type over two callers, so they send the same snake_case arguments, read the same
 //! camelCase results and repeat the same binding checks at their call boundary:
 //!

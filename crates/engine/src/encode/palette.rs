@@ -132,7 +132,7 @@ pub const NEAR_LOSSLESS_MSE: f64 = 1.0;
 const SEARCH_BINS: usize = 4096;
 
 /// At most 256 colours for any image, as few as keep it near-lossless
-/// ([`NEAR_LOSSLESS_MSE`]), with the error it costs. `None` for images of more than 16
+/// (a mean squared error of at most 1 per channel), with the error it costs. `None` for images of more than 16
 /// million pixels (the histogram's sums would overflow).
 pub fn quantize(rgb: &[u8]) -> Option<Indexed> {
     let n = rgb.len() / 3;

@@ -116,9 +116,9 @@ impl ToolCall {
         ToolCall::typed(def, norm).map_err(CallError::Unfit)
     }
 
-    /// [`ToolCall::parse`] for callers outside the engine, its problems as the
-    /// `invalid_arguments` error a caller of `tools.call` would get. `config` is the
-    /// effective configuration the defaults come from.
+    /// The typed call of `def` with `args`, for callers outside the engine: its problems
+    /// as the `invalid_arguments` error a caller of `tools.call` would get. `config` is
+    /// the effective configuration the defaults come from.
     pub fn new(def: &'static ToolDef, args: &Value, config: &Value) -> Result<ToolCall, ToolError> {
         ToolCall::parse(def, args, config).map_err(ToolError::from)
     }
